@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Regenerates every capture under Fixtures/captures and every expected value under Fixtures/expected.
+#
+# Captures are made by real senders (GStreamer's rtph264pay/rtph265pay, FFmpeg's RTP muxer) on the
+# loopback interface, recorded by tcpdump or dumpcap. Damaged variants are derived from them by
+# damage.py with a fixed seed. Expected values come from tshark (`-z rtp,streams`) run on each file.
+#
+# Needs root (to capture on lo) and: tcpdump tshark gstreamer1.0-tools gstreamer1.0-plugins-{base,good,bad,ugly}
+# ffmpeg python3. Run from anywhere: bash Fixtures/scripts/make-fixtures.sh
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+fixtures="$(dirname "$here")"
+captures="$fixtures/captures"
+expected="$fixtures/expected"
+mkdir -p "$captures" "$expected"
+
+# capture FILE TOOL FILTER IFACE [EXTRA...] -- SENDER...
+# Starts the capture, waits until it is ready, runs the sender, then stops the capture.
+capture() {
+    local out="$1" tool="$2" filter="$3" iface="$4"
+    shift 4
+    local extra=()
+    while [ "$1" != "--" ]; do extra+=("$1"); shift; done
+    shift
+    rm -f "$out"
+    if [ "$tool" = tcpdump ]; then
+        tcpdump -i "$iface" -U -s 0 "${extra[@]}" -w "$out" "$filter" 2>/dev/null &
+    else
+        dumpcap -q -i "$iface" -s 0 -f "$filter" "${extra[@]}" -w "$out" 2>/dev/null &
+    fi
+    local pid=$!
+    sleep 2
+    "$@" >/dev/null 2>&1
+    sleep 1
+    kill -INT "$pid"
+    wait "$pid" || true
+    chmod 644 "$out"
+}
+
+video="videotestsrc is-live=true num-buffers=90 horizontal-speed=4 ! video/x-raw,format=I420,width=320,height=240,framerate=30/1"
+
+# 1. H.264, GStreamer, IPv4, Ethernet link layer (tcpdump on lo), classic pcap (microseconds).
+capture "$captures/h264-gst.pcap" tcpdump "udp port 5000" lo -- \
+    gst-launch-1.0 -q $video ! x264enc tune=zerolatency key-int-max=30 ! \
+    rtph264pay mtu=700 config-interval=-1 pt=96 ! udpsink host=127.0.0.1 port=5000 sync=true
+
+# 2. H.265, GStreamer, Linux cooked (SLL) link layer, nanosecond pcap.
+capture "$captures/h265-gst-sll.pcap" tcpdump "udp port 5002" any -y LINUX_SLL --time-stamp-precision=nano -- \
+    gst-launch-1.0 -q $video ! x265enc tune=zerolatency key-int-max=30 ! \
+    rtph265pay mtu=700 config-interval=-1 pt=97 ! udpsink host=127.0.0.1 port=5002 sync=true
+
+# 3. H.264 with B-frames, FFmpeg's RTP muxer (RTP on 5004, RTCP sender reports on 5005), IPv4.
+capture "$captures/h264-ffmpeg.pcap" tcpdump "udp portrange 5004-5005" lo -- \
+    ffmpeg -hide_banner -loglevel error -re -f lavfi -i testsrc2=size=320x240:rate=25 -t 3 \
+    -c:v libx264 -bf 2 -g 25 -pix_fmt yuv420p -payload_type 96 -f rtp "rtp://127.0.0.1:5004?pkt_size=800"
+
+# 4. H.265, FFmpeg's RTP muxer over IPv6, pcapng written by dumpcap.
+capture "$captures/h265-ffmpeg-ipv6.pcapng" dumpcap "udp portrange 5006-5007" lo -- \
+    ffmpeg -hide_banner -loglevel error -re -f lavfi -i testsrc2=size=320x240:rate=25 -t 3 \
+    -c:v libx265 -x265-params log-level=none -g 25 -pix_fmt yuv420p -payload_type 98 \
+    -f rtp "rtp://[::1]:5006?pkt_size=900"
+
+# Damaged variants of capture 1, made by a seeded script (see damage.py for what each does).
+python3 "$here/damage.py" "$captures/h264-gst.pcap" "$captures" "$expected/damage.json"
+
+# Expected values from tshark for every capture.
+python3 "$here/tshark_streams.py" "$captures" "$expected"
+echo "fixtures regenerated in $fixtures"

@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "swift-rtp",
+    products: [
+        .library(name: "RTP", targets: ["RTP"]),
+        .library(name: "PacketCapture", targets: ["PacketCapture"]),
+        .executable(name: "rtpdump", targets: ["rtpdump"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        // RTP and RTCP packet views, sequence tracking, reordering and receiver statistics. No dependencies.
+        .target(name: "RTP"),
+        // pcap / pcapng readers, link layers, IPv4/IPv6 (with fragment reassembly) and UDP.
+        .target(name: "PacketCapture", dependencies: ["RTP"]),
+        // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.
+        .target(name: "RTPDumpCore", dependencies: ["RTP", "PacketCapture"]),
+        .executableTarget(
+            name: "rtpdump",
+            dependencies: [
+                "RTPDumpCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "RTPTests", dependencies: ["RTP"]),
+        .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
+        .testTarget(name: "RTPDumpCoreTests", dependencies: ["RTPDumpCore", "PacketCapture", "RTP"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

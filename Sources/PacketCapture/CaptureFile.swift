@@ -1,0 +1,126 @@
+import RTP
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A capture file (pcap or pcapng, told apart by its first bytes) read as a sequence of UDP datagrams.
+///
+/// ```swift
+/// var capture = try CaptureFile(contentsOf: "camera.pcap")
+/// while let datagram = try capture.nextDatagram() {
+///     print(datagram.source, datagram.destination, datagram.payload.count)
+/// }
+/// print(capture.warnings)
+/// ```
+public struct CaptureFile: Sendable {
+    enum Reader: Sendable {
+        case pcap(PcapReader)
+        case pcapng(PcapngReader)
+    }
+
+    /// The largest file read (4 GiB).
+    public static let maxFileSize = 4 << 30
+
+    var reader: Reader
+    var decoder = IPDecoder()
+
+    /// Reads a capture held in memory.
+    public init(bytes: [UInt8]) throws(CaptureError) {
+        let data = bytes[...]
+        if PcapReader.matches(data) {
+            reader = .pcap(try PcapReader(data))
+        } else if PcapngReader.matches(data) {
+            reader = .pcapng(try PcapngReader(data))
+        } else {
+            throw CaptureError(
+                .notACapture,
+                "not a pcap or pcapng capture (it starts with \(data.prefix(4).map { String(format2: $0) }.joined()));"
+                    + " save captures from tcpdump, tshark or Wireshark in one of those formats",
+                offset: 0)
+        }
+    }
+
+    /// Reads the capture file at `path`.
+    public init(contentsOf path: String) throws(CaptureError) {
+        try self.init(bytes: try Self.readFile(path))
+    }
+
+    /// The format of the file: "pcap" or "pcapng".
+    public var format: String {
+        switch reader {
+        case .pcap: return "pcap"
+        case .pcapng: return "pcapng"
+        }
+    }
+
+    /// Everything noticed and skipped so far, reader and decoder together.
+    public var warnings: CaptureWarnings {
+        var all = decoder.warnings
+        switch reader {
+        case .pcap(let r):
+            all.truncatedAtEnd = r.warnings.truncatedAtEnd
+        case .pcapng(let r):
+            all.truncatedAtEnd = r.warnings.truncatedAtEnd
+            all.skippedBlocks = r.warnings.skippedBlocks
+        }
+        return all
+    }
+
+    /// The next raw record.
+    public mutating func nextRecord() throws(CaptureError) -> CaptureRecord? {
+        switch reader {
+        case .pcap(var r):
+            defer { reader = .pcap(r) }
+            return try r.next()
+        case .pcapng(var r):
+            defer { reader = .pcapng(r) }
+            return try r.next()
+        }
+    }
+
+    /// The next UDP datagram, skipping (and counting) records that hold anything else.
+    public mutating func nextDatagram() throws(CaptureError) -> UDPDatagram? {
+        while let record = try nextRecord() {
+            if let datagram = decoder.decode(record.linkType.network(record.data), record: record) {
+                return datagram
+            }
+        }
+        decoder.reassembler.finish()
+        decoder.warnings.fragmentsDropped += decoder.reassembler.dropped
+        decoder.reassembler = FragmentReassembler()
+        return nil
+    }
+
+    static func readFile(_ path: String) throws(CaptureError) -> [UInt8] {
+        guard let file = fopen(path, "rb") else {
+            let reason = String(cString: strerror(errno))
+            throw CaptureError(.unreadable, "cannot open capture \(path): \(reason)")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+            if bytes.count > maxFileSize {
+                throw CaptureError(.unreadable, "capture \(path) is larger than \(maxFileSize >> 30) GiB; split it first")
+            }
+            if n < chunk.count {
+                if ferror(file) != 0 { throw CaptureError(.unreadable, "error reading capture \(path)") }
+                return bytes
+            }
+        }
+    }
+}
+
+extension String {
+    init(format2 byte: UInt8) {
+        let digits = String(byte, radix: 16)
+        self = digits.count == 1 ? "0" + digits : digits
+    }
+}

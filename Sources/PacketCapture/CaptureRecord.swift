@@ -1,0 +1,45 @@
+import RTP
+
+/// One packet record of a capture file: the link-layer frame as captured, and when.
+public struct CaptureRecord: Sendable {
+    /// The record's position in the file, counting from 0.
+    public let index: Int
+    /// The capture timestamp.
+    public let time: ArrivalTime
+    /// The link layer the frame starts with.
+    public let linkType: LinkType
+    /// The captured bytes (possibly fewer than were on the wire).
+    public let data: ArraySlice<UInt8>
+    /// The frame's length on the wire.
+    public let originalLength: Int
+
+    /// Whether the capture kept fewer bytes than the frame had (snaplen).
+    public var isTruncated: Bool { data.count < originalLength }
+}
+
+/// Something a capture reader noticed and skipped over without failing.
+public struct CaptureWarnings: Hashable, Sendable {
+    /// The file ended in the middle of a record or block (a capture that was cut short).
+    public var truncatedAtEnd = false
+    /// Records whose link type this reader does not decode.
+    public var unsupportedLinkType = 0
+    /// Frames that do not carry IPv4 or IPv6.
+    public var notIP = 0
+    /// IP packets that do not carry UDP.
+    public var notUDP = 0
+    /// IP or UDP headers that are inconsistent (bad lengths, bad version).
+    public var malformed = 0
+    /// UDP datagrams cut short by the capture's snaplen (their headers are intact; payload is not).
+    public var snaplenTruncated = 0
+    /// IP fragments that were never completed, or were dropped because too many datagrams were pending.
+    public var fragmentsDropped = 0
+    /// Datagrams put together from fragments.
+    public var fragmentsReassembled = 0
+    /// pcapng blocks of a type this reader skips (statistics, name resolution, custom).
+    public var skippedBlocks = 0
+
+    public init() {}
+
+    /// Whether nothing was noticed.
+    public var isEmpty: Bool { self == CaptureWarnings() }
+}

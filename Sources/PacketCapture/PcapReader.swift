@@ -1,0 +1,82 @@
+import RTP
+
+/// Reads classic pcap files: microsecond and nanosecond timestamps, either byte order.
+///
+/// The reader walks a buffer holding the whole file; records are slices of it (no copy).
+public struct PcapReader: Sendable {
+    /// The largest record accepted, whatever the header's snaplen says (tcpdump's own limit is 256 KiB).
+    public static let maxRecordLength = 1 << 20
+
+    public let linkType: LinkType
+    public let snapLength: Int
+    public let nanosecondResolution: Bool
+    let bigEndian: Bool
+    let data: ArraySlice<UInt8>
+    var offset = 24
+    var index = 0
+    /// What was skipped over; ``CaptureWarnings/truncatedAtEnd`` is set when the file ends mid-record.
+    public private(set) var warnings = CaptureWarnings()
+
+    /// Whether `data` starts with a pcap magic number.
+    public static func matches(_ data: ArraySlice<UInt8>) -> Bool {
+        guard let magic = data.u32(at: 0) else { return false }
+        return [0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1].contains(magic)
+    }
+
+    /// Reads the file header.
+    public init(_ data: ArraySlice<UInt8>) throws(CaptureError) {
+        guard let magic = data.u32(at: 0), data.count >= 24 else {
+            throw CaptureError(.notACapture, "file too short for a pcap header (\(data.count) bytes)", offset: 0)
+        }
+        switch magic {
+        case 0xA1B2_C3D4: (bigEndian, nanosecondResolution) = (true, false)
+        case 0xD4C3_B2A1: (bigEndian, nanosecondResolution) = (false, false)
+        case 0xA1B2_3C4D: (bigEndian, nanosecondResolution) = (true, true)
+        case 0x4D3C_B2A1: (bigEndian, nanosecondResolution) = (false, true)
+        default:
+            throw CaptureError(.notACapture, "not a pcap file (magic number 0x\(String(magic, radix: 16)))", offset: 0)
+        }
+        let major = data.u16(at: 4, bigEndian: bigEndian) ?? 0
+        guard major == 2 else {
+            throw CaptureError(.unsupportedVersion, "pcap version \(major) is not supported (expected 2)", offset: 4)
+        }
+        self.snapLength = Int(data.u32(at: 16, bigEndian: bigEndian) ?? 0)
+        // The upper bits of the link-type field may carry FCS information; the type is the low 16 bits.
+        self.linkType = LinkType(rawValue: (data.u32(at: 20, bigEndian: bigEndian) ?? 0) & 0xFFFF)
+        self.data = data
+    }
+
+    /// The next record, or `nil` at the end of the file (or where the file is cut mid-record).
+    ///
+    /// - Throws: ``CaptureError`` when a record's lengths cannot be right (the file is damaged from there on).
+    public mutating func next() throws(CaptureError) -> CaptureRecord? {
+        guard offset < data.count else { return nil }
+        guard let seconds = data.u32(at: offset, bigEndian: bigEndian),
+            let fraction = data.u32(at: offset + 4, bigEndian: bigEndian),
+            let captured = data.u32(at: offset + 8, bigEndian: bigEndian),
+            let original = data.u32(at: offset + 12, bigEndian: bigEndian)
+        else {
+            warnings.truncatedAtEnd = true
+            offset = data.count
+            return nil
+        }
+        guard captured <= Self.maxRecordLength else {
+            throw CaptureError(
+                .malformedRecord,
+                "pcap record \(index) claims \(captured) captured bytes, more than the \(Self.maxRecordLength) allowed;"
+                    + " the file is damaged from here on", offset: offset)
+        }
+        guard let frame = data.bytes(at: offset + 16, length: Int(captured)) else {
+            warnings.truncatedAtEnd = true
+            offset = data.count
+            return nil
+        }
+        let nanos = nanosecondResolution ? Int64(fraction) : Int64(fraction) * 1000
+        let record = CaptureRecord(
+            index: index, time: ArrivalTime(nanoseconds: Int64(seconds) * 1_000_000_000 + nanos), linkType: linkType,
+            data: frame, originalLength: max(Int(original), Int(captured)))
+        offset += 16 + Int(captured)
+        index += 1
+        return record
+    }
+}

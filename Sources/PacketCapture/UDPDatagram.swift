@@ -1,0 +1,15 @@
+import RTP
+
+/// A UDP datagram found in a capture.
+public struct UDPDatagram: Sendable {
+    /// The capture record it came from (the last fragment's, for a reassembled datagram).
+    public let recordIndex: Int
+    /// When it was captured.
+    public let time: ArrivalTime
+    public let source: SocketAddress
+    public let destination: SocketAddress
+    /// The UDP payload. When ``isTruncated`` is true this is only the part the capture kept.
+    public let payload: ArraySlice<UInt8>
+    /// Whether the capture's snaplen cut the datagram short: the headers are intact, the payload is not.
+    public let isTruncated: Bool
+}

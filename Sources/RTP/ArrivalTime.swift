@@ -1,0 +1,48 @@
+/// A point in time on the receiver's clock, in nanoseconds: a capture record's timestamp, or a
+/// monotonic clock reading on the network path.
+///
+/// Stages that need time take it as a parameter (`now:`), so that tests and capture replays control it.
+public struct ArrivalTime: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Nanoseconds since the clock's origin (the Unix epoch for capture files).
+    public var nanoseconds: Int64
+
+    /// A time `nanoseconds` after the clock's origin.
+    @inlinable
+    public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+
+    /// Seconds since the clock's origin.
+    public var seconds: Double { Double(nanoseconds) / 1e9 }
+
+    @inlinable
+    public static func < (lhs: ArrivalTime, rhs: ArrivalTime) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+
+    /// The time `duration` later.
+    @inlinable
+    public static func + (lhs: ArrivalTime, rhs: Duration) -> ArrivalTime {
+        ArrivalTime(nanoseconds: lhs.nanoseconds &+ rhs.nanosecondCount)
+    }
+
+    /// The time between two instants.
+    @inlinable
+    public static func - (lhs: ArrivalTime, rhs: ArrivalTime) -> Duration {
+        .nanoseconds(lhs.nanoseconds &- rhs.nanoseconds)
+    }
+
+    public var description: String {
+        let whole = nanoseconds / 1_000_000_000
+        let fraction = abs(nanoseconds % 1_000_000_000)
+        let digits = String(fraction)
+        return "\(whole).\(String(repeating: "0", count: 9 - digits.count))\(digits)"
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, saturating at `Int64`'s range.
+    @inlinable
+    public var nanosecondCount: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return scaled &+ attoseconds / 1_000_000_000
+    }
+}

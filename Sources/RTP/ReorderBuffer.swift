@@ -1,0 +1,218 @@
+/// Puts the packets of one RTP source back into sequence order, bounded by packet count and by time,
+/// and reports every gap it gives up on as an explicit loss.
+///
+/// Insert each packet as it arrives, then call ``next(now:)`` until it returns `nil`:
+///
+/// ```swift
+/// var buffer = ReorderBuffer()
+/// buffer.insert(packet, arrival: now)
+/// while let output = buffer.next(now: now) {
+///     switch output {
+///     case .packet(let packet, _): depacketizer.push(packet)
+///     case .loss(let loss): depacketizer.noteLoss(loss.count)
+///     case .discontinuity: depacketizer.reset()
+///     }
+/// }
+/// ```
+///
+/// A missing packet is waited for until the oldest packet behind the gap has waited ``Configuration/maxDelay``,
+/// or until more than ``Configuration/maxPackets`` are held; then the gap is released as a loss. Duplicates
+/// and packets older than what was already released are dropped and counted. A jump of more than
+/// ``Configuration/maxDropout`` is taken as a sender restart when the next packet follows it (RFC 3550 A.1):
+/// what is held is released, then a ``Output/discontinuity``.
+///
+/// Storage is a ring allocated once; in-order packets cost O(1) and allocate nothing. Time is always
+/// an input, never read from a clock.
+public struct ReorderBuffer: Sendable {
+    /// Limits of a reorder buffer.
+    public struct Configuration: Sendable, Hashable {
+        /// The most packets held while waiting for a missing one. Default 500 (FFmpeg's RTP demuxer uses 500).
+        public var maxPackets: Int
+        /// How long a packet may wait behind a gap. Default 100 ms (FFmpeg: 100 ms; GStreamer's
+        /// rtpjitterbuffer: 200 ms). Zero releases gaps at once: ordering only within one `next` batch.
+        public var maxDelay: Duration
+        /// The largest forward jump taken as loss; beyond it, a jump is a restart candidate. Default 3000.
+        public var maxDropout: Int
+
+        public init(maxPackets: Int = 500, maxDelay: Duration = .milliseconds(100), maxDropout: Int = 3000) {
+            self.maxPackets = min(max(1, maxPackets), 32_768)
+            self.maxDelay = maxDelay
+            self.maxDropout = min(max(maxDropout, self.maxPackets), 32_767)
+        }
+    }
+
+    /// A run of sequence numbers that were never received.
+    public struct Loss: Hashable, Sendable {
+        /// The extended sequence number of the first missing packet.
+        public let firstSequence: UInt64
+        /// How many consecutive packets are missing.
+        public let count: Int
+    }
+
+    /// What ``next(now:)`` releases.
+    public enum Output: Sendable {
+        /// The next packet in order, with its extended (64-bit) sequence number.
+        case packet(RTPPacket, extendedSequence: UInt64)
+        /// Packets that will never be released.
+        case loss(Loss)
+        /// The sender restarted its sequence numbers; what follows does not continue what came before.
+        case discontinuity
+    }
+
+    /// What happened to an inserted packet.
+    public enum InsertResult: Hashable, Sendable {
+        /// Held until its turn.
+        case buffered
+        /// Dropped: the same sequence number is already held.
+        case duplicate
+        /// Dropped: its sequence number was already released or given up as lost.
+        case late
+        /// Dropped: a jump too large to be loss; if the next packet follows it, the source restarts.
+        case jump
+        /// Accepted as the first packet after a sender restart; released after a ``Output/discontinuity``.
+        case restart
+    }
+
+    struct Slot: Sendable {
+        var packet: RTPPacket?
+        var arrival: ArrivalTime
+    }
+
+    /// The limits in force.
+    public let configuration: Configuration
+    private var slots: [Slot]
+    private let mask: UInt64
+    private let maxDelayNanoseconds: Int64
+    /// The extended sequence number released next; nil before the first packet.
+    private var head: UInt64?
+    private var held = 0
+    private var highest: UInt64 = 0
+    private var releasedAny = false
+    private var jumpCandidate: UInt16?
+    private var pendingRestart: (packet: RTPPacket, arrival: ArrivalTime)?
+
+    /// Packets held now.
+    public var count: Int { held }
+    /// Totals since creation.
+    public private(set) var duplicates = 0
+    public private(set) var late = 0
+    public private(set) var jumps = 0
+    public private(set) var lost = 0
+    public private(set) var released = 0
+    public private(set) var restarts = 0
+
+    /// Creates an empty buffer; its ring is allocated here, once.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        var size = 1
+        while size <= configuration.maxDropout + 1 { size <<= 1 }
+        self.slots = [Slot](repeating: Slot(packet: nil, arrival: ArrivalTime(nanoseconds: 0)), count: size)
+        self.mask = UInt64(size - 1)
+        self.maxDelayNanoseconds = configuration.maxDelay.nanosecondCount
+    }
+
+    /// Offers a packet that arrived at `arrival`. Call ``next(now:)`` until `nil` afterwards.
+    @discardableResult
+    public mutating func insert(_ packet: RTPPacket, arrival: ArrivalTime) -> InsertResult {
+        guard let start = head else {
+            // The extended numbering starts one cycle up, so that early stragglers still have a number.
+            let first = 0x1_0000 + UInt64(packet.sequenceNumber)
+            head = first
+            highest = first
+            store(packet, at: first, arrival: arrival)
+            return .buffered
+        }
+        let delta = Int64(Int16(bitPattern: packet.sequenceNumber &- UInt16(truncatingIfNeeded: start)))
+        let extended = UInt64(Int64(start) + delta)
+        if delta < 0 {
+            // Before anything is released, an earlier packet moves the start back (first packets swapped).
+            if !releasedAny && highest - extended <= mask && -delta <= Int64(configuration.maxPackets) {
+                head = extended
+                store(packet, at: extended, arrival: arrival)
+                return .buffered
+            }
+            late += 1
+            return .late
+        }
+        if delta > Int64(configuration.maxDropout) {
+            return noteJump(packet, arrival: arrival)
+        }
+        jumpCandidate = nil
+        if slots[Int(extended & mask)].packet != nil {
+            duplicates += 1
+            return .duplicate
+        }
+        store(packet, at: extended, arrival: arrival)
+        if extended > highest { highest = extended }
+        return .buffered
+    }
+
+    /// The next thing to hand on, or `nil` when the head of the sequence must still wait (or nothing is held).
+    ///
+    /// `now` decides whether a gap has waited long enough to be given up as lost.
+    public mutating func next(now: ArrivalTime) -> Output? {
+        release(now: now, force: false)
+    }
+
+    /// Releases everything held, in order, with the gaps as losses: for the end of a stream.
+    public mutating func flush() -> Output? {
+        release(now: ArrivalTime(nanoseconds: .max), force: true)
+    }
+
+    private mutating func release(now: ArrivalTime, force: Bool) -> Output? {
+        guard let start = head else { return nil }
+        let index = Int(start & mask)
+        if let packet = slots[index].packet {
+            slots[index].packet = nil
+            held -= 1
+            head = start + 1
+            released += 1
+            releasedAny = true
+            return .packet(packet, extendedSequence: start)
+        }
+        if held == 0 {
+            return takePendingRestart()
+        }
+        // The head is missing: find the first packet held behind the gap.
+        var next = start + 1
+        while slots[Int(next & mask)].packet == nil { next += 1 }
+        let waited = now.nanoseconds &- slots[Int(next & mask)].arrival.nanoseconds
+        guard force || pendingRestart != nil || held > configuration.maxPackets || waited >= maxDelayNanoseconds
+        else { return nil }
+        let loss = Loss(firstSequence: start, count: Int(next - start))
+        lost += loss.count
+        head = next
+        releasedAny = true
+        return .loss(loss)
+    }
+
+    private mutating func store(_ packet: RTPPacket, at extended: UInt64, arrival: ArrivalTime) {
+        slots[Int(extended & mask)] = Slot(packet: packet, arrival: arrival)
+        held += 1
+    }
+
+    private mutating func noteJump(_ packet: RTPPacket, arrival: ArrivalTime) -> InsertResult {
+        guard jumpCandidate == packet.sequenceNumber, pendingRestart == nil else {
+            jumpCandidate = packet.sequenceNumber &+ 1
+            jumps += 1
+            return .jump
+        }
+        jumpCandidate = nil
+        pendingRestart = (packet, arrival)
+        return .restart
+    }
+
+    /// Once everything before a restart is out: announce the discontinuity, then start again at the new packet.
+    private mutating func takePendingRestart() -> Output? {
+        guard let (packet, arrival) = pendingRestart, let start = head else { return nil }
+        pendingRestart = nil
+        restarts += 1
+        // Keep extended numbers increasing: the new sequence starts in the next cycle.
+        let first = ((start >> 16) + 1) << 16 | UInt64(packet.sequenceNumber)
+        head = first
+        highest = first
+        releasedAny = false
+        store(packet, at: first, arrival: arrival)
+        return .discontinuity
+    }
+}
