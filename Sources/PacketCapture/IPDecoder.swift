@@ -69,15 +69,15 @@ struct IPDecoder: Sendable {
                 let payload = packet[(packet.startIndex + offset)..<(packet.startIndex + end)]
                 return udp(payload, source: src, destination: dst, truncated: truncated, record: record)
             case 0, 43, 60:  // hop-by-hop, routing, destination options
-                guard let header = packet.bytes(at: offset, length: 2), offset + 8 * (Int(header.last!) + 1) <= end
+                guard let header = packet.bytes(at: offset, length: 2), offset + 8 * (Int(header[header.startIndex + 1]) + 1) <= end
                 else { return malformed() }
-                next = header.first!
-                offset += 8 * (Int(header.last!) + 1)
+                next = header[header.startIndex]
+                offset += 8 * (Int(header[header.startIndex + 1]) + 1)
             case 51:  // authentication header
-                guard let header = packet.bytes(at: offset, length: 2), offset + 4 * (Int(header.last!) + 2) <= end
+                guard let header = packet.bytes(at: offset, length: 2), offset + 4 * (Int(header[header.startIndex + 1]) + 2) <= end
                 else { return malformed() }
-                next = header.first!
-                offset += 4 * (Int(header.last!) + 2)
+                next = header[header.startIndex]
+                offset += 4 * (Int(header[header.startIndex + 1]) + 2)
             case 44:  // fragment
                 guard let header = packet.bytes(at: offset, length: 2), let field = packet.u16(at: offset + 2),
                     let id = packet.u32(at: offset + 4), offset + 8 <= end
@@ -87,7 +87,7 @@ struct IPDecoder: Sendable {
                     return nil
                 }
                 let key = FragmentReassembler.Key(
-                    source: src, destination: dst, identification: id, protocolNumber: header.first!)
+                    source: src, destination: dst, identification: id, protocolNumber: header[header.startIndex])
                 let payload = packet[(packet.startIndex + offset + 8)..<(packet.startIndex + end)]
                 let more = field & 1 != 0
                 let fragmentOffset = Int(field & 0xFFF8)

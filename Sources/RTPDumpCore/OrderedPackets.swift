@@ -1,0 +1,57 @@
+import PacketCapture
+import RTP
+
+/// Runs the RTP packets of a capture through one ``ReorderBuffer`` per stream, with the capture's
+/// timestamps as the clock: what the network path does, driven by a file.
+public struct OrderedPackets: Sendable {
+    /// One thing released for a stream.
+    public struct Event: Sendable {
+        public let stream: StreamKey
+        public let output: ReorderBuffer.Output
+    }
+
+    public let filter: StreamFilter
+    public let configuration: ReorderBuffer.Configuration
+    private var index: [StreamKey: Int] = [:]
+    private var buffers: [ReorderBuffer] = []
+    private var keys: [StreamKey] = []
+    /// Datagrams that matched the filter but were not valid RTP (including snaplen-truncated ones).
+    public private(set) var rejected = 0
+
+    public init(filter: StreamFilter = StreamFilter(), configuration: ReorderBuffer.Configuration = .init()) {
+        self.filter = filter
+        self.configuration = configuration
+    }
+
+    /// Offers a datagram; `emit` receives what it releases, in order.
+    public mutating func add(_ datagram: UDPDatagram, emit: (Event) -> Void) {
+        guard filter.admits(datagram), !RTPPacket.looksLikeRTCP(datagram.payload) else { return }
+        guard !datagram.isTruncated, let packet = try? RTPPacket(datagram.payload) else {
+            rejected += 1
+            return
+        }
+        guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return }
+        let key = StreamKey(ssrc: packet.ssrc, source: datagram.source, destination: datagram.destination)
+        let position: Int
+        if let known = index[key] {
+            position = known
+        } else {
+            position = buffers.count
+            index[key] = position
+            buffers.append(ReorderBuffer(configuration: configuration))
+            keys.append(key)
+        }
+        buffers[position].insert(packet, arrival: datagram.time)
+        while let output = buffers[position].next(now: datagram.time) { emit(Event(stream: key, output: output)) }
+    }
+
+    /// Releases everything still held, stream by stream.
+    public mutating func finish(emit: (Event) -> Void) {
+        for position in buffers.indices {
+            while let output = buffers[position].flush() { emit(Event(stream: keys[position], output: output)) }
+        }
+    }
+
+    /// The buffer of each stream, for its counters.
+    public func buffer(for key: StreamKey) -> ReorderBuffer? { index[key].map { buffers[$0] } }
+}

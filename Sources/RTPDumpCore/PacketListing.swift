@@ -1,0 +1,53 @@
+import PacketCapture
+import RTP
+
+/// The output of `rtpdump packets`: one line per RTP packet.
+public enum PacketListing {
+    /// Lists packets in arrival order:
+    /// `<seconds since first> <source> > <destination> ssrc=0x.. pt=N seq=N ts=N m=0|1 len=N`,
+    /// with ` truncated` appended when the capture cut the packet short.
+    public static func arrivalOrder(
+        _ capture: inout CaptureFile, filter: StreamFilter, write: (String) -> Void
+    ) throws(CaptureError) {
+        var start: ArrivalTime?
+        while let datagram = try capture.nextDatagram() {
+            guard filter.admits(datagram), !RTPPacket.looksLikeRTCP(datagram.payload),
+                let header = try? RTPFixedHeader(datagram.payload),
+                filter.admits(ssrc: header.ssrc, payloadType: header.payloadType)
+            else { continue }
+            let origin = start ?? datagram.time
+            start = origin
+            let seconds = formatFixed(Double(datagram.time.nanoseconds - origin.nanoseconds) / 1e9, decimals: 6)
+            var line = "\(seconds) \(datagram.source) > \(datagram.destination) ssrc=\(hex32(header.ssrc))"
+            line += " pt=\(header.payloadType) seq=\(header.sequenceNumber) ts=\(header.timestamp)"
+            line += " m=\(header.marker ? 1 : 0) len=\(datagram.payload.count)"
+            if datagram.isTruncated { line += " truncated" }
+            write(line)
+        }
+    }
+
+    /// Lists packets as a reorder buffer releases them, per stream, with a `LOSS` line for each gap:
+    /// `ssrc=0x.. ext=N seq=N ts=N m=0|1 len=N` and `ssrc=0x.. LOSS first=N count=N`.
+    public static func releaseOrder(
+        _ capture: inout CaptureFile, filter: StreamFilter, configuration: ReorderBuffer.Configuration,
+        write: (String) -> Void
+    ) throws(CaptureError) {
+        var ordered = OrderedPackets(filter: filter, configuration: configuration)
+        let emit = { (event: OrderedPackets.Event) in write(line(event)) }
+        while let datagram = try capture.nextDatagram() { ordered.add(datagram, emit: emit) }
+        ordered.finish(emit: emit)
+    }
+
+    static func line(_ event: OrderedPackets.Event) -> String {
+        let ssrc = "ssrc=\(hex32(event.stream.ssrc))"
+        switch event.output {
+        case .packet(let packet, let extended):
+            return "\(ssrc) ext=\(extended) seq=\(packet.sequenceNumber) ts=\(packet.timestamp)"
+                + " m=\(packet.marker ? 1 : 0) len=\(packet.bytes.count)"
+        case .loss(let loss):
+            return "\(ssrc) LOSS first=\(loss.firstSequence) count=\(loss.count)"
+        case .discontinuity:
+            return "\(ssrc) DISCONTINUITY"
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import PacketCapture
+import RTP
+
+/// Sorts the UDP datagrams of a capture into RTP streams and keeps RFC 3550 statistics for each.
+///
+/// A datagram is RTP when its version is 2, it is at least 12 bytes, and its second byte is not in
+/// RTCP's packet-type range (RFC 5761). A stream is reported once its sequence numbers pass RFC 3550's
+/// probation (two in a row), so stray UDP traffic that happens to start with the right bits is not one.
+public struct StreamAnalyzer: Sendable {
+    /// What is known about one stream.
+    public struct Stream: Sendable {
+        public let key: StreamKey
+        /// The payload type of the stream's first packet.
+        public let payloadType: UInt8
+        /// The clock rate jitter is measured in.
+        public let clockRate: Int
+        public internal(set) var statistics: ReceiverStatistics
+        /// Packets whose capture was cut short by the snaplen (counted, but their payload is incomplete).
+        public internal(set) var truncatedPackets = 0
+    }
+
+    public let filter: StreamFilter
+    /// Overrides the clock rate for every stream.
+    public let clockRate: Int?
+    private var index: [StreamKey: Int] = [:]
+    private var all: [Stream] = []
+    /// Datagrams that matched the filter but were not RTP.
+    public private(set) var notRTP = 0
+    /// RTCP packets seen.
+    public private(set) var rtcpPackets = 0
+
+    public init(filter: StreamFilter = StreamFilter(), clockRate: Int? = nil) {
+        self.filter = filter
+        self.clockRate = clockRate
+    }
+
+    /// Accounts for one datagram.
+    public mutating func add(_ datagram: UDPDatagram) {
+        guard filter.admits(datagram) else { return }
+        if RTPPacket.looksLikeRTCP(datagram.payload) {
+            rtcpPackets += 1
+            return
+        }
+        guard let header = try? RTPFixedHeader(datagram.payload) else {
+            notRTP += 1
+            return
+        }
+        guard filter.admits(ssrc: header.ssrc, payloadType: header.payloadType) else { return }
+        let key = StreamKey(ssrc: header.ssrc, source: datagram.source, destination: datagram.destination)
+        let position: Int
+        if let known = index[key] {
+            position = known
+        } else {
+            position = all.count
+            index[key] = position
+            let rate = clockRate ?? ClockRate.assumed(forPayloadType: header.payloadType) ?? 90000
+            all.append(
+                Stream(
+                    key: key, payloadType: header.payloadType, clockRate: rate,
+                    statistics: ReceiverStatistics(clockRate: rate)))
+        }
+        all[position].statistics.record(
+            sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: datagram.time)
+        if datagram.isTruncated { all[position].truncatedPackets += 1 }
+    }
+
+    /// The RTP streams found, in order of their first packet. Sources that never passed probation are left out.
+    public var streams: [Stream] {
+        all.filter { $0.statistics.tracker.isValid }
+    }
+
+    /// Reads every datagram of a capture.
+    public static func analyze(
+        _ capture: inout CaptureFile, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil
+    ) throws(CaptureError) -> StreamAnalyzer {
+        var analyzer = StreamAnalyzer(filter: filter, clockRate: clockRate)
+        while let datagram = try capture.nextDatagram() { analyzer.add(datagram) }
+        return analyzer
+    }
+}

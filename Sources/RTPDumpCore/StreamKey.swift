@@ -1,0 +1,22 @@
+import PacketCapture
+
+/// What identifies one RTP stream in a capture: its SSRC and its UDP addresses.
+public struct StreamKey: Hashable, Sendable, CustomStringConvertible {
+    public let ssrc: UInt32
+    public let source: SocketAddress
+    public let destination: SocketAddress
+
+    public init(ssrc: UInt32, source: SocketAddress, destination: SocketAddress) {
+        self.ssrc = ssrc
+        self.source = source
+        self.destination = destination
+    }
+
+    public var description: String { "SSRC \(hex32(ssrc)) \(source) -> \(destination)" }
+}
+
+/// `0x0123ABCD`.
+func hex32(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
+}
