@@ -7,6 +7,8 @@ For each capture, runs `tshark -r FILE -q -d udp.port==P,rtp ... -z rtp,streams`
 senders used, and writes EXPECTED_DIR/<file>.streams.json: a list of objects with the keys
 ssrc, payloadType, sourceAddress, sourcePort, destinationAddress, destinationPort, packets, lost,
 in tshark's order. The raw tshark report is kept beside it as <file>.tshark.txt.
+For captures holding RTCP sender reports (FFmpeg sends them to the RTP port + 1), also writes
+<file>.rtcp-sr.tsv: sender SSRC, NTP seconds, NTP fraction, RTP timestamp, packet count, octet count.
 """
 import json
 import os
@@ -15,6 +17,19 @@ import subprocess
 import sys
 
 RTP_PORTS = [5000, 5002, 5004, 5006, 53134]
+RTCP_PORTS = [5005, 5007]
+SR_FIELDS = ["rtcp.senderssrc", "rtcp.timestamp.ntp.msw", "rtcp.timestamp.ntp.lsw", "rtcp.timestamp.rtp",
+             "rtcp.sender.packetcount", "rtcp.sender.octetcount"]
+
+
+def sender_reports(path):
+    args = ["tshark", "-r", path, "-Y", "rtcp.pt == 200", "-T", "fields"]
+    for port in RTCP_PORTS:
+        args += ["-d", f"udp.port=={port},rtcp"]
+    for field in SR_FIELDS:
+        args += ["-e", field]
+    run = subprocess.run(args, capture_output=True, text=True)
+    return run.stdout
 ROW = re.compile(
     r"^\s*(?P<start>[\d.]+)\s+(?P<end>[\d.]+)\s+(?P<src>\S+)\s+(?P<sport>\d+)\s+(?P<dst>\S+)\s+(?P<dport>\d+)"
     r"\s+(?P<ssrc>0x[0-9A-Fa-f]+)\s+(?P<payload>\S+)\s+(?P<packets>\d+)\s+(?P<lost>-?\d+)")
@@ -59,6 +74,10 @@ def main():
         with open(os.path.join(expected, name + ".streams.json"), "w") as f:
             json.dump(rows, f, indent=2)
             f.write("\n")
+        reports = sender_reports(path)
+        if reports.strip():
+            with open(os.path.join(expected, name + ".rtcp-sr.tsv"), "w") as f:
+                f.write(reports)
         print(f"{name}: " + ", ".join(f"0x{r['ssrc']:08X} {r['packets']} pkts {r['lost']} lost" for r in rows))
 
 

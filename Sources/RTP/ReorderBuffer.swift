@@ -31,13 +31,21 @@ public struct ReorderBuffer: Sendable {
         /// How long a packet may wait behind a gap. Default 100 ms (FFmpeg: 100 ms; GStreamer's
         /// rtpjitterbuffer: 200 ms). Zero releases gaps at once: ordering only within one `next` batch.
         public var maxDelay: Duration
-        /// The largest forward jump taken as loss; beyond it, a jump is a restart candidate. Default 3000.
+        /// The largest forward jump taken as loss; beyond it, a jump is a restart candidate. Default 3000
+        /// (RFC 3550 A.1's MAX_DROPOUT).
         public var maxDropout: Int
+        /// How far behind the next packet to release a packet may be and still count as late rather than
+        /// as a jump. Default 1000.
+        public var maxMisorder: Int
 
-        public init(maxPackets: Int = 500, maxDelay: Duration = .milliseconds(100), maxDropout: Int = 3000) {
-            self.maxPackets = min(max(1, maxPackets), 32_768)
+        public init(
+            maxPackets: Int = 500, maxDelay: Duration = .milliseconds(100), maxDropout: Int = 3000,
+            maxMisorder: Int = 1000
+        ) {
+            self.maxPackets = min(max(1, maxPackets), 16_384)
             self.maxDelay = maxDelay
-            self.maxDropout = min(max(maxDropout, self.maxPackets), 32_767)
+            self.maxDropout = min(max(maxDropout, self.maxPackets), 16_384)
+            self.maxMisorder = min(max(1, maxMisorder), 65_536 - 1 - self.maxDropout)
         }
     }
 
@@ -122,20 +130,22 @@ public struct ReorderBuffer: Sendable {
             store(packet, at: first, arrival: arrival)
             return .buffered
         }
-        let delta = Int64(Int16(bitPattern: packet.sequenceNumber &- UInt16(truncatingIfNeeded: start)))
-        let extended = UInt64(Int64(start) + delta)
+        // As RFC 3550 A.1: up to maxDropout ahead is ahead, up to maxMisorder behind is behind, the rest a jump.
+        let ahead = Int(packet.sequenceNumber &- UInt16(truncatingIfNeeded: start))
+        let delta = ahead <= configuration.maxDropout ? ahead : ahead - 65_536
+        if delta < -configuration.maxMisorder {
+            return noteJump(packet, arrival: arrival)
+        }
+        let extended = UInt64(Int64(start) + Int64(delta))
         if delta < 0 {
             // Before anything is released, an earlier packet moves the start back (first packets swapped).
-            if !releasedAny && highest - extended <= mask && -delta <= Int64(configuration.maxPackets) {
+            if !releasedAny && highest - extended <= mask && -delta <= configuration.maxPackets {
                 head = extended
                 store(packet, at: extended, arrival: arrival)
                 return .buffered
             }
             late += 1
             return .late
-        }
-        if delta > Int64(configuration.maxDropout) {
-            return noteJump(packet, arrival: arrival)
         }
         jumpCandidate = nil
         if slots[Int(extended & mask)].packet != nil {
