@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+// libFuzzer targets. Build one with:
+//   swift build --package-path Fuzz -c debug --sanitize fuzzer --sanitize address --product FuzzRTPPacket
+// or run them all with Fuzz/run.sh.
+import PackageDescription
+
+let package = Package(
+    name: "Fuzz",
+    dependencies: [.package(name: "swift-rtp", path: "..")],
+    targets: [
+        .executableTarget(name: "FuzzRTPPacket", dependencies: [.product(name: "RTP", package: "swift-rtp")]),
+        .executableTarget(name: "FuzzRTCP", dependencies: [.product(name: "RTP", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzCapture",
+            dependencies: [
+                .product(name: "RTP", package: "swift-rtp"), .product(name: "PacketCapture", package: "swift-rtp"),
+            ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

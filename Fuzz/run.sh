@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds each libFuzzer target with AddressSanitizer and runs it for SECONDS (default 300), seeded
+# with the project's fixtures. Prints one summary line per target; crashes are left in Fuzz/artifacts/.
+# usage: Fuzz/run.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds="${1:-300}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzRTPPacket FuzzRTCP FuzzCapture)
+mkdir -p artifacts
+for target in "${targets[@]}"; do
+    swift build -c debug --sanitize fuzzer --sanitize address --product "$target" >/dev/null
+    corpus="corpus-$target"
+    mkdir -p "$corpus"
+    case "$target" in
+        FuzzCapture) cp ../Fixtures/captures/h264-ffmpeg.pcap ../Fixtures/captures/h265-ffmpeg-ipv6.pcapng "$corpus"/ ;;
+        FuzzRTPPacket) printf '\x90\x60\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\xbe\xde\x00\x01\x10\xaa\x00\x00\x65' > "$corpus/seed" ;;
+        FuzzRTCP) printf '\x81\xc9\x00\x07\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\x07' > "$corpus/seed" ;;
+    esac
+    log="artifacts/$target.log"
+    SWIFT_BACKTRACE=enable=no ".build/debug/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 \
+        -artifact_prefix="artifacts/$target-" >"$log" 2>&1 && status=ok || status="FAILED (see $log)"
+    runs=$(grep -oE 'Done [0-9]+ runs' "$log" | grep -oE '[0-9]+' || echo "?")
+    echo "$target: $status, $runs executions in ${seconds}s, crashes: $(ls artifacts | grep -c "^$target-crash" || true)"
+done

@@ -1,0 +1,90 @@
+import RTP
+import Testing
+
+@testable import PacketCapture
+
+@Suite struct LinkLayerTests {
+    static let ip = PcapngReaderTests.rawFrame
+
+    static func one(_ frame: [UInt8], linkType: UInt32) throws -> (UDPDatagram?, CaptureWarnings) {
+        let (datagrams, capture) = try PcapReaderTests.datagrams(
+            CaptureBytes.pcap([CaptureBytes.Record(seconds: 0, fraction: 0, frame: frame)], linkType: linkType))
+        return (datagrams.first, capture.warnings)
+    }
+
+    @Test func ethernetWithStackedVLANTags() throws {
+        let (d, _) = try Self.one(CaptureBytes.ethernet(Self.ip, vlans: [10, 20]), linkType: 1)
+        #expect(d?.destination.port == 2)
+    }
+
+    @Test func linuxCookedV1AndV2() throws {
+        #expect(try Self.one(CaptureBytes.sll(Self.ip), linkType: 113).0 != nil)
+        #expect(try Self.one(CaptureBytes.sll2(Self.ip), linkType: 276).0 != nil)
+    }
+
+    @Test func bsdLoopbackInEitherByteOrderAndOpenBSDLoop() throws {
+        #expect(try Self.one(CaptureBytes.le32(2) + Self.ip, linkType: 0).0 != nil)
+        #expect(try Self.one(CaptureBytes.be32(2) + Self.ip, linkType: 0).0 != nil)
+        #expect(try Self.one(CaptureBytes.be32(2) + Self.ip, linkType: 108).0 != nil)
+        let v6 = CaptureBytes.ipv6(payload: CaptureBytes.udp(sourcePort: 1, destinationPort: 9, payload: [0x80]))
+        #expect(try Self.one(CaptureBytes.le32(30) + v6, linkType: 0).0?.destination.port == 9)
+    }
+
+    @Test func rawIPv4AndIPv6() throws {
+        let v6 = CaptureBytes.ipv6(payload: CaptureBytes.udp(sourcePort: 1, destinationPort: 9, payload: [1]))
+        #expect(try Self.one(Self.ip, linkType: 101).0 != nil)
+        #expect(try Self.one(v6, linkType: 101).0?.source.description == "[::1]:1")
+        #expect(try Self.one(v6, linkType: 229).0?.destination.description == "[2001:db8::5]:9")
+        #expect(try Self.one(Self.ip, linkType: 228).0 != nil)
+    }
+
+    @Test func otherTrafficIsCountedNotReturned() throws {
+        #expect(try Self.one(CaptureBytes.ethernet([1, 2, 3], etherType: 0x0806), linkType: 1).1.notIP == 1)
+        let tcp = CaptureBytes.ipv4(protocolNumber: 6, payload: [UInt8](repeating: 0, count: 20))
+        #expect(try Self.one(CaptureBytes.ethernet(tcp), linkType: 1).1.notUDP == 1)
+        #expect(try Self.one(Self.ip, linkType: 147).1.unsupportedLinkType == 1)
+    }
+
+    @Test func ipv4OptionsAndEthernetPaddingAreHandled() throws {
+        let udp = CaptureBytes.udp(sourcePort: 1, destinationPort: 2, payload: [9, 9])
+        let packet = CaptureBytes.ipv4(payload: udp, options: [1, 1, 1, 0])
+        let (d, _) = try Self.one(CaptureBytes.ethernet(packet) + [0, 0, 0, 0, 0, 0], linkType: 1)
+        #expect(d.map { Array($0.payload) } == [9, 9])
+    }
+
+    @Test func ipv6ExtensionHeadersAreSkipped() throws {
+        // Hop-by-hop (8 bytes) then destination options (8 bytes), then UDP.
+        let extensions: [UInt8] = [60, 0, 1, 4, 0, 0, 0, 0] + [17, 0, 1, 4, 0, 0, 0, 0]
+        let v6 = CaptureBytes.ipv6(
+            nextHeader: 0, extensions: extensions, payload: CaptureBytes.udp(sourcePort: 3, destinationPort: 4, payload: [7]))
+        let (d, _) = try Self.one(v6, linkType: 101)
+        #expect(d.map { Array($0.payload) } == [7])
+    }
+
+    @Test func inconsistentHeadersAreCountedAsMalformed() throws {
+        let shortHeader = [0x44] + Array(Self.ip.dropFirst())  // IHL 4: below the minimum
+        #expect(try Self.one(shortHeader, linkType: 101).1.malformed == 1)
+        var badUDP = Self.ip
+        badUDP[20 + 4] = 0xFF  // UDP length beyond the packet, in a record that was not cut
+        #expect(try Self.one(badUDP, linkType: 101).1.malformed == 1)
+    }
+
+    @Test func snaplenTruncatedDatagramsAreFlaggedNeverReadPast() throws {
+        let full = CaptureBytes.ethernet(PcapngReaderTests.rawFrame)
+        let cut = Array(full.prefix(14 + 20 + 8 + 12))
+        let record = CaptureBytes.Record(seconds: 0, fraction: 0, frame: cut, originalLength: full.count)
+        let (datagrams, capture) = try PcapReaderTests.datagrams(CaptureBytes.pcap([record]))
+        #expect(datagrams.count == 1)
+        #expect(datagrams.first?.isTruncated == true)
+        #expect(datagrams.first?.payload.count == 12)
+        #expect(capture.warnings.snaplenTruncated == 1)
+    }
+
+    @Test func ipv6AddressesPrintInRFC5952Form() {
+        #expect(IPAddress.v6(high: 0, low: 1).description == "::1")
+        #expect(IPAddress.v6(high: 0x2001_0db8_0000_0000, low: 0x0000_0000_0000_0001).description == "2001:db8::1")
+        #expect(IPAddress.v6(high: 0x2001_0db8_0001_0000, low: 0x0001_0000_0000_0001).description == "2001:db8:1:0:1::1")
+        #expect(IPAddress.v6(high: 0xfe80_0000_0000_0000, low: 0).description == "fe80::")
+        #expect(IPAddress.v4(0x7F00_0001).description == "127.0.0.1")
+    }
+}
