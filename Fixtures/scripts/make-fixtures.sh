@@ -13,6 +13,8 @@ fixtures="$(dirname "$here")"
 captures="$fixtures/captures"
 expected="$fixtures/expected"
 mkdir -p "$captures" "$expected"
+bash "$fixtures/../scripts/ensure-packages.sh" tcpdump tshark gstreamer1.0-tools gstreamer1.0-plugins-base \
+    gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly ffmpeg
 
 # capture FILE TOOL FILTER IFACE [EXTRA...] -- SENDER...
 # Starts the capture, waits until it is ready, runs the sender, then stops the capture.

@@ -108,7 +108,8 @@ public struct CaptureFile: Sendable {
             let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
             if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
             if bytes.count > maxFileSize {
-                throw CaptureError(.unreadable, "capture \(path) is larger than \(maxFileSize >> 30) GiB; split it first")
+                throw CaptureError(
+                    .unreadable, "capture \(path) is larger than \(maxFileSize >> 30) GiB; split it first")
             }
             if n < chunk.count {
                 if ferror(file) != 0 { throw CaptureError(.unreadable, "error reading capture \(path)") }

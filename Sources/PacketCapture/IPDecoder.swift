@@ -69,12 +69,14 @@ struct IPDecoder: Sendable {
                 let payload = packet[(packet.startIndex + offset)..<(packet.startIndex + end)]
                 return udp(payload, source: src, destination: dst, truncated: truncated, record: record)
             case 0, 43, 60:  // hop-by-hop, routing, destination options
-                guard let header = packet.bytes(at: offset, length: 2), offset + 8 * (Int(header[header.startIndex + 1]) + 1) <= end
+                guard let header = packet.bytes(at: offset, length: 2),
+                    offset + 8 * (Int(header[header.startIndex + 1]) + 1) <= end
                 else { return malformed() }
                 next = header[header.startIndex]
                 offset += 8 * (Int(header[header.startIndex + 1]) + 1)
             case 51:  // authentication header
-                guard let header = packet.bytes(at: offset, length: 2), offset + 4 * (Int(header[header.startIndex + 1]) + 2) <= end
+                guard let header = packet.bytes(at: offset, length: 2),
+                    offset + 4 * (Int(header[header.startIndex + 1]) + 2) <= end
                 else { return malformed() }
                 next = header[header.startIndex]
                 offset += 4 * (Int(header[header.startIndex + 1]) + 2)

@@ -46,7 +46,8 @@ public struct PcapngReader: Sendable {
             }
             guard length >= 12, length % 4 == 0, length <= Self.maxBlockLength else {
                 throw CaptureError(
-                    .malformedRecord, "pcapng block of type 0x\(String(type, radix: 16)) has invalid length \(length);"
+                    .malformedRecord,
+                    "pcapng block of type 0x\(String(type, radix: 16)) has invalid length \(length);"
                         + " the file is damaged from here on", offset: offset)
             }
             guard let block = data.bytes(at: offset, length: length) else { return endTruncated() }
@@ -84,7 +85,8 @@ public struct PcapngReader: Sendable {
         }
         let major = data.u16(at: offset + 12, bigEndian: bigEndian) ?? 0
         guard major == 1 else {
-            throw CaptureError(.unsupportedVersion, "pcapng version \(major) is not supported (expected 1)", offset: offset)
+            throw CaptureError(
+                .unsupportedVersion, "pcapng version \(major) is not supported (expected 1)", offset: offset)
         }
         interfaces.removeAll()
     }
@@ -124,7 +126,8 @@ public struct PcapngReader: Sendable {
         else { throw CaptureError(.malformedRecord, "pcapng enhanced packet block too short", offset: blockOffset) }
         guard let frame = body.bytes(at: 20, length: Int(captured)) else {
             throw CaptureError(
-                .malformedRecord, "pcapng packet claims \(captured) bytes, more than its block holds", offset: blockOffset)
+                .malformedRecord, "pcapng packet claims \(captured) bytes, more than its block holds",
+                offset: blockOffset)
         }
         let interface = try self.interface(Int(id), at: blockOffset)
         return makeRecord(interface, frame: frame, original: Int(original), units: UInt64(high) << 32 | UInt64(low))

@@ -64,7 +64,9 @@ public struct RTPPacketBuilder: Sendable {
     /// The packet, parsed.
     public func packet() -> RTPPacket {
         // The builder only produces valid headers, so parsing cannot fail.
-        guard let packet = try? RTPPacket(bytes()) else { preconditionFailure("RTPPacketBuilder made an invalid packet") }
+        guard let packet = try? RTPPacket(bytes()) else {
+            preconditionFailure("RTPPacketBuilder made an invalid packet")
+        }
         return packet
     }
 }

@@ -7,7 +7,8 @@ public enum CaptureInput {
     public static func open(_ input: String) throws -> CaptureFile {
         let lower = input.lowercased()
         if lower.hasPrefix("rtsp://") || lower.hasPrefix("rtsps://") {
-            throw RTPDumpError("RTSP input is not supported by this build yet; capture the stream to a pcap file instead")
+            throw RTPDumpError(
+                "RTSP input is not supported by this build yet; capture the stream to a pcap file instead")
         }
         do {
             return try CaptureFile(contentsOf: input)

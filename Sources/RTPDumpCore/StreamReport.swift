@@ -31,14 +31,17 @@ public enum StreamReport {
 
     /// A fixed-width table, one row per stream.
     public static func table(_ streams: [StreamAnalyzer.Stream]) -> String {
-        let header = ["SSRC", "PT", "SOURCE", "DESTINATION", "PACKETS", "LOST", "DUP", "REORD", "JITTER_MS", "DURATION_S"]
+        let header = [
+            "SSRC", "PT", "SOURCE", "DESTINATION", "PACKETS", "LOST", "DUP", "REORD", "JITTER_MS", "DURATION_S",
+        ]
         var rows = [header]
         for stream in streams {
             let s = stream.statistics
             rows.append([
                 hex32(stream.key.ssrc), String(stream.payloadType), stream.key.source.description,
                 stream.key.destination.description, String(s.packets), String(s.lost), String(s.duplicates),
-                String(s.reordered), formatFixed(s.jitterMilliseconds, decimals: 3), formatFixed(duration(s), decimals: 3),
+                String(s.reordered), formatFixed(s.jitterMilliseconds, decimals: 3),
+                formatFixed(duration(s), decimals: 3),
             ])
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }

@@ -14,7 +14,8 @@ struct RTPDump: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtpdump",
         abstract: "Inspect RTP streams in capture files (pcap, pcapng).",
-        discussion: "Machine-readable output goes to stdout, diagnostics to stderr; the exit status is non-zero on failure.",
+        discussion:
+            "Machine-readable output goes to stdout, diagnostics to stderr; the exit status is non-zero on failure.",
         subcommands: [Streams.self, Packets.self]
     )
 }
@@ -38,7 +39,9 @@ struct InputOptions: ParsableArguments {
 
 func parseSSRC(_ text: String) throws -> UInt32 {
     let value = text.lowercased().hasPrefix("0x") ? UInt32(text.dropFirst(2), radix: 16) : UInt32(text)
-    guard let value else { throw ValidationError("--ssrc must be a 32-bit number, decimal or 0x-prefixed hex: \(text)") }
+    guard let value else {
+        throw ValidationError("--ssrc must be a 32-bit number, decimal or 0x-prefixed hex: \(text)")
+    }
     return value
 }
 
@@ -55,14 +58,17 @@ func finish(_ capture: CaptureFile) {
 
 struct Streams: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "One row per RTP stream: SSRC, payload type, addresses, packets, lost, duplicates, reordered, jitter.")
+        abstract: "One row per RTP stream: SSRC, payload type, addresses, packets, lost, duplicates, reordered, jitter."
+    )
 
     @OptionGroup var options: InputOptions
 
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false
 
-    @Option(name: .customLong("clock-rate"), help: "Clock rate in Hz for jitter (default: by payload type; 90000 for dynamic types).")
+    @Option(
+        name: .customLong("clock-rate"),
+        help: "Clock rate in Hz for jitter (default: by payload type; 90000 for dynamic types).")
     var clockRate: Int?
 
     func run() throws {
@@ -76,7 +82,9 @@ struct Streams: ParsableCommand {
         let streams = analyzer.streams
         print(json ? StreamReport.json(streams) : StreamReport.table(streams), terminator: "")
         finish(capture)
-        if streams.isEmpty { printError("no RTP streams found (try --port to narrow the search, or check the capture)") }
+        if streams.isEmpty {
+            printError("no RTP streams found (try --port to narrow the search, or check the capture)")
+        }
     }
 }
 
@@ -97,7 +105,8 @@ struct Packets: ParsableCommand {
         do {
             if ordered {
                 let configuration = ReorderBuffer.Configuration(maxDelay: .milliseconds(reorderDelay))
-                try PacketListing.releaseOrder(&capture, filter: options.filter, configuration: configuration, write: write)
+                try PacketListing.releaseOrder(
+                    &capture, filter: options.filter, configuration: configuration, write: write)
             } else {
                 try PacketListing.arrivalOrder(&capture, filter: options.filter, write: write)
             }

@@ -59,7 +59,8 @@ enum CaptureBytes {
     {
         let magic: UInt32 = nanoseconds ? 0xA1B2_3C4D : 0xA1B2_C3D4
         var out = u32(magic, big: bigEndian) + u16(2, big: bigEndian) + u16(4, big: bigEndian)
-        out += u32(0, big: bigEndian) + u32(0, big: bigEndian) + u32(65535, big: bigEndian) + u32(linkType, big: bigEndian)
+        out +=
+            u32(0, big: bigEndian) + u32(0, big: bigEndian) + u32(65535, big: bigEndian) + u32(linkType, big: bigEndian)
         for r in records {
             out += u32(r.seconds, big: bigEndian) + u32(r.fraction, big: bigEndian)
             out += u32(UInt32(r.frame.count), big: bigEndian)
@@ -76,7 +77,10 @@ enum CaptureBytes {
     }
 
     static func sectionHeader(big: Bool = false) -> [UInt8] {
-        block(0x0A0D_0D0A, u32(0x1A2B_3C4D, big: big) + u16(1, big: big) + u16(0, big: big) + [UInt8](repeating: 0xFF, count: 8), big: big)
+        block(
+            0x0A0D_0D0A,
+            u32(0x1A2B_3C4D, big: big) + u16(1, big: big) + u16(0, big: big) + [UInt8](repeating: 0xFF, count: 8),
+            big: big)
     }
 
     /// An interface description; `resolution` is the if_tsresol byte (nil: default microseconds).

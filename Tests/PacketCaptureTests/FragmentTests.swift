@@ -23,7 +23,9 @@ import Testing
     @Test func ipv6FragmentsAreReassembled() throws {
         func fragment(_ offset: Int, more: Bool, _ bytes: ArraySlice<UInt8>) -> [UInt8] {
             let field = UInt16(offset) | (more ? 1 : 0)
-            return CaptureBytes.ipv6(nextHeader: 44, extensions: [17, 0] + CaptureBytes.be16(field) + CaptureBytes.be32(77), payload: Array(bytes))
+            return CaptureBytes.ipv6(
+                nextHeader: 44, extensions: [17, 0] + CaptureBytes.be16(field) + CaptureBytes.be32(77),
+                payload: Array(bytes))
         }
         let frames = [fragment(0, more: true, Self.udp[0..<112]), fragment(112, more: false, Self.udp[112...])]
         let (datagrams, _) = try PcapReaderTests.datagrams(Self.records(frames))
@@ -42,7 +44,8 @@ import Testing
         for id in 0..<(FragmentReassembler.maxPending + 10) {
             let key = FragmentReassembler.Key(
                 source: .v4(1), destination: .v4(2), identification: UInt32(id), protocolNumber: 17)
-            _ = reassembler.add(key, offset: 0, more: true, data: [1, 2, 3, 4, 5, 6, 7, 8][...], time: ArrivalTime(nanoseconds: 0))
+            _ = reassembler.add(
+                key, offset: 0, more: true, data: [1, 2, 3, 4, 5, 6, 7, 8][...], time: ArrivalTime(nanoseconds: 0))
         }
         #expect(reassembler.dropped == 10)
     }
@@ -50,7 +53,9 @@ import Testing
     @Test func fragmentsBeyondTheLargestDatagramAreDropped() {
         var reassembler = FragmentReassembler()
         let key = FragmentReassembler.Key(source: .v4(1), destination: .v4(2), identification: 1, protocolNumber: 17)
-        let result = reassembler.add(key, offset: 65_528, more: false, data: [UInt8](repeating: 0, count: 16)[...], time: ArrivalTime(nanoseconds: 0))
+        let result = reassembler.add(
+            key, offset: 65_528, more: false, data: [UInt8](repeating: 0, count: 16)[...],
+            time: ArrivalTime(nanoseconds: 0))
         #expect(result == nil)
         #expect(reassembler.dropped == 1)
     }

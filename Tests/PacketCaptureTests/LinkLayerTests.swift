@@ -56,7 +56,8 @@ import Testing
         // Hop-by-hop (8 bytes) then destination options (8 bytes), then UDP.
         let extensions: [UInt8] = [60, 0, 1, 4, 0, 0, 0, 0] + [17, 0, 1, 4, 0, 0, 0, 0]
         let v6 = CaptureBytes.ipv6(
-            nextHeader: 0, extensions: extensions, payload: CaptureBytes.udp(sourcePort: 3, destinationPort: 4, payload: [7]))
+            nextHeader: 0, extensions: extensions,
+            payload: CaptureBytes.udp(sourcePort: 3, destinationPort: 4, payload: [7]))
         let (d, _) = try Self.one(v6, linkType: 101)
         #expect(d.map { Array($0.payload) } == [7])
     }
@@ -83,7 +84,8 @@ import Testing
     @Test func ipv6AddressesPrintInRFC5952Form() {
         #expect(IPAddress.v6(high: 0, low: 1).description == "::1")
         #expect(IPAddress.v6(high: 0x2001_0db8_0000_0000, low: 0x0000_0000_0000_0001).description == "2001:db8::1")
-        #expect(IPAddress.v6(high: 0x2001_0db8_0001_0000, low: 0x0001_0000_0000_0001).description == "2001:db8:1:0:1::1")
+        #expect(
+            IPAddress.v6(high: 0x2001_0db8_0001_0000, low: 0x0001_0000_0000_0001).description == "2001:db8:1:0:1::1")
         #expect(IPAddress.v6(high: 0xfe80_0000_0000_0000, low: 0).description == "fe80::")
         #expect(IPAddress.v4(0x7F00_0001).description == "127.0.0.1")
     }

@@ -8,7 +8,8 @@ import Testing
 @Suite struct SenderReportTests {
     @Test(arguments: ["h264-ffmpeg.pcap", "h265-ffmpeg-ipv6.pcapng"])
     func senderReportsEqualTsharks(capture name: String) throws {
-        let tsv = try String(contentsOf: Fixtures.expected.appendingPathComponent(name + ".rtcp-sr.tsv"), encoding: .utf8)
+        let tsv = try String(
+            contentsOf: Fixtures.expected.appendingPathComponent(name + ".rtcp-sr.tsv"), encoding: .utf8)
         let expected = tsv.split(separator: "\n").map { line -> [UInt64] in
             line.split(separator: "\t").map { field in
                 field.hasPrefix("0x") ? UInt64(field.dropFirst(2), radix: 16) ?? 0 : UInt64(field) ?? 0

@@ -8,7 +8,9 @@ import Testing
 @Suite struct StreamsMatchTsharkTests {
     struct Row: Equatable, CustomStringConvertible {
         var ssrc: Int, payloadType: Int, source: String, destination: String, packets: Int, lost: Int
-        var description: String { "0x\(String(ssrc, radix: 16)) pt \(payloadType) \(source)->\(destination) \(packets)/\(lost)" }
+        var description: String {
+            "0x\(String(ssrc, radix: 16)) pt \(payloadType) \(source)->\(destination) \(packets)/\(lost)"
+        }
     }
 
     static func ours(_ path: String) throws -> [Row] {

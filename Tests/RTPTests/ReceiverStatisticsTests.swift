@@ -39,7 +39,8 @@ import Testing
         var stats = ReceiverStatistics(clockRate: 90000)
         for i in 0..<50 {
             // 40 ms apart on both clocks (3600 units at 90 kHz), 5 ms in transit.
-            stats.record(sequenceNumber: UInt16(i), timestamp: UInt32(i * 3600), arrival: Self.at(ms: Int64(i) * 40 + 5))
+            stats.record(
+                sequenceNumber: UInt16(i), timestamp: UInt32(i * 3600), arrival: Self.at(ms: Int64(i) * 40 + 5))
         }
         #expect(stats.jitter < 0.01)
     }

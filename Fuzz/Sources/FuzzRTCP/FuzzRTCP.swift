@@ -17,6 +17,8 @@ public func fuzzRTCP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     // What we build must parse again.
-    guard (try? RTCPPacket.parseCompound(builder.bytes)) != nil else { preconditionFailure("rebuilt RTCP does not parse") }
+    guard (try? RTCPPacket.parseCompound(builder.bytes)) != nil else {
+        preconditionFailure("rebuilt RTCP does not parse")
+    }
     return 0
 }
