@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Derives damaged variants from a clean classic-pcap capture, with a fixed seed.
 
-usage: damage.py CLEAN.pcap OUTDIR MANIFEST.json
+usage: damage.py [--tcp] CLEAN.pcap OUTDIR MANIFEST.json
+
+With --tcp (for a capture of one TCP connection), writes only -reordered-dup.pcap: about 5% of
+segments delayed by 1-5 positions and about 3% sent twice, as TCP reordering and retransmission.
 
 Writes, next to each other in OUTDIR (names start with the clean file's stem):
   -reordered-dup.pcap  about 5% of packets delayed by 1-5 positions and about 3% sent twice (the copy
@@ -13,7 +16,8 @@ Writes, next to each other in OUTDIR (names start with the clean file's stem):
   garbage-records.pcap a valid header followed by records of random bytes, then one record whose length
                        field is absurd.
   garbage.bin          random bytes, not a capture at all.
-MANIFEST.json records what was done (counts and record indices), for the tests.
+MANIFEST.json records what was done (counts and record indices), for the tests; entries for other
+captures already in it are kept.
 """
 import json
 import os
@@ -55,14 +59,8 @@ def monotonic_times(records, nano):
     return records
 
 
-def main():
-    clean, outdir, manifest_path = sys.argv[1], sys.argv[2], sys.argv[3]
-    stem = os.path.splitext(os.path.basename(clean))[0]
-    header, records, nano = read_pcap(clean)
-    rng = random.Random(SEED)
-    manifest = {}
-
-    # Reordered and duplicated.
+def reorder_and_duplicate(records, nano, rng):
+    """Returns the records with some delayed and some sent twice, and the two counts."""
     order = list(range(len(records)))
     delayed = 0
     for i in range(len(order) - 6, 5, -1):
@@ -82,10 +80,25 @@ def main():
             out.append(due[1])
             pending.remove(due)
     out.extend(idx for _, idx in pending)
-    variant = monotonic_times([list(records[i]) for i in out], nano)
+    return monotonic_times([list(records[i]) for i in out], nano), delayed, duplicated
+
+
+def main():
+    tcp = sys.argv[1] == "--tcp"
+    args = sys.argv[2:] if tcp else sys.argv[1:]
+    clean, outdir, manifest_path = args[0], args[1], args[2]
+    stem = os.path.splitext(os.path.basename(clean))[0]
+    header, records, nano = read_pcap(clean)
+    rng = random.Random(SEED)
+    manifest = json.load(open(manifest_path)) if os.path.exists(manifest_path) else {}
+
+    variant, delayed, duplicated = reorder_and_duplicate(records, nano, rng)
     write_pcap(os.path.join(outdir, f"{stem}-reordered-dup.pcap"), header, variant)
     manifest[f"{stem}-reordered-dup.pcap"] = {
         "source": os.path.basename(clean), "delayed": delayed, "duplicated": duplicated}
+    if tcp:
+        write_manifest(manifest_path, manifest)
+        return
 
     # Dropped.
     candidates = list(range(5, len(records) - 5))
@@ -105,7 +118,7 @@ def main():
         "source": os.path.basename(clean), "completeRecords": keep_records, "cutAtOffset": cut}
 
     # Snaplen-truncated records.
-    cut_records = sorted(rng.sample(range(5, len(records) - 5), 5))
+    cut_records = sorted(rng.sample([i for i in range(5, len(records) - 5) if records[i][2] > 80], 5))
     snapped = []
     for i, r in enumerate(records):
         r = list(r)
@@ -126,7 +139,11 @@ def main():
     manifest["garbage-records.pcap"] = {"randomRecords": len(junk), "absurdRecordIndex": len(junk)}
     open(os.path.join(outdir, "garbage.bin"), "wb").write(bytes(rng.getrandbits(8) for _ in range(4096)))
 
-    with open(manifest_path, "w") as f:
+    write_manifest(manifest_path, manifest)
+
+
+def write_manifest(path, manifest):
+    with open(path, "w") as f:
         json.dump(manifest, f, indent=2, sort_keys=True)
         f.write("\n")
 

@@ -62,8 +62,23 @@ capture "$captures/h265-ffmpeg-ipv6.pcapng" dumpcap "udp portrange 5006-5007" lo
     -c:v libx265 -x265-params log-level=none -g 25 -pix_fmt yuv420p -payload_type 98 \
     -f rtp "rtp://[::1]:5006?pkt_size=900"
 
+# 5 and 6. RTSP sessions: FFmpeg as the client of a real RTSP server (gst-rtsp-server), RTP interleaved
+# in the TCP connection, then RTP over UDP with the control connection in the same capture.
+bash "$fixtures/../scripts/ensure-packages.sh" python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
+/usr/bin/python3 "$here/rtsp-server.py" 8554 --lifetime 40 &
+server=$!
+sleep 2
+capture "$captures/rtsp-h264-tcp.pcap" tcpdump "tcp port 8554" lo -- \
+    timeout 20 ffmpeg -hide_banner -loglevel error -rtsp_transport tcp -i rtsp://127.0.0.1:8554/test -c copy -f null -
+capture "$captures/rtsp-h264-udp.pcap" tcpdump "tcp port 8554 or udp" lo -- \
+    timeout 20 ffmpeg -hide_banner -loglevel error -rtsp_transport udp -i rtsp://127.0.0.1:8554/test -c copy -f null -
+kill "$server" 2>/dev/null || true
+
 # Damaged variants of capture 1, made by a seeded script (see damage.py for what each does).
+rm -f "$expected/damage.json"
 python3 "$here/damage.py" "$captures/h264-gst.pcap" "$captures" "$expected/damage.json"
+# and of capture 5: TCP segments out of order and retransmitted.
+python3 "$here/damage.py" --tcp "$captures/rtsp-h264-tcp.pcap" "$captures" "$expected/damage.json"
 
 # Expected values from tshark for every capture.
 python3 "$here/tshark_streams.py" "$captures" "$expected"

@@ -36,7 +36,9 @@ ROW = re.compile(
 
 
 def streams(path):
-    args = ["tshark", "-r", path, "-q", "-z", "rtp,streams"]
+    # RTP interleaved in RTSP's TCP connection is found by tshark's RTSP dissector; let its TCP
+    # reassembly put out-of-order segments back in order, as ours does.
+    args = ["tshark", "-r", path, "-q", "-o", "tcp.reassemble_out_of_order:TRUE", "-z", "rtp,streams"]
     for port in RTP_PORTS:
         args[1:1] = ["-d", f"udp.port=={port},rtp"]
     # tshark exits 2 on a capture cut short but still reports what it read; keep its warning.

@@ -83,16 +83,27 @@ public struct CaptureFile: Sendable {
         }
     }
 
-    /// The next UDP datagram, skipping (and counting) records that hold anything else.
-    public mutating func nextDatagram() throws(CaptureError) -> UDPDatagram? {
+    /// The next UDP datagram or TCP segment, skipping (and counting) records that hold anything else.
+    public mutating func nextPacket() throws(CaptureError) -> TransportPacket? {
         while let record = try nextRecord() {
-            if let datagram = decoder.decode(record.linkType.network(record.data), record: record) {
-                return datagram
+            if let packet = decoder.decode(record.linkType.network(record.data), record: record) {
+                return packet
             }
         }
         decoder.reassembler.finish()
         decoder.warnings.fragmentsDropped += decoder.reassembler.dropped
         decoder.reassembler = FragmentReassembler()
+        return nil
+    }
+
+    /// The next UDP datagram, skipping (and counting as ``CaptureWarnings/notUDP``) everything else.
+    public mutating func nextDatagram() throws(CaptureError) -> UDPDatagram? {
+        while let packet = try nextPacket() {
+            switch packet {
+            case .udp(let datagram): return datagram
+            case .tcp: decoder.warnings.notUDP += 1
+            }
+        }
         return nil
     }
 

@@ -25,11 +25,11 @@ public struct CaptureWarnings: Hashable, Sendable {
     public var unsupportedLinkType = 0
     /// Frames that do not carry IPv4 or IPv6.
     public var notIP = 0
-    /// IP packets that do not carry UDP.
+    /// IP packets that carry neither UDP nor TCP (and TCP segments, when only datagrams are asked for).
     public var notUDP = 0
     /// IP or UDP headers that are inconsistent (bad lengths, bad version).
     public var malformed = 0
-    /// UDP datagrams cut short by the capture's snaplen (their headers are intact; payload is not).
+    /// UDP datagrams and TCP segments cut short by the capture's snaplen (headers intact, payload not).
     public var snaplenTruncated = 0
     /// IP fragments that were never completed, or were dropped because too many datagrams were pending.
     public var fragmentsDropped = 0

@@ -1,12 +1,12 @@
 import RTP
 
-/// Decodes IPv4 and IPv6 packets down to UDP, reassembling fragments, and counts what it skips.
+/// Decodes IPv4 and IPv6 packets down to UDP and TCP, reassembling fragments, and counts what it skips.
 struct IPDecoder: Sendable {
     var reassembler = FragmentReassembler()
     var warnings = CaptureWarnings()
 
-    /// The UDP datagram inside a network-layer packet, if there is one.
-    mutating func decode(_ network: LinkType.Network, record: CaptureRecord) -> UDPDatagram? {
+    /// The UDP datagram or TCP segment inside a network-layer packet, if there is one.
+    mutating func decode(_ network: LinkType.Network, record: CaptureRecord) -> TransportPacket? {
         switch network {
         case .ipv4(let packet): return ipv4(packet, record: record)
         case .ipv6(let packet): return ipv6(packet, record: record)
@@ -19,7 +19,7 @@ struct IPDecoder: Sendable {
         }
     }
 
-    private mutating func ipv4(_ packet: ArraySlice<UInt8>, record: CaptureRecord) -> UDPDatagram? {
+    private mutating func ipv4(_ packet: ArraySlice<UInt8>, record: CaptureRecord) -> TransportPacket? {
         guard let first = packet.first, first >> 4 == 4, let totalLength = packet.u16(at: 2).map(Int.init),
             let flags = packet.u16(at: 6), let id = packet.u16(at: 4), let source = packet.u32(at: 12),
             let destination = packet.u32(at: 16)
@@ -44,14 +44,10 @@ struct IPDecoder: Sendable {
                 source: src, destination: dst, identification: UInt32(id), protocolNumber: protocolNumber)
             return reassembled(key, offset: fragmentOffset, more: more, payload: payload, record: record)
         }
-        guard protocolNumber == 17 else {
-            warnings.notUDP += 1
-            return nil
-        }
-        return udp(payload, source: src, destination: dst, truncated: truncated, record: record)
+        return transport(protocolNumber, payload, source: src, destination: dst, truncated: truncated, record: record)
     }
 
-    private mutating func ipv6(_ packet: ArraySlice<UInt8>, record: CaptureRecord) -> UDPDatagram? {
+    private mutating func ipv6(_ packet: ArraySlice<UInt8>, record: CaptureRecord) -> TransportPacket? {
         guard let first = packet.first, first >> 4 == 6, let payloadLength = packet.u16(at: 4).map(Int.init),
             let srcHigh = packet.u64(at: 8), let srcLow = packet.u64(at: 16), let dstHigh = packet.u64(at: 24),
             let dstLow = packet.u64(at: 32)
@@ -65,9 +61,9 @@ struct IPDecoder: Sendable {
         var offset = 40
         while true {
             switch next {
-            case 17:
+            case 17, 6:
                 let payload = packet[(packet.startIndex + offset)..<(packet.startIndex + end)]
-                return udp(payload, source: src, destination: dst, truncated: truncated, record: record)
+                return transport(next, payload, source: src, destination: dst, truncated: truncated, record: record)
             case 0, 43, 60:  // hop-by-hop, routing, destination options
                 guard let header = packet.bytes(at: offset, length: 2),
                     offset + 8 * (Int(header[header.startIndex + 1]) + 1) <= end
@@ -108,18 +104,55 @@ struct IPDecoder: Sendable {
     private mutating func reassembled(
         _ key: FragmentReassembler.Key, offset: Int, more: Bool, payload: ArraySlice<UInt8>, record: CaptureRecord,
         v6: Bool = false
-    ) -> UDPDatagram? {
+    ) -> TransportPacket? {
         let before = reassembler.dropped
         defer { warnings.fragmentsDropped += reassembler.dropped - before }
         guard let whole = reassembler.add(key, offset: offset, more: more, data: payload, time: record.time) else {
             return nil
         }
         warnings.fragmentsReassembled += 1
-        guard key.protocolNumber == 17 else {
+        return transport(
+            key.protocolNumber, whole[...], source: key.source, destination: key.destination, truncated: false,
+            record: record)
+    }
+
+    private mutating func transport(
+        _ protocolNumber: UInt8, _ segment: ArraySlice<UInt8>, source: IPAddress, destination: IPAddress,
+        truncated: Bool, record: CaptureRecord
+    ) -> TransportPacket? {
+        switch protocolNumber {
+        case 17:
+            return udp(segment, source: source, destination: destination, truncated: truncated, record: record).map(
+                TransportPacket.udp)
+        case 6:
+            return tcp(segment, source: source, destination: destination, truncated: truncated, record: record).map(
+                TransportPacket.tcp)
+        default:
             warnings.notUDP += 1
             return nil
         }
-        return udp(whole[...], source: key.source, destination: key.destination, truncated: false, record: record)
+    }
+
+    private mutating func tcp(
+        _ segment: ArraySlice<UInt8>, source: IPAddress, destination: IPAddress, truncated: Bool, record: CaptureRecord
+    ) -> TCPSegment? {
+        guard let sourcePort = segment.u16(at: 0), let destinationPort = segment.u16(at: 2),
+            let sequence = segment.u32(at: 4), let offsetByte = segment.bytes(at: 12, length: 2)
+        else {
+            if truncated { warnings.snaplenTruncated += 1 } else { warnings.malformed += 1 }
+            return nil
+        }
+        let headerLength = Int(offsetByte[offsetByte.startIndex] >> 4) * 4
+        guard headerLength >= 20, headerLength <= segment.count else {
+            if truncated { warnings.snaplenTruncated += 1 } else { warnings.malformed += 1 }
+            return nil
+        }
+        if truncated { warnings.snaplenTruncated += 1 }
+        return TCPSegment(
+            recordIndex: record.index, time: record.time, source: SocketAddress(address: source, port: sourcePort),
+            destination: SocketAddress(address: destination, port: destinationPort), sequenceNumber: sequence,
+            flags: TCPSegment.Flags(rawValue: offsetByte[offsetByte.startIndex + 1] & 0x17),
+            payload: segment[(segment.startIndex + headerLength)...], isTruncated: truncated)
     }
 
     private mutating func udp(
@@ -144,7 +177,7 @@ struct IPDecoder: Sendable {
             payload: segment[(segment.startIndex + 8)..<(segment.startIndex + end)], isTruncated: cut)
     }
 
-    private mutating func malformed() -> UDPDatagram? {
+    private mutating func malformed<T>() -> T? {
         warnings.malformed += 1
         return nil
     }

@@ -40,9 +40,25 @@ import Testing
 
     @Test func otherTrafficIsCountedNotReturned() throws {
         #expect(try Self.one(CaptureBytes.ethernet([1, 2, 3], etherType: 0x0806), linkType: 1).1.notIP == 1)
-        let tcp = CaptureBytes.ipv4(protocolNumber: 6, payload: [UInt8](repeating: 0, count: 20))
-        #expect(try Self.one(CaptureBytes.ethernet(tcp), linkType: 1).1.notUDP == 1)
+        let icmp = CaptureBytes.ipv4(protocolNumber: 1, payload: [8, 0, 0, 0, 0, 0, 0, 0])
+        #expect(try Self.one(CaptureBytes.ethernet(icmp), linkType: 1).1.notUDP == 1)
         #expect(try Self.one(Self.ip, linkType: 147).1.unsupportedLinkType == 1)
+    }
+
+    @Test func tcpSegmentsAreDecodedButAreNotDatagrams() throws {
+        // Source port 1, destination 2, sequence 7, data offset 5 words, flags PSH|ACK, then "hi".
+        let header: [UInt8] = [0, 1, 0, 2, 0, 0, 0, 7, 0, 0, 0, 0, 0x50, 0x18, 0xFF, 0xFF, 0, 0, 0, 0]
+        let frame = CaptureBytes.ethernet(CaptureBytes.ipv4(protocolNumber: 6, payload: header + Array("hi".utf8)))
+        let bytes = CaptureBytes.pcap([CaptureBytes.Record(seconds: 0, fraction: 0, frame: frame)])
+        var capture = try CaptureFile(bytes: bytes)
+        guard case .tcp(let segment)? = try capture.nextPacket() else {
+            Issue.record("expected a TCP segment")
+            return
+        }
+        #expect(segment.sequenceNumber == 7)
+        #expect(segment.flags == [.ack])
+        #expect(Array(segment.payload) == Array("hi".utf8))
+        #expect(try Self.one(frame, linkType: 1).1.notUDP == 1)
     }
 
     @Test func ipv4OptionsAndEthernetPaddingAreHandled() throws {

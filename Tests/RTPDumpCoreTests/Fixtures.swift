@@ -16,10 +16,21 @@ enum Fixtures {
     static let withTsharkReference = [
         "h264-gst.pcap", "h265-gst-sll.pcap", "h264-ffmpeg.pcap", "h265-ffmpeg-ipv6.pcapng",
         "h264-gst-reordered-dup.pcap", "h264-gst-dropped.pcap", "h264-gst-truncated.pcap", "h264-gst-snaplen.pcap",
+        "rtsp-h264-udp.pcap",
     ]
 
     static func json(_ name: String) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(contentsOf: expected.appendingPathComponent(name)))
+    }
+
+    /// tshark's rows for a capture (see Fixtures/scripts/tshark_streams.py).
+    static func tsharkStreams(_ name: String) throws -> [[String: Any]] {
+        try json(name + ".streams.json") as? [[String: Any]] ?? []
+    }
+
+    /// tshark's packet count for the first stream of a capture.
+    static func tsharkPackets(_ name: String) throws -> Int {
+        try tsharkStreams(name).first?["packets"] as? Int ?? -1
     }
 
     /// What damage.py recorded about a damaged variant.

@@ -43,7 +43,10 @@ import Testing
 
     @Test(arguments: Fixtures.withTsharkReference)
     func packetsAndLossEqualTsharks(capture name: String) throws {
-        let expected = try Self.tshark(name)
+        // tshark also lists single-packet "streams" it was told are RTP by the RTSP SETUP it saw (FFmpeg's
+        // NAT punch packet, SSRC 0, sent from the client to the server). rtpdump calls a flow RTP only once
+        // two packets arrive in sequence (RFC 3550 A.1 probation), so those rows are not compared.
+        let expected = try Self.tshark(name).filter { $0.packets > 1 }
         #expect(!expected.isEmpty)
         #expect(try Self.ours(Fixtures.capture(name)) == expected)
     }

@@ -1,0 +1,25 @@
+// swift-tools-version:6.1
+// Benchmarks, kept out of the main package so that `swift test` does not build them.
+// Run: cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
+import PackageDescription
+
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "swift-rtp", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "RTPBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RTP", package: "swift-rtp"),
+                .product(name: "PacketCapture", package: "swift-rtp"),
+            ],
+            path: "Benchmarks/RTPBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    ]
+)

@@ -1,0 +1,155 @@
+import RTP
+
+/// Turns the TCP segments of a capture back into the byte stream of each direction of each connection:
+/// what an RTSP client read from its socket, for captures of RTSP sessions with interleaved RTP.
+///
+/// Segments may arrive out of order or more than once (retransmissions, overlaps); bytes are delivered
+/// once, in order. Data after a hole is held, within ``Limits/maxPendingBytes`` per direction; past that,
+/// or at ``finish(emit:)``, the hole is skipped and the chunk after it says how many bytes are missing.
+/// Chunks are slices of the capture's buffer: nothing is copied.
+public struct TCPStreamReassembler: Sendable {
+    /// One direction of a connection.
+    public struct Flow: Hashable, Sendable, CustomStringConvertible {
+        public let source: SocketAddress
+        public let destination: SocketAddress
+        public init(source: SocketAddress, destination: SocketAddress) {
+            self.source = source
+            self.destination = destination
+        }
+        public var description: String { "\(source) -> \(destination)" }
+    }
+
+    /// In-order bytes of one flow.
+    public struct Chunk: Sendable {
+        public let flow: Flow
+        /// The capture time of the segment that carried these bytes.
+        public let time: ArrivalTime
+        public let bytes: ArraySlice<UInt8>
+        /// Bytes of the stream that were never captured, just before these (0 when contiguous).
+        public let missingBefore: Int
+    }
+
+    /// Bounds on what is held.
+    public struct Limits: Sendable, Hashable {
+        /// Bytes held after a hole, per flow, before the hole is given up. Default 4 MiB.
+        public var maxPendingBytes: Int
+        /// Flows tracked at once; segments of further flows are counted and dropped. Default 4096.
+        public var maxFlows: Int
+        public init(maxPendingBytes: Int = 4 << 20, maxFlows: Int = 4096) {
+            self.maxPendingBytes = maxPendingBytes
+            self.maxFlows = maxFlows
+        }
+    }
+
+    struct Pending: Sendable {
+        var sequence: UInt32
+        var time: ArrivalTime
+        var bytes: ArraySlice<UInt8>
+    }
+
+    struct FlowState: Sendable {
+        var next: UInt32?
+        var pending: [Pending] = []
+        var pendingBytes = 0
+    }
+
+    public let limits: Limits
+    private var flows: [Flow: FlowState] = [:]
+    /// Bytes received more than once (retransmissions and overlaps), not delivered again.
+    public private(set) var duplicateBytes = 0
+    /// Bytes skipped over because they were never captured.
+    public private(set) var missingBytes = 0
+    /// Segments dropped because ``Limits/maxFlows`` flows were already tracked.
+    public private(set) var droppedSegments = 0
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// Adds a segment; `emit` receives every chunk it makes deliverable, in stream order.
+    public mutating func add(_ segment: TCPSegment, emit: (Chunk) -> Void) {
+        let flow = Flow(source: segment.source, destination: segment.destination)
+        if flows[flow] == nil {
+            guard flows.count < limits.maxFlows else {
+                droppedSegments += 1
+                return
+            }
+            flows[flow] = FlowState()
+        }
+        guard var state = flows[flow] else { return }
+        defer { flows[flow] = state }
+        if segment.flags.contains(.syn) {
+            // A new connection on this 4-tuple: whatever was held belongs to the old one.
+            flush(&state, flow: flow, emit: emit)
+            state = FlowState(next: segment.sequenceNumber &+ 1)
+            return
+        }
+        guard !segment.payload.isEmpty, !segment.isTruncated else { return }
+        // A capture that starts mid-connection: the stream starts at the first data seen.
+        let next = state.next ?? segment.sequenceNumber
+        state.next = next
+        let offset = Int(Int32(bitPattern: segment.sequenceNumber &- next))
+        if offset + segment.payload.count <= 0 {
+            duplicateBytes += segment.payload.count
+            return
+        }
+        state.pending.append(Pending(sequence: segment.sequenceNumber, time: segment.time, bytes: segment.payload))
+        state.pendingBytes += segment.payload.count
+        deliver(&state, flow: flow, force: state.pendingBytes > limits.maxPendingBytes, emit: emit)
+    }
+
+    /// Delivers what is still held, skipping the holes: for the end of the capture.
+    public mutating func finish(emit: (Chunk) -> Void) {
+        for flow in flows.keys.sorted(by: { $0.description < $1.description }) {
+            guard var state = flows[flow] else { continue }
+            flush(&state, flow: flow, emit: emit)
+            flows[flow] = state
+        }
+    }
+
+    private mutating func flush(_ state: inout FlowState, flow: Flow, emit: (Chunk) -> Void) {
+        while !state.pending.isEmpty { deliver(&state, flow: flow, force: true, emit: emit) }
+    }
+
+    /// Delivers every held segment that continues the stream; with `force`, first skips the hole before
+    /// the earliest held one.
+    private mutating func deliver(_ state: inout FlowState, flow: Flow, force: Bool, emit: (Chunk) -> Void) {
+        guard var next = state.next else { return }
+        var skip = force
+        while true {
+            // The held segment closest to (or overlapping) the stream position.
+            var best: Int?
+            var bestOffset = Int.max
+            for (i, p) in state.pending.enumerated() {
+                let offset = Int(Int32(bitPattern: p.sequence &- next))
+                if offset < bestOffset {
+                    best = i
+                    bestOffset = offset
+                }
+            }
+            guard let index = best else { break }
+            let held = state.pending[index]
+            var missing = 0
+            if bestOffset > 0 {
+                guard skip else { break }
+                missing = bestOffset
+                missingBytes += bestOffset
+                next = held.sequence
+                bestOffset = 0
+                skip = false
+            }
+            state.pending.remove(at: index)
+            state.pendingBytes -= held.bytes.count
+            let already = -bestOffset
+            if already >= held.bytes.count {
+                duplicateBytes += held.bytes.count
+                continue
+            }
+            duplicateBytes += already
+            let fresh = held.bytes[(held.bytes.startIndex + already)...]
+            next = next &+ UInt32(fresh.count)
+            emit(Chunk(flow: flow, time: held.time, bytes: fresh, missingBefore: missing))
+        }
+        state.next = next
+    }
+}
