@@ -29,19 +29,24 @@ public enum StreamReport {
         return rows.isEmpty ? "[]\n" : "[\n" + rows.joined(separator: ",\n") + "\n]\n"
     }
 
-    /// A fixed-width table, one row per stream.
+    /// A fixed-width table, one row per stream. FIRST_S and LAST_S are seconds since the earliest
+    /// stream's first packet, as tshark prints them.
     public static func table(_ streams: [StreamAnalyzer.Stream]) -> String {
         let header = [
-            "SSRC", "PT", "SOURCE", "DESTINATION", "PACKETS", "LOST", "DUP", "REORD", "JITTER_MS", "DURATION_S",
+            "SSRC", "PT", "SOURCE", "DESTINATION", "PACKETS", "LOST", "DUP", "REORD", "JITTER_MS", "FIRST_S", "LAST_S",
         ]
+        let origin = streams.compactMap { $0.statistics.firstArrival?.nanoseconds }.min() ?? 0
+        func relative(_ time: ArrivalTime?) -> String {
+            formatFixed(Double((time?.nanoseconds ?? origin) - origin) / 1e9, decimals: 3)
+        }
         var rows = [header]
         for stream in streams {
             let s = stream.statistics
             rows.append([
                 hex32(stream.key.ssrc), String(stream.payloadType), stream.key.source.description,
                 stream.key.destination.description, String(s.packets), String(s.lost), String(s.duplicates),
-                String(s.reordered), formatFixed(s.jitterMilliseconds, decimals: 3),
-                formatFixed(duration(s), decimals: 3),
+                String(s.reordered), formatFixed(s.jitterMilliseconds, decimals: 3), relative(s.firstArrival),
+                relative(s.lastArrival),
             ])
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
