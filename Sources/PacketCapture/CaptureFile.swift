@@ -107,26 +107,29 @@ public struct CaptureFile: Sendable {
         return nil
     }
 
+    /// Reads a whole file into one buffer of its size: one allocation, one copy.
     static func readFile(_ path: String) throws(CaptureError) -> [UInt8] {
         guard let file = fopen(path, "rb") else {
             let reason = String(cString: strerror(errno))
             throw CaptureError(.unreadable, "cannot open capture \(path): \(reason)")
         }
         defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
-            if bytes.count > maxFileSize {
-                throw CaptureError(
-                    .unreadable, "capture \(path) is larger than \(maxFileSize >> 30) GiB; split it first")
-            }
-            if n < chunk.count {
-                if ferror(file) != 0 { throw CaptureError(.unreadable, "error reading capture \(path)") }
-                return bytes
-            }
+        guard fseeko(file, 0, SEEK_END) == 0, case let size = Int(ftello(file)), size >= 0,
+            fseeko(file, 0, SEEK_SET) == 0
+        else {
+            throw CaptureError(
+                .unreadable, "capture \(path) is not a regular file (a pipe or device?); save it to a file first")
         }
+        guard size <= maxFileSize else {
+            throw CaptureError(.unreadable, "capture \(path) is larger than \(maxFileSize >> 30) GiB; split it first")
+        }
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = size == 0 ? 0 : fread(buffer.baseAddress, 1, size, file)
+        }
+        guard bytes.count == size, ferror(file) == 0 else {
+            throw CaptureError(.unreadable, "error reading capture \(path) (\(bytes.count) of \(size) bytes read)")
+        }
+        return bytes
     }
 }
 
