@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
+        .library(name: "H26x", targets: ["H26x"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
     ],
     dependencies: [
@@ -14,10 +15,12 @@ let package = Package(
     targets: [
         // RTP and RTCP packet views, sequence tracking, reordering and receiver statistics. No dependencies.
         .target(name: "RTP"),
+        // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
+        .target(name: "H26x", dependencies: ["RTP"]),
         // pcap / pcapng readers, link layers, IPv4/IPv6 (with fragment reassembly) and UDP.
         .target(name: "PacketCapture", dependencies: ["RTP"]),
         // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.
-        .target(name: "RTPDumpCore", dependencies: ["RTP", "PacketCapture"]),
+        .target(name: "RTPDumpCore", dependencies: ["RTP", "PacketCapture", "H26x"]),
         .executableTarget(
             name: "rtpdump",
             dependencies: [
@@ -26,6 +29,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
+        .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
         .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
         .testTarget(name: "RTPDumpCoreTests", dependencies: ["RTPDumpCore", "PacketCapture", "RTP"]),
     ],

@@ -69,7 +69,7 @@ let benchmarks: @Sendable () -> Void = {
     // A whole real capture: pcap records -> Ethernet -> IPv4 -> UDP -> RTP, per pass over 1080 packets.
     let capture = (try? Data(contentsOf: fixtures.appendingPathComponent("h264-gst.pcap"))).map { [UInt8]($0) } ?? []
     Benchmark(
-        "pcap -> UDP -> RTP parse + statistics (h264-gst.pcap, 1080 packets, per pass)",
+        "pcap -> UDP -> RTP parse + statistics (h264-gst.pcap, 1079 packets, per pass)",
         configuration: .init(scalingFactor: .one)
     ) { benchmark in
         var packets = 0

@@ -1,0 +1,41 @@
+/// One coded picture's NAL units, with its timestamp and what the receiver knows about its integrity.
+///
+/// The NAL units live in one buffer, copied there once from the RTP payloads. The depacketizer lends an
+/// access unit to its `emit` closure and then reuses the buffer; keeping the value is safe (copy-on-write
+/// gives the next one a new buffer) but costs that allocation.
+public struct AccessUnit: Sendable {
+    public let codec: VideoCodec
+    /// The RTP timestamp extended to 64 bits (it never wraps), in 90 kHz units.
+    public let timestamp: UInt64
+    /// The NAL units, in decoding order.
+    public let nalUnits: NALUnits
+    /// Whether it holds an IDR (H.264) or IRAP (H.265) picture.
+    public let isKeyframe: Bool
+    /// Whether a VPS, SPS or PPS in it is new or differs from the one with its id.
+    public let parameterSetsChanged: Bool
+    /// RTP packets lost while it was being received (0 when complete). NAL units that lost a fragment are
+    /// left out; the others are intact.
+    public let lostPackets: Int
+
+    /// Whether every packet arrived.
+    public var isComplete: Bool { lostPackets == 0 }
+
+    /// The RTP timestamp as sent (32 bits).
+    public var rtpTimestamp: UInt32 { UInt32(truncatingIfNeeded: timestamp) }
+
+    /// The bytes of all NAL units, without start codes.
+    public var payloadSize: Int { nalUnits.ranges.reduce(0) { $0 + $1.count } }
+
+    /// The NAL units of an access unit: views into its buffer.
+    public struct NALUnits: RandomAccessCollection, Sendable {
+        let codec: VideoCodec
+        let storage: [UInt8]
+        let ranges: [Range<Int>]
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { ranges.count }
+        public subscript(position: Int) -> NALUnit {
+            NALUnit(codec: codec, bytes: storage[ranges[position]])
+        }
+    }
+}

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Start codes (00 00 01, 00 00 00 01) and the NAL units between them.
+enum AnnexB {
+    /// The ranges of the NAL units in `bytes`, split at every start code; bytes before the first start code
+    /// form a NAL unit too. Zero bytes just before a start code (its long form, trailing_zero_8bits) are
+    /// left out. Empty ranges are skipped.
+    static func split(_ bytes: ArraySlice<UInt8>) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = bytes.startIndex
+        forEachStartCode(in: bytes) { codeStart, codeEnd in
+            var end = codeStart
+            while end > start && bytes[end - 1] == 0 { end -= 1 }
+            if end > start { ranges.append(start..<end) }
+            start = codeEnd
+        }
+        if start < bytes.endIndex { ranges.append(start..<bytes.endIndex) }
+        return ranges
+    }
+
+    /// Whether `bytes` holds a three-byte start code anywhere.
+    static func containsStartCode(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var found = false
+        forEachStartCode(in: bytes) { _, _ in found = true }
+        return found
+    }
+
+    /// Calls `body(start, end)` for each 00 00 01 in `bytes`, `start` at its first zero. Uses memchr to
+    /// find the 01 bytes, which are rare in coded slice data.
+    static func forEachStartCode(in bytes: ArraySlice<UInt8>, _ body: (Int, Int) -> Void) {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress, buffer.count >= 3 else { return }
+            var offset = 2
+            while offset < buffer.count {
+                guard let hit = memchr(base + offset, 1, buffer.count - offset) else { return }
+                let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if base[index - 1] == 0 && base[index - 2] == 0 {
+                    body(bytes.startIndex + index - 2, bytes.startIndex + index + 1)
+                }
+                offset = index + 1
+            }
+        }
+    }
+}

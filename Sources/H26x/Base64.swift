@@ -1,0 +1,39 @@
+/// Decodes base64 (RFC 4648), with or without padding, as SDP `sprop-*` parameters carry it.
+enum Base64 {
+    private static let table: [UInt8] = {
+        var t = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            t[Int(c)] = UInt8(i)
+        }
+        // base64url, which some cameras use.
+        t[Int(UInt8(ascii: "-"))] = 62
+        t[Int(UInt8(ascii: "_"))] = 63
+        return t
+    }()
+
+    /// The decoded bytes, or nil when `text` holds a character outside the alphabet or has a bad length.
+    static func decode(_ text: Substring) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        var padding = 0
+        for c in text.utf8 {
+            if c == UInt8(ascii: "=") {
+                padding += 1
+                continue
+            }
+            guard padding == 0 else { return nil }  // data after padding
+            let value = table[Int(c)]
+            guard value != 0xFF else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        guard bits < 6, padding <= 2 else { return nil }  // a lone trailing character is not base64
+        return out
+    }
+}
