@@ -82,4 +82,8 @@ python3 "$here/damage.py" --tcp "$captures/rtsp-h264-tcp.pcap" "$captures" "$exp
 
 # Expected values from tshark for every capture.
 python3 "$here/tshark_streams.py" "$captures" "$expected"
+
+# NAL-level references from GStreamer and ffprobe, and the interleaved captures built from them.
+rm -f "$expected/interleaved.json"
+bash "$here/gst_references.sh"
 echo "fixtures regenerated in $fixtures"

@@ -12,6 +12,11 @@ struct AccessUnitAssembler: Sendable {
     let maxNALSize: Int
     /// Access units larger than this are cut: the rest of the picture is dropped and counted as loss.
     let maxAccessUnitSize: Int
+    /// After an incomplete access unit, drop access units until a complete keyframe.
+    let waitForKeyframeAfterLoss: Bool
+    private var waitingForKeyframe = false
+    /// Access units dropped while waiting for a keyframe.
+    private(set) var skippedAccessUnits = 0
 
     private var buffer: [UInt8] = []
     private var ranges: [Range<Int>] = []
@@ -23,12 +28,21 @@ struct AccessUnitAssembler: Sendable {
     private(set) var lostPackets = 0
     /// NAL units dropped for size.
     private(set) var oversizedNALs = 0
+    /// Where the current access unit may end (an index into `ranges`), pending the next slice.
+    private var boundary: Int?
+    private var changedAfterBoundary = false
+    /// Parameter sets or SEI found between the slices of one picture (a quirk, tolerated).
+    private(set) var parametersInsidePicture = 0
 
-    init(codec: VideoCodec, parameterSets: ParameterSets, maxNALSize: Int, maxAccessUnitSize: Int) {
+    init(
+        codec: VideoCodec, parameterSets: ParameterSets, maxNALSize: Int, maxAccessUnitSize: Int,
+        waitForKeyframeAfterLoss: Bool = false
+    ) {
         self.codec = codec
         self.parameterSets = parameterSets
         self.maxNALSize = maxNALSize
         self.maxAccessUnitSize = maxAccessUnitSize
+        self.waitForKeyframeAfterLoss = waitForKeyframeAfterLoss
         buffer.reserveCapacity(256 * 1024)
         ranges.reserveCapacity(64)
     }
@@ -105,25 +119,52 @@ struct AccessUnitAssembler: Sendable {
         file(from: start, emit: emit)
     }
 
-    /// Files the NAL unit at `start..<buffer.endIndex`, ending the access unit before it when it starts a new one.
+    /// Files the NAL unit at `start..<buffer.endIndex`. When the access unit already holds a picture, a NAL
+    /// unit that may start the next one (AUD, parameter set, SEI) only marks a candidate boundary: the next
+    /// slice decides. If it is the first slice of a picture, the access unit ends at the candidate; if it
+    /// continues the picture, the candidate is dropped. (Quirk: GStreamer's rtph264pay with
+    /// config-interval=-1 repeats SPS and PPS before every IDR slice, between slices of one picture.)
     private mutating func file(from start: Int, emit: (AccessUnit) -> Void) {
         nalStart = nil
-        var start = start
-        let unit = NALUnit(codec: codec, bytes: buffer[start...])
-        guard unit.bytes.first.map({ $0 & 0x80 == 0 }) == true else {
+        let nal = NALUnit(codec: codec, bytes: buffer[start...])
+        guard nal.bytes.first.map({ $0 & 0x80 == 0 }) == true else {
             buffer.removeSubrange(start...)  // forbidden_zero_bit set: not a NAL unit
             return
         }
-        if hasPicture && startsAccessUnit(unit) {
-            let length = buffer.count - start
-            finish(emit: emit, excludingTail: length)
-            start = 0
-        }
-        let nal = NALUnit(codec: codec, bytes: buffer[start...])
-        if nal.isVCL { hasPicture = true }
-        if nal.isKeyframe { keyframe = true }
-        if nal.isParameterSet && parameterSets.update(nal) { parameterSetsChanged = true }
+        let index = ranges.count
         ranges.append(start..<buffer.count)
+        let changed = nal.isParameterSet && parameterSets.update(nal)
+        if hasPicture && startsAccessUnit(nal) {
+            if nal.isVCL {
+                split(at: boundary ?? index, emit: emit)
+            } else if boundary == nil {
+                boundary = index
+            }
+        } else if nal.isVCL && boundary != nil {
+            boundary = nil
+            parametersInsidePicture += 1
+        }
+        if changed {
+            if boundary == nil { parameterSetsChanged = true } else { changedAfterBoundary = true }
+        }
+        if nal.isVCL {
+            hasPicture = true
+            if nal.isKeyframe { keyframe = true }
+        }
+    }
+
+    /// Emits the NAL units before `index` as an access unit and keeps the rest as the start of the next.
+    private mutating func split(at index: Int, emit: (AccessUnit) -> Void) {
+        let kept = ranges[index...].map { $0 }
+        let carriedChange = changedAfterBoundary
+        ranges.removeSubrange(index...)
+        let cut = kept.first?.lowerBound ?? buffer.count
+        emitCurrent(emit)
+        buffer.replaceSubrange(0..<cut, with: EmptyCollection())
+        ranges.removeAll(keepingCapacity: true)
+        for range in kept { ranges.append((range.lowerBound - cut)..<(range.upperBound - cut)) }
+        resetFlags()
+        parameterSetsChanged = carriedChange
     }
 
     /// Whether this NAL unit can only be the first of a new access unit (H.264 7.4.1.2.3, H.265 7.4.2.4.4).
@@ -149,26 +190,35 @@ struct AccessUnitAssembler: Sendable {
     }
 
     /// Emits the access unit (if it holds anything) and starts the next with an empty buffer.
-    /// With `excludingTail`, the last bytes of the buffer (a NAL unit not yet filed) move to the next one.
-    mutating func finish(emit: (AccessUnit) -> Void, excludingTail tail: Int = 0) {
-        if nalStart != nil && tail == 0 { abortNAL() }
-        if !ranges.isEmpty, let timestamp {
+    mutating func finish(emit: (AccessUnit) -> Void) {
+        if nalStart != nil { abortNAL() }
+        emitCurrent(emit)
+        buffer.removeAll(keepingCapacity: true)
+        ranges.removeAll(keepingCapacity: true)
+        resetFlags()
+    }
+
+    private mutating func emitCurrent(_ emit: (AccessUnit) -> Void) {
+        guard !ranges.isEmpty, let timestamp else { return }
+        if waitForKeyframeAfterLoss && lostPackets > 0 { waitingForKeyframe = true }
+        if waitingForKeyframe && keyframe && lostPackets == 0 { waitingForKeyframe = false }
+        if waitingForKeyframe {
+            skippedAccessUnits += 1
+        } else {
             emit(
                 AccessUnit(
                     codec: codec, timestamp: timestamp,
-                    nalUnits: AccessUnit.NALUnits(codec: codec, storage: buffer, ranges: ranges), isKeyframe: keyframe,
-                    parameterSetsChanged: parameterSetsChanged, lostPackets: lostPackets))
-            lostPackets = 0
+                    nalUnits: AccessUnit.NALUnits(codec: codec, storage: buffer, ranges: ranges),
+                    isKeyframe: keyframe, parameterSetsChanged: parameterSetsChanged, lostPackets: lostPackets))
         }
-        if tail > 0 {
-            let tailStart = buffer.count - tail
-            buffer.replaceSubrange(0..<tailStart, with: EmptyCollection())
-        } else {
-            buffer.removeAll(keepingCapacity: true)
-        }
-        ranges.removeAll(keepingCapacity: true)
+        lostPackets = 0
+    }
+
+    private mutating func resetFlags() {
         hasPicture = false
         keyframe = false
         parameterSetsChanged = false
+        changedAfterBoundary = false
+        boundary = nil
     }
 }

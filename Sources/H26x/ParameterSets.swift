@@ -24,7 +24,9 @@ public struct ParameterSets: Sendable {
         guard nal.isParameterSet, nal.bytes.count <= Self.maxSize else { return false }
         let key = Key(type: nal.type, id: Self.id(of: nal))
         if let known = sets[key], known.elementsEqual(nal.bytes) { return false }
-        guard sets[key] != nil || sets.keys.filter({ $0.type == key.type }).count < Self.maxPerType else { return false }
+        guard sets[key] != nil || sets.keys.filter({ $0.type == key.type }).count < Self.maxPerType else {
+            return false
+        }
         sets[key] = Array(nal.bytes)
         return true
     }

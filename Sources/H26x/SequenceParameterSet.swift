@@ -30,10 +30,12 @@ public struct SequenceParameterSet: Hashable, Sendable {
         } catch let error as H26xError {
             throw error
         } catch {
-            throw H26xError(.invalidParameterSet, "\(nal.codec) SPS ends before its picture size (\(nal.bytes.count) bytes)")
+            throw H26xError(
+                .invalidParameterSet, "\(nal.codec) SPS ends before its picture size (\(nal.bytes.count) bytes)")
         }
         guard width > 0, height > 0, width <= Self.maxDimension, height <= Self.maxDimension else {
-            throw H26xError(.invalidParameterSet, "\(nal.codec) SPS gives an impossible picture size \(width)x\(height)")
+            throw H26xError(
+                .invalidParameterSet, "\(nal.codec) SPS gives an impossible picture size \(width)x\(height)")
         }
     }
 
@@ -113,7 +115,8 @@ public struct SequenceParameterSet: Hashable, Sendable {
         let cropY = (arrayType == 0 ? 1 : subHeight) * frameFactor
         return SequenceParameterSet(
             codec: .h264, id: id, width: widthMbs * 16 - cropX * (crop.left + crop.right),
-            height: heightMapUnits * 16 * frameFactor - cropY * (crop.top + crop.bottom), profile: profile, level: level,
+            height: heightMapUnits * 16 * frameFactor - cropY * (crop.top + crop.bottom), profile: profile,
+            level: level,
             chromaFormat: UInt8(chroma), bitDepthLuma: UInt8(depthLuma + 8), bitDepthChroma: UInt8(depthChroma + 8))
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import H26x
 import PacketCapture
 import RTP
 import RTPDumpCore
@@ -16,7 +17,7 @@ struct RTPDump: ParsableCommand {
         abstract: "Inspect RTP streams in capture files (pcap, pcapng).",
         discussion:
             "Machine-readable output goes to stdout, diagnostics to stderr; the exit status is non-zero on failure.",
-        subcommands: [Streams.self, Packets.self]
+        subcommands: [Streams.self, Packets.self, NALs.self, Extract.self]
     )
 }
 
@@ -33,6 +34,9 @@ struct InputOptions: ParsableArguments {
 
     @Option(name: .customLong("payload-type"), help: "Only this RTP payload type.")
     var payloadType: UInt8?
+
+    @Option(help: "The video codec: h264 or h265 (default: sniffed from the payloads).")
+    var codec: VideoCodec?
 
     var filter: StreamFilter { StreamFilter(port: port, ssrc: ssrc, payloadType: payloadType) }
 }
@@ -114,5 +118,70 @@ struct Packets: ParsableCommand {
             throw RTPDumpError("\(options.input): \(error)")
         }
         finish(capture)
+    }
+}
+
+extension VideoCodec: ExpressibleByArgument {}
+
+struct NALs: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nals", abstract: "One line per NAL unit and per access unit (H.264, H.265).")
+
+    @OptionGroup var options: InputOptions
+
+    func run() throws {
+        var capture = try CaptureInput.open(options.input)
+        var streams = AccessUnitStreams(filter: options.filter, codec: options.codec)
+        let emit = { (key: StreamKey, unit: AccessUnit) in
+            for line in NALListing.lines(key, unit) { print(line) }
+        }
+        do {
+            while let datagram = try capture.nextDatagram() { streams.add(datagram, emit: emit) }
+        } catch {
+            throw RTPDumpError("\(options.input): \(error)")
+        }
+        streams.finish(emit: emit)
+        finish(capture)
+    }
+}
+
+struct Extract: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the complete access units of a stream as an Annex B elementary stream (.h264, .h265).")
+
+    @OptionGroup var options: InputOptions
+
+    @Option(name: .shortAndLong, help: "The output file: OUT.h264 or OUT.h265.")
+    var output: String
+
+    func run() throws {
+        var capture = try CaptureInput.open(options.input)
+        guard let file = fopen(output, "wb") else {
+            throw RTPDumpError("cannot create \(output): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        let summary: NALListing.ExtractSummary
+        do {
+            summary = try NALListing.extract(&capture, filter: options.filter, codec: options.codec) { chunk in
+                guard chunk.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == chunk.count else {
+                    throw RTPDumpError("cannot write \(output): \(String(cString: strerror(errno)))")
+                }
+            }
+        } catch let error as RTPDumpError {
+            throw error
+        } catch {
+            throw RTPDumpError("\(options.input): \(error)")
+        }
+        finish(capture)
+        guard let codec = summary.codec else {
+            throw RTPDumpError("no H.264 or H.265 stream found in \(options.input)")
+        }
+        let expected = codec == .h264 ? ".h264" : ".h265"
+        if !output.hasSuffix(expected) {
+            printError("warning: the stream is \(codec) but \(output) does not end in \(expected)")
+        }
+        printError(
+            "\(codec): \(summary.written) access units, \(summary.bytes) bytes written; \(summary.skippedIncomplete) incomplete access units left out"
+        )
     }
 }

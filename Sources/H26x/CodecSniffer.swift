@@ -1,0 +1,32 @@
+/// Tells H.264 from H.265 by the first bytes of RTP payloads, for captures without an SDP.
+///
+/// A payload is plausible for a codec when its header has the forbidden bit clear and a type that codec's
+/// RTP format commonly carries (H.265 also needs nuh_layer_id 0 and TemporalId above 0). The common
+/// H.264 header bytes (0x67 SPS, 0x65 IDR, 0x41 slice, 0x7C FU-A ...) decode as undefined H.265 types or
+/// non-zero layers, and the H.265 ones (0x40 VPS, 0x62 FU, 0x02 TRAIL_R ...) as H.264 types 0 and 2, so
+/// most payloads decide alone; the others are left undecided.
+public enum CodecSniffer {
+    /// The codec this payload can only belong to, or nil when it fits both or neither.
+    public static func codec(ofPayload payload: ArraySlice<UInt8>) -> VideoCodec? {
+        switch (plausibleH264(payload), plausibleH265(payload)) {
+        case (true, false): return .h264
+        case (false, true): return .h265
+        default: return nil
+        }
+    }
+
+    static func plausibleH264(_ payload: ArraySlice<UInt8>) -> Bool {
+        guard let first = payload.first, first & 0x80 == 0 else { return false }
+        return [1, 5, 6, 7, 8, 9, 24, 25, 26, 27, 28, 29].contains(first & 0x1F)
+    }
+
+    static func plausibleH265(_ payload: ArraySlice<UInt8>) -> Bool {
+        guard payload.count >= 2 else { return false }
+        let first = payload[payload.startIndex]
+        let second = payload[payload.startIndex + 1]
+        guard first & 0x81 == 0, second >> 3 == 0, second & 0x07 != 0 else { return false }
+        let type = first >> 1 & 0x3F
+        return (0...9).contains(type) || (16...21).contains(type) || (32...40).contains(type)
+            || (48...50).contains(type)
+    }
+}

@@ -1,0 +1,175 @@
+import RTP
+
+/// What the H.264 and H.265 depacketizers share: timestamps, loss, the marker bit, de-interleaving and
+/// access-unit assembly. The codec-specific parts only take payloads apart.
+struct DepacketizerCore: Sendable {
+    let configuration: DepacketizerConfiguration
+    var assembler: AccessUnitAssembler
+    var statistics = DepacketizerStatistics()
+    var lastError: H26xError?
+    private var timestamps = TimestampExtender()
+    private var pendingLoss = 0
+    private var seenMarker = false
+    var deinterleaver: Deinterleaver?
+    /// A fragmented NAL unit being received: its type, and its DON when de-interleaving.
+    var fragmentType: UInt8?
+    var fragmentDON: UInt16?
+    /// Bytes of a fragmented NAL unit when it must go through the de-interleaver.
+    var fragmentBytes: [UInt8] = []
+    /// The packet being handled: its extended timestamp.
+    private(set) var packetTimestamp: UInt64 = 0
+
+    init(codec: VideoCodec, configuration: DepacketizerConfiguration, parameterSets: ParameterSets) {
+        self.configuration = configuration
+        self.assembler = AccessUnitAssembler(
+            codec: codec, parameterSets: parameterSets, maxNALSize: configuration.maxNALSize,
+            maxAccessUnitSize: configuration.maxAccessUnitSize,
+            waitForKeyframeAfterLoss: configuration.waitForKeyframeAfterLoss)
+        if configuration.deinterleavingDepth > 0 {
+            deinterleaver = Deinterleaver(
+                depth: configuration.deinterleavingDepth, maxBytes: configuration.deinterleavingBytes)
+        }
+    }
+
+    var parameterSets: ParameterSets { assembler.parameterSets }
+
+    /// Packets were lost before the next one: a fragmented NAL unit in progress is dropped, never spliced.
+    mutating func noteLoss(_ count: Int) {
+        guard count > 0 else { return }
+        pendingLoss += count
+        dropFragment()
+    }
+
+    mutating func dropFragment() {
+        if fragmentType != nil || assembler.isInNAL {
+            statistics.droppedNALUnits += 1
+        }
+        assembler.abortNAL()
+        fragmentType = nil
+        fragmentDON = nil
+        fragmentBytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Called first for every packet: extends its timestamp, charges pending loss to the right access
+    /// unit, and ends the current access unit when the timestamp moves on (not when de-interleaving: there
+    /// NAL units carry their own timestamps).
+    mutating func beginPacket(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+        packetTimestamp = timestamps.extend(packet.timestamp)
+        if packet.marker { seenMarker = true }
+        guard deinterleaver == nil else {
+            if pendingLoss > 0 { assembler.addLoss(pendingLoss) }
+            pendingLoss = 0
+            return
+        }
+        let changes = assembler.timestamp != nil && assembler.timestamp != packetTimestamp && !assembler.isEmpty
+        if pendingLoss > 0 && changes && seenMarker {
+            // The marker packet that would have ended the current access unit is among the lost; the
+            // rest belonged to the new one.
+            assembler.addLoss(1)
+            pendingLoss -= 1
+        } else if pendingLoss > 0 && !changes {
+            assembler.addLoss(pendingLoss)
+            pendingLoss = 0
+        }
+        setTimestamp(packetTimestamp, emit: emit)
+        if pendingLoss > 0 {
+            assembler.addLoss(pendingLoss)
+            pendingLoss = 0
+        }
+    }
+
+    /// Called last for every packet.
+    mutating func endPacket(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+        guard packet.marker, deinterleaver == nil else { return }
+        if fragmentType != nil {
+            // Quirk (some cameras): the last fragment carries the marker but not the FU end bit.
+            statistics.quirks += 1
+            endFragment(emit: emit)
+        }
+        if assembler.holdsPicture { finish(emit: emit) }
+    }
+
+    mutating func setTimestamp(_ timestamp: UInt64, emit: (AccessUnit) -> Void) {
+        assembler.setTimestamp(timestamp, emit: emit)
+    }
+
+    /// A complete NAL unit from the payload, with its DON when de-interleaving.
+    mutating func nal(_ bytes: ArraySlice<UInt8>, don: UInt16?, timestamp: UInt64? = nil, emit: (AccessUnit) -> Void) {
+        if var deinterleaver, let don {
+            deinterleaver.insert(.init(don: don, timestamp: timestamp ?? packetTimestamp, bytes: Array(bytes)))
+            self.deinterleaver = deinterleaver
+            release(all: false, emit: emit)
+            return
+        }
+        assembler.addNAL(bytes, emit: emit)
+    }
+
+    /// The start of a fragmented NAL unit, given its reconstructed header.
+    /// `second` is the second header byte, for H.265's two-byte NAL header.
+    mutating func beginFragment(type: UInt8, header first: UInt8, _ second: UInt8? = nil, don: UInt16?) {
+        if fragmentType != nil { dropFragment() }
+        fragmentType = type
+        fragmentDON = don
+        if deinterleaver != nil {
+            fragmentBytes.removeAll(keepingCapacity: true)
+            fragmentBytes.append(first)
+            if let second { fragmentBytes.append(second) }
+        } else {
+            assembler.beginNAL()
+            assembler.append(first)
+            if let second { assembler.append(second) }
+        }
+    }
+
+    mutating func appendFragment(_ bytes: ArraySlice<UInt8>) {
+        if deinterleaver != nil {
+            guard fragmentBytes.count + bytes.count <= configuration.maxNALSize else {
+                dropFragment()
+                return
+            }
+            fragmentBytes.append(contentsOf: bytes)
+        } else {
+            assembler.append(bytes)
+            if !assembler.isInNAL {
+                statistics.droppedNALUnits += 1
+                fragmentType = nil
+            }
+        }
+    }
+
+    mutating func endFragment(emit: (AccessUnit) -> Void) {
+        guard fragmentType != nil else { return }
+        fragmentType = nil
+        if deinterleaver != nil {
+            let bytes = fragmentBytes
+            fragmentBytes.removeAll(keepingCapacity: true)
+            nal(bytes[...], don: fragmentDON ?? 0, emit: emit)
+        } else {
+            assembler.endNAL(emit: emit)
+        }
+        fragmentDON = nil
+    }
+
+    /// Releases de-interleaved NAL units into access units.
+    mutating func release(all: Bool, emit: (AccessUnit) -> Void) {
+        while let entry = deinterleaver?.next(all: all) {
+            setTimestamp(entry.timestamp, emit: emit)
+            assembler.addNAL(entry.bytes[...], emit: emit)
+        }
+    }
+
+    mutating func finish(emit: (AccessUnit) -> Void) {
+        assembler.finish(emit: emit)
+    }
+
+    /// Ends the stream: releases everything held and emits the last access unit.
+    mutating func flush(emit: (AccessUnit) -> Void) {
+        dropFragment()
+        release(all: true, emit: emit)
+        if pendingLoss > 0 {
+            assembler.addLoss(pendingLoss)
+            pendingLoss = 0
+        }
+        finish(emit: emit)
+    }
+}

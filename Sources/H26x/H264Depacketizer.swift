@@ -1,0 +1,140 @@
+import RTP
+
+/// Turns in-order RTP packets of an H.264 stream (RFC 6184) into access units.
+///
+/// Takes every packetization mode: single NAL units, STAP-A and FU-A (modes 0 and 1), and the
+/// interleaved mode 2 (STAP-B, MTAP16, MTAP24, FU-B), whose NAL units are put back into decoding order
+/// by their DON. Feed it the output of a ``ReorderBuffer``: packets with ``push(_:emit:)``, gaps with
+/// ``noteLoss(_:emit:)``.
+///
+/// ```swift
+/// var depacketizer = H264Depacketizer()
+/// depacketizer.push(packet) { accessUnit in print(accessUnit.timestamp, accessUnit.nalUnits.count) }
+/// ```
+public struct H264Depacketizer: Sendable {
+    private var core: DepacketizerCore
+
+    /// Creates a depacketizer. `parameterSets` are those from the SDP (`sprop-parameter-sets`), if any.
+    /// For `packetization-mode=2`, set ``DepacketizerConfiguration/deinterleavingDepth`` from
+    /// `sprop-interleaving-depth` (at least 1).
+    public init(
+        configuration: DepacketizerConfiguration = DepacketizerConfiguration(),
+        parameterSets: ParameterSets = ParameterSets(codec: .h264)
+    ) {
+        core = DepacketizerCore(codec: .h264, configuration: configuration, parameterSets: parameterSets)
+    }
+
+    /// What was counted so far.
+    public var statistics: DepacketizerStatistics {
+        var s = core.statistics
+        s.skippedAccessUnits = core.assembler.skippedAccessUnits
+        s.quirks += core.assembler.parametersInsidePicture
+        return s
+    }
+
+    /// Every parameter set seen, from the SDP and in band.
+    public var parameterSets: ParameterSets { core.parameterSets }
+
+    /// The most recent payload this depacketizer refused, and why.
+    public var lastError: H26xError? { core.lastError }
+
+    /// Tells the depacketizer that `count` packets before the next one were lost.
+    public mutating func noteLoss(_ count: Int, emit: (AccessUnit) -> Void) {
+        core.noteLoss(count)
+    }
+
+    /// Ends the stream: emits what is still held.
+    public mutating func flush(emit: (AccessUnit) -> Void) {
+        core.flush(emit: emit)
+    }
+
+    /// Takes the next packet in sequence order; `emit` receives each access unit it completes.
+    public mutating func push(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+        core.beginPacket(packet, emit: emit)
+        let payload = packet.payload
+        guard let indicator = payload.first else {
+            core.statistics.malformedPackets += 1
+            return
+        }
+        let type = indicator & 0x1F
+        if type != 28 && type != 29 && core.fragmentType != nil {
+            // A fragmented NAL unit ended without its end bit and without loss (contiguous sequence numbers).
+            core.statistics.quirks += 1
+            core.endFragment(emit: emit)
+        }
+        switch type {
+        case 1...23: core.nal(payload, don: nil, emit: emit)
+        case 24: aggregation(payload, headerLength: 1, emit: emit)
+        case 25:
+            guard let don = payload.u16(at: 1) else { return malformed() }
+            aggregation(payload, headerLength: 3, firstDON: don, emit: emit)
+        case 26, 27: multiTime(payload, offsetLength: type == 26 ? 2 : 3, emit: emit)
+        case 28, 29: fragment(payload, withDON: type == 29, emit: emit)
+        default:
+            core.statistics.malformedPackets += 1
+        }
+        core.endPacket(packet, emit: emit)
+    }
+
+    private mutating func malformed() {
+        core.statistics.malformedPackets += 1
+    }
+
+    /// STAP-A (and STAP-B, whose NAL units take consecutive DONs from the first).
+    private mutating func aggregation(
+        _ payload: ArraySlice<UInt8>, headerLength: Int, firstDON: UInt16? = nil, emit: (AccessUnit) -> Void
+    ) {
+        var offset = headerLength
+        var don = firstDON
+        while offset < payload.count {
+            guard let size = payload.u16(at: offset).map(Int.init),
+                let nal = payload.bytes(at: offset + 2, length: size)
+            else { return malformed() }
+            if size > 0 { core.nal(nal, don: don, emit: emit) }
+            don = don.map { $0 &+ 1 }
+            offset += 2 + size
+        }
+    }
+
+    /// MTAP16 and MTAP24: each NAL unit with its DON difference and timestamp offset.
+    private mutating func multiTime(_ payload: ArraySlice<UInt8>, offsetLength: Int, emit: (AccessUnit) -> Void) {
+        guard let base = payload.u16(at: 1) else { return malformed() }
+        var offset = 3
+        let packetTimestamp = core.packetTimestamp
+        while offset < payload.count {
+            guard let size = payload.u16(at: offset).map(Int.init), size >= 1 + offsetLength,
+                let dond = payload.bytes(at: offset + 2, length: 1)?.first,
+                let tsOffset = payload.bytes(at: offset + 3, length: offsetLength),
+                let nal = payload.bytes(at: offset + 3 + offsetLength, length: size - 1 - offsetLength)
+            else { return malformed() }
+            let delta = tsOffset.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            core.nal(nal, don: base &+ UInt16(dond), timestamp: packetTimestamp + delta, emit: emit)
+            offset += 2 + size
+        }
+    }
+
+    /// FU-A and FU-B (FU-B carries the DON, in the first fragment only).
+    private mutating func fragment(_ payload: ArraySlice<UInt8>, withDON: Bool, emit: (AccessUnit) -> Void) {
+        guard payload.count >= (withDON ? 4 : 2) else { return malformed() }
+        let indicator = payload[payload.startIndex]
+        let header = payload[payload.startIndex + 1]
+        let start = header & 0x80 != 0
+        let end = header & 0x40 != 0
+        let type = header & 0x1F
+        let data = payload.dropFirst(withDON ? 4 : 2)
+        if start {
+            let don = withDON ? payload.u16(at: 2) : nil
+            core.beginFragment(type: type, header: indicator & 0xE0 | type, don: don)
+        } else if core.fragmentType == nil {
+            return  // the start of this NAL unit was lost: its other fragments are dropped
+        } else if core.fragmentType != type {
+            // Quirk: the type in the FU header changed mid-NAL. The pieces do not belong together.
+            core.statistics.quirks += 1
+            core.dropFragment()
+            return
+        }
+        core.appendFragment(data)
+        if end { core.endFragment(emit: emit) }
+        if start && end { core.statistics.quirks += 1 }  // Quirk: one fragment with both bits set.
+    }
+}

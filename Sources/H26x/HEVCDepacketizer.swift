@@ -1,0 +1,166 @@
+import RTP
+
+/// Turns in-order RTP packets of an H.265 stream (RFC 7798) into access units.
+///
+/// Takes single NAL unit packets, aggregation packets (AP) and fragmentation units (FU), with the DONL /
+/// DOND fields when `sprop-max-don-diff` is above 0 (then NAL units are put back into decoding order by
+/// DON), and PACI packets, whose payload is unwrapped (the header extension is skipped) and handled as
+/// the packet it carries.
+public struct HEVCDepacketizer: Sendable {
+    private var core: DepacketizerCore
+    /// Whether DONL/DOND fields are present (`sprop-max-don-diff` > 0).
+    public let usesDecodingOrderNumbers: Bool
+    private var lastDON: UInt16 = 0
+
+    /// Creates a depacketizer. `parameterSets` come from `sprop-vps`, `sprop-sps` and `sprop-pps`.
+    /// `maxDONDiff` is `sprop-max-don-diff` (0 when absent); when it is above 0, set
+    /// ``DepacketizerConfiguration/deinterleavingDepth`` from `sprop-depack-buf-nalus` (at least 1).
+    public init(
+        configuration: DepacketizerConfiguration = DepacketizerConfiguration(),
+        parameterSets: ParameterSets = ParameterSets(codec: .h265), maxDONDiff: Int = 0
+    ) {
+        var configuration = configuration
+        if maxDONDiff > 0 && configuration.deinterleavingDepth == 0 {
+            configuration.deinterleavingDepth = min(maxDONDiff, 32_767)
+        }
+        usesDecodingOrderNumbers = maxDONDiff > 0
+        core = DepacketizerCore(codec: .h265, configuration: configuration, parameterSets: parameterSets)
+    }
+
+    public var statistics: DepacketizerStatistics {
+        var s = core.statistics
+        s.skippedAccessUnits = core.assembler.skippedAccessUnits
+        s.quirks += core.assembler.parametersInsidePicture
+        return s
+    }
+
+    public var parameterSets: ParameterSets { core.parameterSets }
+
+    /// The most recent payload this depacketizer refused, and why.
+    public var lastError: H26xError? { core.lastError }
+
+    public mutating func noteLoss(_ count: Int, emit: (AccessUnit) -> Void) {
+        core.noteLoss(count)
+    }
+
+    public mutating func flush(emit: (AccessUnit) -> Void) {
+        core.flush(emit: emit)
+    }
+
+    public mutating func push(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+        core.beginPacket(packet, emit: emit)
+        handle(packet.payload, nested: false, emit: emit)
+        core.endPacket(packet, emit: emit)
+    }
+
+    private mutating func handle(_ payload: ArraySlice<UInt8>, nested: Bool, emit: (AccessUnit) -> Void) {
+        guard payload.count >= 3 else {
+            core.statistics.malformedPackets += 1
+            return
+        }
+        let type = (payload[payload.startIndex] >> 1) & 0x3F
+        if type != 49 && core.fragmentType != nil {
+            core.statistics.quirks += 1  // a fragmented NAL unit ended without its end bit, without loss
+            core.endFragment(emit: emit)
+        }
+        switch type {
+        case 0...47: single(payload, emit: emit)
+        case 48: aggregation(payload, emit: emit)
+        case 49: fragment(payload, emit: emit)
+        case 50 where !nested: paci(payload, emit: emit)
+        default:
+            core.statistics.unsupportedPackets += 1
+            core.lastError = H26xError(
+                .unsupportedPacketization,
+                nested
+                    ? "H.265 PACI packet inside a PACI packet" : "H.265 payload type \(type) is not defined by RFC 7798"
+            )
+        }
+    }
+
+    private mutating func single(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
+        guard usesDecodingOrderNumbers else {
+            core.nal(payload, don: nil, emit: emit)
+            return
+        }
+        guard let don = payload.u16(at: 2), payload.count > 4 else {
+            core.statistics.malformedPackets += 1
+            return
+        }
+        // The NAL unit is the payload header followed by the data after the DONL field.
+        var nal = Array(payload.prefix(2))
+        nal.append(contentsOf: payload.dropFirst(4))
+        lastDON = don
+        core.nal(nal[...], don: don, emit: emit)
+    }
+
+    private mutating func aggregation(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
+        var offset = 2
+        var first = true
+        while offset < payload.count {
+            var don: UInt16?
+            if usesDecodingOrderNumbers {
+                if first {
+                    guard let value = payload.u16(at: offset) else { return malformed() }
+                    don = value
+                    offset += 2
+                } else {
+                    guard let difference = payload.bytes(at: offset, length: 1)?.first else { return malformed() }
+                    don = lastDON &+ UInt16(difference) &+ 1
+                    offset += 1
+                }
+                lastDON = don ?? lastDON
+            }
+            guard let size = payload.u16(at: offset).map(Int.init),
+                let nal = payload.bytes(at: offset + 2, length: size)
+            else { return malformed() }
+            if size > 0 { core.nal(nal, don: don, emit: emit) }
+            offset += 2 + size
+            first = false
+        }
+    }
+
+    private mutating func malformed() {
+        core.statistics.malformedPackets += 1
+    }
+
+    private mutating func fragment(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
+        let header = payload[payload.startIndex + 2]
+        let start = header & 0x80 != 0
+        let end = header & 0x40 != 0
+        let type = header & 0x3F
+        var dataOffset = 3
+        if start {
+            var don: UInt16?
+            if usesDecodingOrderNumbers {
+                guard let value = payload.u16(at: 3) else { return malformed() }
+                don = value
+                lastDON = value
+                dataOffset = 5
+            }
+            let first = payload[payload.startIndex] & 0x81 | type << 1
+            core.beginFragment(type: type, header: first, payload[payload.startIndex + 1], don: don)
+        } else if core.fragmentType == nil {
+            return
+        } else if core.fragmentType != type {
+            core.statistics.quirks += 1
+            core.dropFragment()
+            return
+        }
+        core.appendFragment(payload.dropFirst(dataOffset))
+        if end { core.endFragment(emit: emit) }
+        if start && end { core.statistics.quirks += 1 }
+    }
+
+    /// PACI (RFC 7798 section 4.4.4): the carried packet's payload header is the PACI header with the
+    /// type replaced by cType; the PHES header extension is skipped.
+    private mutating func paci(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
+        guard let fields = payload.u16(at: 2) else { return malformed() }
+        let carriedType = UInt8(fields >> 9 & 0x3F)
+        let extensionLength = Int(fields >> 4 & 0x1F)
+        guard payload.count > 4 + extensionLength else { return malformed() }
+        var carried: [UInt8] = [payload[payload.startIndex] & 0x81 | carriedType << 1, payload[payload.startIndex + 1]]
+        carried.append(contentsOf: payload.dropFirst(4 + extensionLength))
+        handle(carried[...], nested: true, emit: emit)
+    }
+}

@@ -1,0 +1,102 @@
+import H26x
+import PacketCapture
+import RTP
+
+/// Runs the RTP streams of a capture through a reorder buffer and an H.264 or H.265 depacketizer each:
+/// what `rtpdump nals` and `rtpdump extract` read.
+///
+/// The codec is the one given, or sniffed per stream from its first payloads (``CodecSniffer``); until a
+/// payload decides, up to ``maxUndecidedPackets`` packets are held, and then H.264 is assumed.
+public struct AccessUnitStreams: Sendable {
+    public static let maxUndecidedPackets = 64
+
+    struct Stream: Sendable {
+        var depacketizer: VideoDepacketizer?
+        var undecided: [ReorderBuffer.Output] = []
+    }
+
+    public let codec: VideoCodec?
+    public let configuration: DepacketizerConfiguration
+    private var ordered: OrderedPackets
+    private var index: [StreamKey: Int] = [:]
+    private var streams: [Stream] = []
+    private var keys: [StreamKey] = []
+    /// Reused for what the reorder buffer releases per datagram, so that steady state allocates nothing.
+    private var eventBuffer: [OrderedPackets.Event] = []
+
+    public init(
+        filter: StreamFilter = StreamFilter(), codec: VideoCodec? = nil,
+        configuration: DepacketizerConfiguration = DepacketizerConfiguration(),
+        reorder: ReorderBuffer.Configuration = .init()
+    ) {
+        self.codec = codec
+        self.configuration = configuration
+        self.ordered = OrderedPackets(filter: filter, configuration: reorder)
+    }
+
+    /// Offers a datagram; `emit` receives the access units it completes, with their stream.
+    public mutating func add(_ datagram: UDPDatagram, emit: (StreamKey, AccessUnit) -> Void) {
+        var events = eventBuffer
+        eventBuffer = []  // moved out: `events` is the only reference, so appending reuses its storage
+        ordered.add(datagram) { events.append($0) }
+        for event in events { handle(event, emit: emit) }
+        events.removeAll(keepingCapacity: true)
+        eventBuffer = events
+    }
+
+    /// Ends every stream.
+    public mutating func finish(emit: (StreamKey, AccessUnit) -> Void) {
+        var events: [OrderedPackets.Event] = []
+        ordered.finish { events.append($0) }
+        for event in events { handle(event, emit: emit) }
+        for position in streams.indices {
+            let key = keys[position]
+            if streams[position].depacketizer == nil { decide(position, codec: .h264, emit: emit) }
+            streams[position].depacketizer?.flush { emit(key, $0) }
+        }
+    }
+
+    /// The codec and depacketizer state of each stream, in order of appearance.
+    public var depacketizers: [(StreamKey, VideoDepacketizer)] {
+        streams.indices.compactMap { i in streams[i].depacketizer.map { (keys[i], $0) } }
+    }
+
+    private mutating func handle(_ event: OrderedPackets.Event, emit: (StreamKey, AccessUnit) -> Void) {
+        let position: Int
+        if let known = index[event.stream] {
+            position = known
+        } else {
+            position = streams.count
+            index[event.stream] = position
+            streams.append(
+                Stream(depacketizer: codec.map { VideoDepacketizer(codec: $0, configuration: configuration) }))
+            keys.append(event.stream)
+        }
+        guard streams[position].depacketizer != nil else {
+            streams[position].undecided.append(event.output)
+            if case .packet(let packet, _) = event.output, let sniffed = CodecSniffer.codec(ofPayload: packet.payload) {
+                decide(position, codec: sniffed, emit: emit)
+            } else if streams[position].undecided.count >= Self.maxUndecidedPackets {
+                decide(position, codec: .h264, emit: emit)
+            }
+            return
+        }
+        feed(position, event.output, emit: emit)
+    }
+
+    private mutating func decide(_ position: Int, codec: VideoCodec, emit: (StreamKey, AccessUnit) -> Void) {
+        streams[position].depacketizer = VideoDepacketizer(codec: codec, configuration: configuration)
+        let held = streams[position].undecided
+        streams[position].undecided = []
+        for output in held { feed(position, output, emit: emit) }
+    }
+
+    private mutating func feed(_ position: Int, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void) {
+        let key = keys[position]
+        switch output {
+        case .packet(let packet, _): streams[position].depacketizer?.push(packet) { emit(key, $0) }
+        case .loss(let loss): streams[position].depacketizer?.noteLoss(loss.count) { emit(key, $0) }
+        case .discontinuity: streams[position].depacketizer?.flush { emit(key, $0) }
+        }
+    }
+}

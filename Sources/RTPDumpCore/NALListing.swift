@@ -1,0 +1,69 @@
+import H26x
+import PacketCapture
+import RTP
+
+/// The output of `rtpdump nals` and `rtpdump extract`.
+public enum NALListing {
+    /// One line per NAL unit, `nal ssrc=0x.. ts=<RTP timestamp> <TYPE> <bytes>`, then one per access unit,
+    /// `au ssrc=0x.. ts=<RTP timestamp> nals=<n> bytes=<n> keyframe=0|1 complete=0|1 lost=<packets>`.
+    public static func lines(_ key: StreamKey, _ unit: AccessUnit) -> [String] {
+        let prefix = "ssrc=\(hex32(key.ssrc)) ts=\(unit.rtpTimestamp)"
+        var lines = unit.nalUnits.map { "nal \(prefix) \($0.typeName) \($0.bytes.count)" }
+        lines.append(
+            "au \(prefix) nals=\(unit.nalUnits.count) bytes=\(unit.payloadSize) keyframe=\(unit.isKeyframe ? 1 : 0)"
+                + " complete=\(unit.isComplete ? 1 : 0) lost=\(unit.lostPackets)")
+        return lines
+    }
+
+    /// What `extract` wrote.
+    public struct ExtractSummary: Sendable {
+        public var codec: VideoCodec?
+        public var written = 0
+        public var skippedIncomplete = 0
+        public var bytes = 0
+    }
+
+    /// Depacketizes the capture and writes the complete access units of the first video stream (or the one
+    /// `filter` picks) as an Annex B elementary stream through `write`, a chunk at a time.
+    public static func extract(
+        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, write: ([UInt8]) throws -> Void
+    ) throws -> ExtractSummary {
+        var streams = AccessUnitStreams(filter: filter, codec: codec)
+        var chosen: StreamKey?
+        var summary = ExtractSummary()
+        let writer = ElementaryStreamWriter(framing: .annexB)
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(1 << 20)
+        var failure: Error?
+        var parameterSets: ParameterSets?
+        // Parameter sets seen so far by the chosen stream, kept here from its access units.
+        let take = { (key: StreamKey, unit: AccessUnit) in
+            guard failure == nil else { return }
+            if chosen == nil { chosen = key }
+            guard key == chosen else { return }
+            summary.codec = unit.codec
+            var sets = parameterSets ?? ParameterSets(codec: unit.codec)
+            for nal in unit.nalUnits where nal.isParameterSet { sets.update(nal) }
+            parameterSets = sets
+            guard unit.isComplete else {
+                summary.skippedIncomplete += 1
+                return
+            }
+            writer.write(unit, parameterSets: sets, into: &chunk)
+            summary.written += 1
+            if chunk.count >= 1 << 20 {
+                do { try write(chunk) } catch { failure = error }
+                summary.bytes += chunk.count
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        while let datagram = try capture.nextDatagram() { streams.add(datagram, emit: take) }
+        streams.finish(emit: take)
+        if let failure { throw failure }
+        if !chunk.isEmpty {
+            try write(chunk)
+            summary.bytes += chunk.count
+        }
+        return summary
+    }
+}
