@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
         .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
-        .testTarget(name: "RTPDumpCoreTests", dependencies: ["RTPDumpCore", "PacketCapture", "RTP"]),
+        .testTarget(name: "RTPDumpCoreTests", dependencies: ["RTPDumpCore", "PacketCapture", "RTP", "H26x"]),
     ],
     swiftLanguageModes: [.v6]
 )
