@@ -24,6 +24,12 @@ enum AnnexB {
         return ranges
     }
 
+    /// Whether `bytes` begins with 00 00 01 or 00 00 00 01.
+    static func startsWithStartCode(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let head = bytes.prefix(4)
+        return head.starts(with: [0, 0, 1]) || head.elementsEqual([0, 0, 0, 1])
+    }
+
     /// Whether `bytes` holds a three-byte start code anywhere.
     static func containsStartCode(_ bytes: ArraySlice<UInt8>) -> Bool {
         var found = false

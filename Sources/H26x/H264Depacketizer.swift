@@ -56,6 +56,13 @@ public struct H264Depacketizer: Sendable {
             core.statistics.malformedPackets += 1
             return
         }
+        if indicator == 0 && AnnexB.startsWithStartCode(payload) {
+            // Quirk: an Annex B stream (start codes and all) sent as if it were one NAL unit.
+            core.statistics.quirks += 1
+            core.nal(payload, don: nil, emit: emit)
+            core.endPacket(packet, emit: emit)
+            return
+        }
         let type = indicator & 0x1F
         if type != 28 && type != 29 && core.fragmentType != nil {
             // A fragmented NAL unit ended without its end bit and without loss (contiguous sequence numbers).
@@ -86,6 +93,7 @@ public struct H264Depacketizer: Sendable {
     ) {
         var offset = headerLength
         var don = firstDON
+        guard offset < payload.count else { return malformed() }  // an aggregation of nothing
         while offset < payload.count {
             guard let size = payload.u16(at: offset).map(Int.init),
                 let nal = payload.bytes(at: offset + 2, length: size)
@@ -98,7 +106,7 @@ public struct H264Depacketizer: Sendable {
 
     /// MTAP16 and MTAP24: each NAL unit with its DON difference and timestamp offset.
     private mutating func multiTime(_ payload: ArraySlice<UInt8>, offsetLength: Int, emit: (AccessUnit) -> Void) {
-        guard let base = payload.u16(at: 1) else { return malformed() }
+        guard let base = payload.u16(at: 1), payload.count > 3 else { return malformed() }
         var offset = 3
         let packetTimestamp = core.packetTimestamp
         while offset < payload.count {

@@ -58,6 +58,12 @@ public struct HEVCDepacketizer: Sendable {
             core.statistics.malformedPackets += 1
             return
         }
+        if !nested && AnnexB.startsWithStartCode(payload) {
+            // Quirk: an Annex B stream (start codes and all) sent as if it were one NAL unit.
+            core.statistics.quirks += 1
+            core.nal(payload, don: nil, emit: emit)
+            return
+        }
         let type = (payload[payload.startIndex] >> 1) & 0x3F
         if type != 49 && core.fragmentType != nil {
             core.statistics.quirks += 1  // a fragmented NAL unit ended without its end bit, without loss
@@ -97,6 +103,7 @@ public struct HEVCDepacketizer: Sendable {
     private mutating func aggregation(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
         var offset = 2
         var first = true
+        guard payload.count > 4 else { return malformed() }  // an aggregation of nothing
         while offset < payload.count {
             var don: UInt16?
             if usesDecodingOrderNumbers {

@@ -24,7 +24,8 @@ import Testing
             if first == nil { first = key }
             guard key == first else { return }
             run.codec = unit.codec
-            run.units.append((unit.nalUnits.map { Array($0.bytes) }, unit.isComplete, unit.lostPackets, unit.isKeyframe))
+            run.units.append(
+                (unit.nalUnits.map { Array($0.bytes) }, unit.isComplete, unit.lostPackets, unit.isKeyframe))
         }
         while let datagram = try capture.nextDatagram() { streams.add(datagram, emit: emit) }
         streams.finish(emit: emit)
@@ -69,7 +70,10 @@ import Testing
         // the reference drops them (this camera ends some slices with zero bytes), so ours must too.
         for var nal in nals {
             while nal.last == 0 { nal.removeLast() }
-            digest.update([UInt8(nal.count >> 24 & 0xFF), UInt8(nal.count >> 16 & 0xFF), UInt8(nal.count >> 8 & 0xFF), UInt8(nal.count & 0xFF)])
+            digest.update([
+                UInt8(nal.count >> 24 & 0xFF), UInt8(nal.count >> 16 & 0xFF), UInt8(nal.count >> 8 & 0xFF),
+                UInt8(nal.count & 0xFF),
+            ])
             digest.update(nal)
         }
         #expect(nals.count == expected["nalUnits"] as? Int)

@@ -48,7 +48,8 @@ struct MD5 {
         var m = [UInt32](repeating: 0, count: 16)
         for i in 0..<16 {
             let b = chunk.startIndex + i * 4
-            m[i] = UInt32(chunk[b]) | UInt32(chunk[b + 1]) << 8 | UInt32(chunk[b + 2]) << 16 | UInt32(chunk[b + 3]) << 24
+            m[i] =
+                UInt32(chunk[b]) | UInt32(chunk[b + 1]) << 8 | UInt32(chunk[b + 2]) << 16 | UInt32(chunk[b + 3]) << 24
         }
         var (a, b, c, d) = state
         for i in 0..<64 {
