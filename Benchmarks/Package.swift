@@ -17,6 +17,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "RTP", package: "swift-rtp"),
                 .product(name: "PacketCapture", package: "swift-rtp"),
+                .product(name: "H26x", package: "swift-rtp"),
             ],
             path: "Benchmarks/RTPBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -18,24 +18,23 @@ import RTP
 /// print(capture.warnings)
 /// ```
 public struct CaptureFile: Sendable {
-    enum Reader: Sendable {
-        case pcap(PcapReader)
-        case pcapng(PcapngReader)
-    }
 
     /// The largest file read (4 GiB).
     public static let maxFileSize = 4 << 30
 
-    var reader: Reader
+    // One of the two is set. (Optionals mutated in place, not an enum: taking a reader out of an enum
+    // to call its mutating `next()` copied it on every record.)
+    var pcap: PcapReader?
+    var pcapng: PcapngReader?
     var decoder = IPDecoder()
 
     /// Reads a capture held in memory.
     public init(bytes: [UInt8]) throws(CaptureError) {
         let data = bytes[...]
         if PcapReader.matches(data) {
-            reader = .pcap(try PcapReader(data))
+            pcap = try PcapReader(data)
         } else if PcapngReader.matches(data) {
-            reader = .pcapng(try PcapngReader(data))
+            pcapng = try PcapngReader(data)
         } else {
             throw CaptureError(
                 .notACapture,
@@ -51,36 +50,20 @@ public struct CaptureFile: Sendable {
     }
 
     /// The format of the file: "pcap" or "pcapng".
-    public var format: String {
-        switch reader {
-        case .pcap: return "pcap"
-        case .pcapng: return "pcapng"
-        }
-    }
+    public var format: String { pcap != nil ? "pcap" : "pcapng" }
 
     /// Everything noticed and skipped so far, reader and decoder together.
     public var warnings: CaptureWarnings {
         var all = decoder.warnings
-        switch reader {
-        case .pcap(let r):
-            all.truncatedAtEnd = r.warnings.truncatedAtEnd
-        case .pcapng(let r):
-            all.truncatedAtEnd = r.warnings.truncatedAtEnd
-            all.skippedBlocks = r.warnings.skippedBlocks
-        }
+        all.truncatedAtEnd = pcap?.warnings.truncatedAtEnd ?? pcapng?.warnings.truncatedAtEnd ?? false
+        all.skippedBlocks = pcapng?.warnings.skippedBlocks ?? 0
         return all
     }
 
     /// The next raw record.
     public mutating func nextRecord() throws(CaptureError) -> CaptureRecord? {
-        switch reader {
-        case .pcap(var r):
-            defer { reader = .pcap(r) }
-            return try r.next()
-        case .pcapng(var r):
-            defer { reader = .pcapng(r) }
-            return try r.next()
-        }
+        if pcap != nil { return try pcap?.next() }
+        return try pcapng?.next()
     }
 
     /// The next UDP datagram or TCP segment, skipping (and counting) records that hold anything else.

@@ -66,6 +66,8 @@ let benchmarks: @Sendable () -> Void = {
         parseAndReorder(benchmark, reordered, statistics: true)
     }
 
+    depacketizerBenchmarks()
+
     // A whole real capture: pcap records -> Ethernet -> IPv4 -> UDP -> RTP, per pass over 1080 packets.
     let capture = (try? Data(contentsOf: fixtures.appendingPathComponent("h264-gst.pcap"))).map { [UInt8]($0) } ?? []
     Benchmark(

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Times `rtpdump extract` against GStreamer's depayloader (pcapparse ! rtph264depay, the pipeline of the
+# NAL references) on the same capture, in the same run, and checks that both give the same NAL units.
+# usage: Benchmarks/compare-extract.sh [CAPTURE] [PORT]   (default: the large capture, port 5010)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+capture="${1:-$here/.data/large-h264.pcap}"
+port="${2:-5010}"
+[ -f "$capture" ] || bash "$here/make-large-capture.sh" "$capture"
+bash "$here/../scripts/ensure-packages.sh" hyperfine gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+(cd "$here/.." && swift build -c release --product rtpdump >&2)
+rtpdump="$here/../.build/release/rtpdump"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96"
+gst="gst-launch-1.0 -q filesrc location=$capture ! pcapparse dst-port=$port ! $caps ! rtph264depay ! video/x-h264,stream-format=byte-stream,alignment=nal"
+echo "capture: $capture ($(du -h "$capture" | cut -f1))"
+"$rtpdump" extract "$capture" --port "$port" -o "$out/ours.h264"
+$gst ! filesink location="$out/gst.h264"
+python3 "$here/../Fixtures/scripts/nal_digest.py" "$out/ours.h264" h264 | sed 's/^/rtpdump NAL units (parameter sets aside): /'
+python3 "$here/../Fixtures/scripts/nal_digest.py" "$out/gst.h264" h264 | sed 's/^/GStreamer NAL units (parameter sets aside): /'
+hyperfine --warmup 1 --runs 5 --export-markdown /dev/stdout \
+    "$rtpdump extract $capture --port $port -o /dev/null" \
+    "$gst ! fakesink"
