@@ -15,6 +15,13 @@ let package = Package(
             dependencies: [
                 .product(name: "RTP", package: "swift-rtp"), .product(name: "PacketCapture", package: "swift-rtp"),
             ]),
+        .executableTarget(
+            name: "FuzzH264Depacketizer",
+            dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzHEVCDepacketizer",
+            dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
+        .executableTarget(name: "FuzzSPS", dependencies: [.product(name: "H26x", package: "swift-rtp")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 seconds="${1:-300}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzRTPPacket FuzzRTCP FuzzCapture)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzRTPPacket FuzzRTCP FuzzCapture FuzzH264Depacketizer FuzzHEVCDepacketizer FuzzSPS)
 mkdir -p artifacts
 for target in "${targets[@]}"; do
     swift build -c debug --sanitize fuzzer --sanitize address --product "$target" >/dev/null
@@ -16,6 +16,9 @@ for target in "${targets[@]}"; do
     case "$target" in
         FuzzCapture) cp ../Fixtures/captures/h264-ffmpeg.pcap ../Fixtures/captures/h265-ffmpeg-ipv6.pcapng "$corpus"/ ;;
         FuzzRTPPacket) printf '\x90\x60\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\xbe\xde\x00\x01\x10\xaa\x00\x00\x65' > "$corpus/seed" ;;
+        FuzzH264Depacketizer) printf '\x00\x80\x05\x67\x42\xc0\x1e\xda\x80\x04\x7c\x85\xaa\xbb\x00\x00\x04\x7c\x45\xcc\xdd' > "$corpus/seed" ;;
+        FuzzHEVCDepacketizer) printf '\x00\x80\x04\x40\x01\x0c\x01\x80\x05\x62\x01\x93\xaa\xbb\x00\x04\x62\x01\x53\xcc' > "$corpus/seed" ;;
+        FuzzSPS) printf '\x00\x67\x42\xc0\x1e\xda\x02\x80\xbf\xe5\x84\x00\x00\x03\x00\x04' > "$corpus/seed" ;;
         FuzzRTCP) printf '\x81\xc9\x00\x07\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\x07' > "$corpus/seed" ;;
     esac
     log="artifacts/$target.log"

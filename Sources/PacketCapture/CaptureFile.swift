@@ -19,34 +19,50 @@ import RTP
 /// ```
 public struct CaptureFile: Sendable {
 
-    /// The largest file read (4 GiB).
-    public static let maxFileSize = 4 << 30
+    /// How much of a file is read at a time by default. Memory use stays near this, whatever the file's
+    /// size (plus what a consumer keeps: a packet keeps the chunk it is in alive).
+    public static let defaultChunkSize = 4 << 20
+
+    /// How much of the file is read at a time.
+    public let chunkSize: Int
 
     // One of the two is set. (Optionals mutated in place, not an enum: taking a reader out of an enum
     // to call its mutating `next()` copied it on every record.)
     var pcap: PcapReader?
     var pcapng: PcapngReader?
     var decoder = IPDecoder()
+    /// The open file, when reading from one; nil for a capture held in memory, or at its end.
+    private var file: FileReader?
 
     /// Reads a capture held in memory.
     public init(bytes: [UInt8]) throws(CaptureError) {
-        let data = bytes[...]
+        try self.init(window: CaptureWindow(bytes[...], isFinal: true), chunkSize: bytes.count)
+    }
+
+    /// Reads the capture file at `path`, `chunkSize` bytes at a time (more when one record is larger).
+    public init(contentsOf path: String, chunkSize: Int = CaptureFile.defaultChunkSize) throws(CaptureError) {
+        var file = try FileReader(path: path)
+        let size = max(chunkSize, 64)
+        let first = try file.read(appendingTo: [], minimum: size)
+        try self.init(window: CaptureWindow(first[...], isFinal: file.atEnd), chunkSize: size)
+        self.file = file.atEnd ? nil : file
+    }
+
+    private init(window: CaptureWindow, chunkSize: Int) throws(CaptureError) {
+        self.chunkSize = chunkSize
+        let data = window.data
         if PcapReader.matches(data) {
-            pcap = try PcapReader(data)
+            pcap = try PcapReader(window: window)
         } else if PcapngReader.matches(data) {
-            pcapng = try PcapngReader(data)
+            pcapng = try PcapngReader(window: window)
         } else {
+            let head = data.prefix(4).map { String(format2: $0) }.joined()
             throw CaptureError(
                 .notACapture,
-                "not a pcap or pcapng capture (it starts with \(data.prefix(4).map { String(format2: $0) }.joined()));"
+                "not a pcap or pcapng capture (it starts with \(head));"
                     + " save captures from tcpdump, tshark or Wireshark in one of those formats",
                 offset: 0)
         }
-    }
-
-    /// Reads the capture file at `path`.
-    public init(contentsOf path: String) throws(CaptureError) {
-        try self.init(bytes: try Self.readFile(path))
     }
 
     /// The format of the file: "pcap" or "pcapng".
@@ -62,8 +78,28 @@ public struct CaptureFile: Sendable {
 
     /// The next raw record.
     public mutating func nextRecord() throws(CaptureError) -> CaptureRecord? {
-        if pcap != nil { return try pcap?.next() }
-        return try pcapng?.next()
+        while true {
+            if let record = pcap != nil ? try pcap?.next() : try pcapng?.next() { return record }
+            guard let needed = pcap?.window.needed ?? pcapng?.window.needed else { return nil }
+            try readMore(needed)
+        }
+    }
+
+    /// Reads the next chunk (at least `needed` bytes past the read position, when the file has them),
+    /// carrying over the unread rest of the current one.
+    private mutating func readMore(_ needed: Int) throws(CaptureError) {
+        guard var source = file else {
+            // No file behind the window (an in-memory capture): the window cannot grow.
+            pcap?.window.isFinal = true
+            pcapng?.window.isFinal = true
+            return
+        }
+        let rest = Array(pcap?.window.unread ?? pcapng?.window.unread ?? [])
+        let chunk = try source.read(appendingTo: rest, minimum: max(needed, chunkSize))
+        let final = source.atEnd
+        file = final ? nil : source
+        pcap?.window.advance(to: chunk[...], isFinal: final)
+        pcapng?.window.advance(to: chunk[...], isFinal: final)
     }
 
     /// The next UDP datagram or TCP segment, skipping (and counting) records that hold anything else.
@@ -90,27 +126,54 @@ public struct CaptureFile: Sendable {
         return nil
     }
 
-    /// Reads a whole file into one buffer of its size: one allocation, one copy.
-    static func readFile(_ path: String) throws(CaptureError) -> [UInt8] {
-        guard let file = fopen(path, "rb") else {
+}
+
+/// An open file read in chunks. Closes the file when the last copy of it goes away.
+struct FileReader: @unchecked Sendable {
+    // @unchecked: the FILE pointer is only used by the one CaptureFile that owns this reader, through
+    // mutating methods; CaptureFile is not shared between threads while it reads.
+    private final class Handle {
+        let pointer: UnsafeMutablePointer<FILE>
+        init(_ pointer: UnsafeMutablePointer<FILE>) { self.pointer = pointer }
+        deinit { fclose(pointer) }
+    }
+
+    private let handle: Handle
+    let path: String
+    private(set) var atEnd = false
+
+    init(path: String) throws(CaptureError) {
+        guard let pointer = fopen(path, "rb") else {
             let reason = String(cString: strerror(errno))
             throw CaptureError(.unreadable, "cannot open capture \(path): \(reason)")
         }
-        defer { fclose(file) }
-        guard fseeko(file, 0, SEEK_END) == 0, case let size = Int(ftello(file)), size >= 0,
-            fseeko(file, 0, SEEK_SET) == 0
-        else {
-            throw CaptureError(
-                .unreadable, "capture \(path) is not a regular file (a pipe or device?); save it to a file first")
+        handle = Handle(pointer)
+        self.path = path
+    }
+
+    /// `prefix` followed by up to `minimum - prefix.count` (at least) more bytes of the file, in one new buffer.
+    mutating func read(appendingTo prefix: [UInt8], minimum: Int) throws(CaptureError) -> [UInt8] {
+        let want = minimum > prefix.count ? minimum - prefix.count : minimum
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: prefix.count + want) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            prefix.withUnsafeBufferPointer { p in
+                if let source = p.baseAddress { (base).update(from: source, count: p.count) }
+            }
+            count = prefix.count
+            while count < prefix.count + want {
+                let n = fread(base + count, 1, prefix.count + want - count, handle.pointer)
+                if n == 0 {
+                    if ferror(handle.pointer) != 0 { failed = true }
+                    atEnd = true
+                    break
+                }
+                count += n
+            }
         }
-        guard size <= maxFileSize else {
-            throw CaptureError(.unreadable, "capture \(path) is larger than \(maxFileSize >> 30) GiB; split it first")
-        }
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = size == 0 ? 0 : fread(buffer.baseAddress, 1, size, file)
-        }
-        guard bytes.count == size, ferror(file) == 0 else {
-            throw CaptureError(.unreadable, "error reading capture \(path) (\(bytes.count) of \(size) bytes read)")
+        if failed {
+            let reason = String(cString: strerror(errno))
+            throw CaptureError(.unreadable, "error reading capture \(path): \(reason)")
         }
         return bytes
     }

@@ -2,7 +2,7 @@ import RTP
 
 /// Reads classic pcap files: microsecond and nanosecond timestamps, either byte order.
 ///
-/// The reader walks a buffer holding the whole file; records are slices of it (no copy).
+/// Records are slices of the chunk of the file they are in (no copy).
 public struct PcapReader: Sendable {
     /// The largest record accepted, whatever the header's snaplen says (tcpdump's own limit is 256 KiB).
     public static let maxRecordLength = 1 << 20
@@ -11,8 +11,7 @@ public struct PcapReader: Sendable {
     public let snapLength: Int
     public let nanosecondResolution: Bool
     let bigEndian: Bool
-    let data: ArraySlice<UInt8>
-    var offset = 24
+    var window: CaptureWindow
     var index = 0
     /// What was skipped over; ``CaptureWarnings/truncatedAtEnd`` is set when the file ends mid-record.
     public private(set) var warnings = CaptureWarnings()
@@ -23,8 +22,13 @@ public struct PcapReader: Sendable {
         return [0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1].contains(magic)
     }
 
-    /// Reads the file header.
+    /// Reads the file header from a whole file held in memory.
     public init(_ data: ArraySlice<UInt8>) throws(CaptureError) {
+        try self.init(window: CaptureWindow(data, isFinal: true))
+    }
+
+    init(window: CaptureWindow) throws(CaptureError) {
+        let data = window.data
         guard let magic = data.u32(at: 0), data.count >= 24 else {
             throw CaptureError(.notACapture, "file too short for a pcap header (\(data.count) bytes)", offset: 0)
         }
@@ -43,40 +47,47 @@ public struct PcapReader: Sendable {
         self.snapLength = Int(data.u32(at: 16, bigEndian: bigEndian) ?? 0)
         // The upper bits of the link-type field may carry FCS information; the type is the low 16 bits.
         self.linkType = LinkType(rawValue: (data.u32(at: 20, bigEndian: bigEndian) ?? 0) & 0xFFFF)
-        self.data = data
+        self.window = window
+        self.window.offset = 24
     }
 
-    /// The next record, or `nil` at the end of the file (or where the file is cut mid-record).
+    /// The next record; `nil` at the end of the file, where the file is cut mid-record, or when the
+    /// record runs past the chunk in memory (then ``CaptureWindow/needed`` is set).
     ///
     /// - Throws: ``CaptureError`` when a record's lengths cannot be right (the file is damaged from there on).
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
-        guard offset < data.count else { return nil }
-        guard let seconds = data.u32(at: offset, bigEndian: bigEndian),
-            let fraction = data.u32(at: offset + 4, bigEndian: bigEndian),
-            let captured = data.u32(at: offset + 8, bigEndian: bigEndian),
-            let original = data.u32(at: offset + 12, bigEndian: bigEndian)
-        else {
-            warnings.truncatedAtEnd = true
-            offset = data.count
-            return nil
-        }
+        guard window.remaining > 0 || !window.isFinal else { return nil }
+        guard window.has(16) else { return endOfData() }
+        let record = window.unread
+        guard let seconds = record.u32(at: 0, bigEndian: bigEndian),
+            let fraction = record.u32(at: 4, bigEndian: bigEndian),
+            let captured = record.u32(at: 8, bigEndian: bigEndian),
+            let original = record.u32(at: 12, bigEndian: bigEndian)
+        else { return endOfData() }
         guard captured <= Self.maxRecordLength else {
             throw CaptureError(
                 .malformedRecord,
                 "pcap record \(index) claims \(captured) captured bytes, more than the \(Self.maxRecordLength) allowed;"
-                    + " the file is damaged from here on", offset: offset)
+                    + " the file is damaged from here on", offset: window.position)
         }
-        guard let frame = data.bytes(at: offset + 16, length: Int(captured)) else {
-            warnings.truncatedAtEnd = true
-            offset = data.count
-            return nil
+        guard window.has(16 + Int(captured)), let frame = record.bytes(at: 16, length: Int(captured)) else {
+            return endOfData()
         }
         let nanos = nanosecondResolution ? Int64(fraction) : Int64(fraction) * 1000
-        let record = CaptureRecord(
+        let result = CaptureRecord(
             index: index, time: ArrivalTime(nanoseconds: Int64(seconds) * 1_000_000_000 + nanos), linkType: linkType,
             data: frame, originalLength: max(Int(original), Int(captured)))
-        offset += 16 + Int(captured)
+        window.offset += 16 + Int(captured)
         index += 1
-        return record
+        return result
+    }
+
+    /// Out of bytes: either more must be read (the window asked for them) or the file was cut short.
+    private mutating func endOfData() -> CaptureRecord? {
+        if window.needed == nil {
+            warnings.truncatedAtEnd = true
+            window.offset = window.data.count
+        }
+        return nil
     }
 }

@@ -14,8 +14,7 @@ public struct PcapngReader: Sendable {
         var offsetSeconds: Int64 = 0
     }
 
-    let data: ArraySlice<UInt8>
-    var offset = 0
+    var window: CaptureWindow
     var index = 0
     var bigEndian = false
     var interfaces: [Interface] = []
@@ -28,32 +27,40 @@ public struct PcapngReader: Sendable {
         data.u32(at: 0) == 0x0A0D_0D0A
     }
 
-    /// Prepares to read; the first block must be a section header.
+    /// Prepares to read a whole file held in memory; the first block must be a section header.
     public init(_ data: ArraySlice<UInt8>) throws(CaptureError) {
-        guard Self.matches(data) else {
-            throw CaptureError(.notACapture, "not a pcapng file (no section header block)", offset: 0)
-        }
-        self.data = data
+        try self.init(window: CaptureWindow(data, isFinal: true))
     }
 
-    /// The next packet record, or `nil` at the end of the file (or where the file is cut mid-block).
+    init(window: CaptureWindow) throws(CaptureError) {
+        guard Self.matches(window.data) else {
+            throw CaptureError(.notACapture, "not a pcapng file (no section header block)", offset: 0)
+        }
+        self.window = window
+    }
+
+    /// The next packet record; `nil` at the end of the file, where the file is cut mid-block, or when the
+    /// block runs past the chunk in memory (then ``CaptureWindow/needed`` is set).
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
-        while offset < data.count {
-            guard let type = data.u32(at: offset, bigEndian: bigEndian) else { return endTruncated() }
-            if type == 0x0A0D_0D0A { try readSectionHeader() }
-            guard let length = data.u32(at: offset + 4, bigEndian: bigEndian).map(Int.init) else {
-                return endTruncated()
+        while window.remaining > 0 || !window.isFinal {
+            guard window.has(12), let type = window.unread.u32(at: 0, bigEndian: bigEndian) else {
+                return endOfData()
             }
+            if type == 0x0A0D_0D0A {
+                guard window.has(16) else { return endOfData() }
+                try readSectionHeader()
+            }
+            guard let length = window.unread.u32(at: 4, bigEndian: bigEndian).map(Int.init) else { return endOfData() }
             guard length >= 12, length % 4 == 0, length <= Self.maxBlockLength else {
                 throw CaptureError(
                     .malformedRecord,
                     "pcapng block of type 0x\(String(type, radix: 16)) has invalid length \(length);"
-                        + " the file is damaged from here on", offset: offset)
+                        + " the file is damaged from here on", offset: window.position)
             }
-            guard let block = data.bytes(at: offset, length: length) else { return endTruncated() }
+            guard window.has(length), let block = window.unread.bytes(at: 0, length: length) else { return endOfData() }
             let body = block[(block.startIndex + 8)..<(block.endIndex - 4)]
-            let blockOffset = offset
-            offset += length
+            let blockOffset = window.position
+            window.offset += length
             switch type {
             case 0x0A0D_0D0A: continue
             case 1: try addInterface(body, at: blockOffset)
@@ -69,24 +76,29 @@ public struct PcapngReader: Sendable {
         return nil
     }
 
-    private mutating func endTruncated() -> CaptureRecord? {
-        warnings.truncatedAtEnd = true
-        offset = data.count
+    /// Out of bytes: either more must be read (the window asked for them) or the file was cut short.
+    private mutating func endOfData() -> CaptureRecord? {
+        if window.needed == nil {
+            warnings.truncatedAtEnd = true
+            window.offset = window.data.count
+        }
         return nil
     }
 
     private mutating func readSectionHeader() throws(CaptureError) {
-        guard let magic = data.u32(at: offset + 8) else { return }
+        let data = window.unread
+        guard let magic = data.u32(at: 8) else { return }
         switch magic {
         case 0x1A2B_3C4D: bigEndian = true
         case 0x4D3C_2B1A: bigEndian = false
         default:
-            throw CaptureError(.notACapture, "pcapng section header has a bad byte-order magic", offset: offset + 8)
+            throw CaptureError(
+                .notACapture, "pcapng section header has a bad byte-order magic", offset: window.position + 8)
         }
-        let major = data.u16(at: offset + 12, bigEndian: bigEndian) ?? 0
+        let major = data.u16(at: 12, bigEndian: bigEndian) ?? 0
         guard major == 1 else {
             throw CaptureError(
-                .unsupportedVersion, "pcapng version \(major) is not supported (expected 1)", offset: offset)
+                .unsupportedVersion, "pcapng version \(major) is not supported (expected 1)", offset: window.position)
         }
         interfaces.removeAll()
     }

@@ -1,0 +1,21 @@
+import H26x
+
+/// Parses the input as an SPS (H.264 when the first byte is even, else H.265), stores it and its id,
+/// and reads it back through the SDP parameter path's Annex B splitter.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSPS(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    guard let first = bytes.first else { return 0 }
+    let codec: VideoCodec = first & 1 == 0 ? .h264 : .h265
+    var nal = Array(bytes.dropFirst())
+    if !nal.isEmpty { nal[0] = codec == .h264 ? (nal[0] & 0xE0) | 7 : (nal[0] & 0x81) | 33 << 1 }
+    let unit = NALUnit(codec: codec, bytes: nal[...])
+    _ = try? SequenceParameterSet(unit)
+    var sets = ParameterSets(codec: codec)
+    sets.update(unit)
+    _ = sets.sequenceParameterSet
+    _ = sets.avcDecoderConfigurationRecord
+    let text = String(decoding: bytes.prefix(64), as: UTF8.self)
+    try? sets.add(sdpParameter: "sprop-parameter-sets", value: text)
+    return 0
+}
