@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
+        .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
+        .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
     ],
     dependencies: [
@@ -17,10 +19,18 @@ let package = Package(
         .target(name: "RTP"),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP"]),
+        // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
+        .target(name: "VideoDecoding", dependencies: ["H26x"]),
+        // libavcodec / libswscale, through a C shim for the macros Swift cannot import.
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavcodec",
+            providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"]), .brew(["ffmpeg"])]),
+        // The FFmpeg (libavcodec) implementation of VideoDecoder.
+        .target(name: "FFmpegDecoding", dependencies: ["VideoDecoding", "CFFmpeg", "H26x"]),
         // pcap / pcapng readers, link layers, IPv4/IPv6 (with fragment reassembly) and UDP.
         .target(name: "PacketCapture", dependencies: ["RTP"]),
         // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.
-        .target(name: "RTPDumpCore", dependencies: ["RTP", "PacketCapture", "H26x"]),
+        .target(name: "RTPDumpCore", dependencies: ["RTP", "PacketCapture", "H26x", "VideoDecoding", "FFmpegDecoding"]),
         .executableTarget(
             name: "rtpdump",
             dependencies: [
@@ -30,8 +40,9 @@ let package = Package(
         ),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
+        .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding", "H26x"]),
         .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
-        .testTarget(name: "RTPDumpCoreTests", dependencies: ["RTPDumpCore", "PacketCapture", "RTP", "H26x"]),
+        .testTarget(name: "RTPDumpCoreTests", dependencies: ["RTPDumpCore", "PacketCapture", "RTP", "H26x", "VideoDecoding"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -86,4 +86,8 @@ python3 "$here/tshark_streams.py" "$captures" "$expected"
 # NAL-level references from GStreamer and ffprobe, and the interleaved captures built from them.
 rm -f "$expected/interleaved.json"
 bash "$here/gst_references.sh"
+
+# Per-frame MD5s from GStreamer's avdec decoders.
+bash "$fixtures/../scripts/ensure-packages.sh" gstreamer1.0-libav
+bash "$here/gst_frame_md5.sh"
 echo "fixtures regenerated in $fixtures"

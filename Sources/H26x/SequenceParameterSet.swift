@@ -72,7 +72,7 @@ public struct SequenceParameterSet: Hashable, Sendable {
             depthLuma = try r.unsignedGolomb()
             depthChroma = try r.unsignedGolomb()
             guard depthLuma <= 6, depthChroma <= 6 else {
-                throw H26xError(.invalidParameterSet, "H.264 SPS bit depth \(depthLuma + 8)")
+                throw H26xError(.invalidParameterSet, "H.264 SPS bit depth \(Int(depthLuma) + 8)")
             }
             try r.skip(1)  // qpprime_y_zero_transform_bypass_flag
             if try r.bit() == 1 {  // seq_scaling_matrix_present_flag
@@ -121,10 +121,11 @@ public struct SequenceParameterSet: Hashable, Sendable {
     }
 
     static func skipScalingList(_ r: inout BitReader, size: Int) throws {
-        var last: Int32 = 8
-        var next: Int32 = 8
+        var last = 8
+        var next = 8
         for _ in 0..<size where next != 0 {
-            next = (last + (try r.signedGolomb()) + 256) % 256
+            // delta_scale is coded in [-128, 127]; a damaged one may be anything an se(v) holds, so wide math.
+            next = ((last + Int(try r.signedGolomb())) % 256 + 256) % 256
             last = next == 0 ? last : next
         }
     }
@@ -168,7 +169,7 @@ public struct SequenceParameterSet: Hashable, Sendable {
         let depthLuma = try r.unsignedGolomb()
         let depthChroma = try r.unsignedGolomb()
         guard depthLuma <= 8, depthChroma <= 8 else {
-            throw H26xError(.invalidParameterSet, "H.265 SPS bit depth \(depthLuma + 8)")
+            throw H26xError(.invalidParameterSet, "H.265 SPS bit depth \(Int(depthLuma) + 8)")
         }
         let arrayType = separatePlanes ? 0 : chroma
         let subWidth = arrayType == 1 || arrayType == 2 ? 2 : 1

@@ -3,6 +3,7 @@ import H26x
 import PacketCapture
 import RTP
 import RTPDumpCore
+import VideoDecoding
 
 #if canImport(Glibc)
     import Glibc
@@ -17,7 +18,7 @@ struct RTPDump: ParsableCommand {
         abstract: "Inspect RTP streams in capture files (pcap, pcapng).",
         discussion:
             "Machine-readable output goes to stdout, diagnostics to stderr; the exit status is non-zero on failure.",
-        subcommands: [Streams.self, Packets.self, NALs.self, Extract.self]
+        subcommands: [Streams.self, Packets.self, NALs.self, Extract.self, Decode.self]
     )
 }
 
@@ -183,5 +184,48 @@ struct Extract: ParsableCommand {
         printError(
             "\(codec): \(summary.written) access units, \(summary.bytes) bytes written; \(summary.skippedIncomplete) incomplete access units left out"
         )
+    }
+}
+
+struct Decode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decode the video (FFmpeg's libavcodec) to I420: a .y4m file and/or one MD5 line per frame.")
+
+    @OptionGroup var options: InputOptions
+
+    @Option(name: .shortAndLong, help: "Write the frames to this .y4m file.")
+    var output: String?
+
+    @Flag(help: "Print one line per frame: <index> <pts90k> <width>x<height> <md5 of the packed Y, U, V planes>.")
+    var md5 = false
+
+    @Option(help: "Decoding threads (1: in the calling thread; 0: libavcodec chooses).")
+    var threads: Int = 1
+
+    func run() throws {
+        var capture = try CaptureInput.open(options.input)
+        let writer = try output.map { try Y4MWriter(path: $0) }
+        var index = 0
+        let summary: FrameDecoding.Summary
+        do {
+            summary = try FrameDecoding.decode(&capture, filter: options.filter, codec: options.codec, threads: threads)
+            {
+                frame in
+                if md5 { print(FrameDecoding.md5Line(index: index, frame)) }
+                try writer?.write(frame)
+                index += 1
+            }
+        } catch let error as RTPDumpError {
+            throw error
+        } catch {
+            throw RTPDumpError("\(options.input): \(error)")
+        }
+        finish(capture)
+        guard let codec = summary.codec else {
+            throw RTPDumpError("no H.264 or H.265 stream found in \(options.input)")
+        }
+        printError(
+            "\(codec): \(summary.accessUnits) access units, \(summary.frames) frames (\(summary.damagedFrames) may be damaged),"
+                + " \(summary.decodeErrors) decoder errors")
     }
 }

@@ -3,6 +3,7 @@ import H26x
 import PacketCapture
 import RTP
 import RTPDumpCore
+import VideoDecoding
 import Testing
 
 /// The depacketizers on real senders' captures, against GStreamer's rtph264depay / rtph265depay on the

@@ -85,20 +85,3 @@ import Testing
         #expect(error?.description.contains("secret") == false)
     }
 }
-
-@Suite struct MD5Tests {
-    /// RFC 1321 appendix A.5 test suite.
-    @Test(arguments: [
-        ("", "d41d8cd98f00b204e9800998ecf8427e"), ("a", "0cc175b9c0f1b6a831c399e269772661"),
-        ("abc", "900150983cd24fb0d6963f7d28e17f72"),
-        (
-            "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
-            "57edf4a22be3c955ac49da2e2107b67a"
-        ),
-    ])
-    func matchesTheRFCTestSuite(input: String, digest: String) {
-        var md5 = MD5()
-        md5.update(Array(input.utf8))
-        #expect(md5.finalize() == digest)
-    }
-}

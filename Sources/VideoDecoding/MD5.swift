@@ -1,7 +1,12 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
-/// MD5 (RFC 1321), for comparing against digests other tools printed.
-struct MD5 {
+/// MD5 (RFC 1321), for comparing decoded frames with the digests other tools print (GStreamer's
+/// checksumsink, FFmpeg's framemd5). Not for security.
+public struct MD5: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476)
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
@@ -15,7 +20,10 @@ struct MD5 {
         UInt32(truncatingIfNeeded: Int64(abs(sin(Double(i + 1))) * 4_294_967_296))
     }
 
-    mutating func update(_ bytes: [UInt8]) {
+    public init() {}
+
+    /// Adds bytes.
+    public mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         length += UInt64(bytes.count)
         pending += bytes
         var offset = 0
@@ -26,7 +34,8 @@ struct MD5 {
         pending.removeFirst(offset)
     }
 
-    mutating func finalize() -> String {
+    /// The digest as 32 lowercase hex digits. Call once.
+    public mutating func finalize() -> String {
         let bits = length * 8
         var tail: [UInt8] = [0x80]
         while (pending.count + tail.count) % 64 != 56 { tail.append(0) }

@@ -1,0 +1,249 @@
+import CFFmpeg
+import H26x
+import VideoDecoding
+
+/// Decodes H.264 and H.265 access units with libavcodec into I420 frames.
+///
+/// Access units go in as Annex B, with the known parameter sets put before keyframes that lack them.
+/// Pictures that are not 8-bit 4:2:0 are converted with libswscale (or, when even that is impossible, a
+/// ``VideoDecodingError`` names the format). Frames keep the access unit's RTP timestamp through the
+/// decoder's reordering (B-frames). Errors on damaged input are counted and decoding goes on.
+///
+/// Not thread-safe: use one decoder from one task at a time.
+public final class FFmpegVideoDecoder: VideoDecoder {
+    /// Settings.
+    public struct Configuration: Sendable {
+        /// Decoding threads; 1 decodes in the calling thread with no frame delay, 0 lets libavcodec choose.
+        public var threads: Int
+        /// Scale every frame to this size (even numbers, as WebRTC encoders want); nil keeps the stream's.
+        public var outputSize: (width: Int, height: Int)?
+        /// Frame buffers kept for reuse: frames a consumer lets go of before this many more are decoded
+        /// cost no allocation.
+        public var poolCapacity: Int
+
+        public init(threads: Int = 1, outputSize: (width: Int, height: Int)? = nil, poolCapacity: Int = 4) {
+            self.threads = max(0, threads)
+            self.outputSize = outputSize.map { (max(2, $0.width / 2 * 2), max(2, $0.height / 2 * 2)) }
+            self.poolCapacity = poolCapacity
+        }
+    }
+
+    public let codec: VideoCodec
+    public let configuration: Configuration
+    private var context: UnsafeMutablePointer<AVCodecContext>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var scaler: OpaquePointer?
+    private var pool: FramePool
+    private var input: [UInt8] = []
+    private let writer = ElementaryStreamWriter(framing: .annexB)
+    private var parameterSets: ParameterSets
+    /// What is known about access units still inside the decoder, by timestamp.
+    private var inFlight: [Int64: (keyframe: Bool, damaged: Bool)] = [:]
+    private var damagedUntilKeyframe = false
+
+    /// Packets the decoder refused or pictures it reported as corrupt.
+    public private(set) var decodeErrors = 0
+    /// The last error libavcodec reported, in its words.
+    public private(set) var lastError: String?
+    public private(set) var framesDecoded = 0
+
+    /// Opens a decoder. `parameterSets` (from the SDP) also become the codec's extradata.
+    public init(
+        codec: VideoCodec, parameterSets: ParameterSets? = nil, configuration: Configuration = Configuration()
+    ) throws {
+        self.codec = codec
+        self.configuration = configuration
+        self.pool = FramePool(capacity: configuration.poolCapacity)
+        self.parameterSets = parameterSets ?? ParameterSets(codec: codec)
+        cffmpeg_set_log_level(cffmpeg_log_quiet())
+        guard let decoder = avcodec_find_decoder(codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC) else {
+            throw VideoDecodingError(.decoderUnavailable, "this libavcodec has no \(codec) decoder")
+        }
+        guard let context = avcodec_alloc_context3(decoder), let frame = av_frame_alloc(),
+            let packet = av_packet_alloc()
+        else { throw VideoDecodingError(.decoderFailure, "libavcodec could not allocate a decoder") }
+        self.context = context
+        self.frame = frame
+        self.packet = packet
+        context.pointee.thread_count = Int32(configuration.threads)
+        if let sets = parameterSets, !sets.isEmpty {
+            var extradata: [UInt8] = []
+            for set in sets.all { extradata += [0, 0, 0, 1] + set.bytes }
+            if let buffer = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(
+                to: UInt8.self)
+            {
+                buffer.update(from: extradata, count: extradata.count)
+                context.pointee.extradata = buffer
+                context.pointee.extradata_size = Int32(extradata.count)
+            }
+        }
+        let status = avcodec_open2(context, decoder, nil)
+        guard status >= 0 else {
+            throw VideoDecodingError(
+                .decoderFailure, "libavcodec could not open the \(codec) decoder: \(Self.message(status))")
+        }
+        inFlight.reserveCapacity(64)
+    }
+
+    deinit {
+        avcodec_free_context(&context)
+        av_frame_free(&frame)
+        av_packet_free(&packet)
+        if let scaler { sws_freeContext(scaler) }
+    }
+
+    public func configure(parameterSets sets: ParameterSets) throws {
+        for set in sets.all { parameterSets.update(set) }
+    }
+
+    public func decode(_ unit: AccessUnit, emit: (I420Frame) -> Void) throws {
+        for nal in unit.nalUnits where nal.isParameterSet { parameterSets.update(nal) }
+        if !unit.isComplete {
+            damagedUntilKeyframe = true
+        } else if unit.isKeyframe {
+            damagedUntilKeyframe = false
+        }
+        let pts = Int64(bitPattern: unit.timestamp)
+        if inFlight.count >= 64, let oldest = inFlight.keys.min() { inFlight[oldest] = nil }
+        inFlight[pts] = (unit.isKeyframe, damagedUntilKeyframe)
+        input.removeAll(keepingCapacity: true)
+        writer.write(unit, parameterSets: parameterSets, into: &input)
+        let size = input.count
+        input.append(contentsOf: repeatElement(0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE)))
+        var status = send(size: size, pts: pts, keyframe: unit.isKeyframe)
+        if status == cffmpeg_eagain() {
+            try receive(emit: emit)
+            status = send(size: size, pts: pts, keyframe: unit.isKeyframe)
+        }
+        if status < 0 && status != cffmpeg_eagain() {
+            decodeErrors += 1
+            lastError = Self.message(status)
+        }
+        try receive(emit: emit)
+    }
+
+    public func drain(emit: (I420Frame) -> Void) throws {
+        _ = avcodec_send_packet(context, nil)
+        try receive(emit: emit)
+        avcodec_flush_buffers(context)
+        inFlight.removeAll(keepingCapacity: true)
+    }
+
+    public func flush() {
+        avcodec_flush_buffers(context)
+        inFlight.removeAll(keepingCapacity: true)
+    }
+
+    private func send(size: Int, pts: Int64, keyframe: Bool) -> Int32 {
+        guard let packet else { return cffmpeg_averror(22) }
+        return input.withUnsafeMutableBufferPointer { buffer in
+            packet.pointee.data = buffer.baseAddress
+            packet.pointee.size = Int32(size)
+            packet.pointee.pts = pts
+            packet.pointee.dts = cffmpeg_nopts()
+            packet.pointee.flags = keyframe ? AV_PKT_FLAG_KEY : 0
+            // The packet is not reference-counted: libavcodec copies what it keeps before this returns.
+            defer { packet.pointee.data = nil }
+            return avcodec_send_packet(context, packet)
+        }
+    }
+
+    private func receive(emit: (I420Frame) -> Void) throws {
+        guard let frame else { return }
+        while true {
+            let status = avcodec_receive_frame(context, frame)
+            if status == cffmpeg_eagain() || status == cffmpeg_eof() { return }
+            if status < 0 {
+                decodeErrors += 1
+                lastError = Self.message(status)
+                return
+            }
+            defer { av_frame_unref(frame) }
+            let pts =
+                frame.pointee.best_effort_timestamp != cffmpeg_nopts()
+                ? frame.pointee.best_effort_timestamp : frame.pointee.pts
+            let known = inFlight.removeValue(forKey: pts)
+            let corrupt = frame.pointee.decode_error_flags != 0 || frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0
+            if corrupt { decodeErrors += 1 }
+            let converted = try convert(
+                frame, timestamp: UInt64(bitPattern: pts), keyframe: known?.keyframe ?? (frame.pointee.key_frame != 0),
+                damaged: (known?.damaged ?? damagedUntilKeyframe) || corrupt)
+            framesDecoded += 1
+            emit(converted)
+        }
+    }
+
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>, timestamp: UInt64, keyframe: Bool, damaged: Bool)
+        throws
+        -> I420Frame
+    {
+        let width = Int(frame.pointee.width)
+        let height = Int(frame.pointee.height)
+        let format = AVPixelFormat(frame.pointee.format)
+        let (outWidth, outHeight) = configuration.outputSize ?? (width, height)
+        let strideY = outWidth
+        let strideUV = (outWidth + 1) / 2
+        let size = I420Frame.storageSize(height: outHeight, strideY: strideY, strideUV: strideUV)
+        let direct = (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P) && configuration.outputSize == nil
+        if !direct {
+            scaler = sws_getCachedContext(
+                scaler, Int32(width), Int32(height), format, Int32(outWidth), Int32(outHeight), AV_PIX_FMT_YUV420P,
+                SWS_BILINEAR, nil, nil, nil)
+            guard scaler != nil else {
+                let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "format \(format.rawValue)"
+                throw VideoDecodingError(
+                    .unsupportedPixelFormat, "decoded pictures are \(name), which libswscale cannot convert to I420")
+            }
+        }
+        let storage = pool.buffer(size: size) { out in
+            guard let base = out.baseAddress else { return }
+            let planes = [
+                (base, strideY, outHeight), (base + strideY * outHeight, strideUV, (outHeight + 1) / 2),
+                (base + strideY * outHeight + strideUV * ((outHeight + 1) / 2), strideUV, (outHeight + 1) / 2),
+            ]
+            if direct {
+                for (plane, (destination, stride, rows)) in planes.enumerated() {
+                    guard let source = cffmpeg_frame_plane(frame, Int32(plane)) else { continue }
+                    let sourceStride = Int(cffmpeg_frame_stride(frame, Int32(plane)))
+                    for row in 0..<rows {
+                        (destination + row * stride).update(from: source + row * sourceStride, count: stride)
+                    }
+                }
+            } else {
+                var destinations:
+                    (
+                        UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?,
+                        UnsafeMutablePointer<UInt8>?
+                    ) = (planes[0].0, planes[1].0, planes[2].0, nil)
+                var strides: (Int32, Int32, Int32, Int32) = (Int32(strideY), Int32(strideUV), Int32(strideUV), 0)
+                withUnsafePointer(to: &frame.pointee.data) { sourcePlanes in
+                    withUnsafePointer(to: &frame.pointee.linesize) { sourceStrides in
+                        withUnsafeMutablePointer(to: &destinations) { destinationPlanes in
+                            withUnsafeMutablePointer(to: &strides) { destinationStrides in
+                                _ = sws_scale(
+                                    scaler,
+                                    UnsafeRawPointer(sourcePlanes).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                                    UnsafeRawPointer(sourceStrides).assumingMemoryBound(to: Int32.self), 0,
+                                    Int32(height),
+                                    UnsafeRawPointer(destinationPlanes).assumingMemoryBound(
+                                        to: UnsafeMutablePointer<UInt8>?.self),
+                                    UnsafeRawPointer(destinationStrides).assumingMemoryBound(to: Int32.self))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return I420Frame(
+            width: outWidth, height: outHeight, timestamp: timestamp, isKeyframe: keyframe, mayBeDamaged: damaged,
+            storage: storage, strideY: strideY, strideUV: strideUV)
+    }
+
+    static func message(_ status: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
+        return buffer.withUnsafeMutableBufferPointer {
+            String(cString: cffmpeg_error_string(status, $0.baseAddress, $0.count))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import FFmpegDecoding
+import H26x
+import PacketCapture
+import VideoDecoding
+
+/// What `rtpdump decode` does: the capture's first video stream (or the one the filter picks), through
+/// the reorder buffer, the depacketizer and the FFmpeg decoder.
+public enum FrameDecoding {
+    public struct Summary: Sendable {
+        public var codec: VideoCodec?
+        public var accessUnits = 0
+        public var frames = 0
+        public var damagedFrames = 0
+        public var decodeErrors = 0
+    }
+
+    /// Decodes every access unit, complete or not (damaged frames come out flagged), and hands each
+    /// frame to `emit` in presentation order.
+    public static func decode(
+        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, threads: Int,
+        emit: (I420Frame) throws -> Void
+    ) throws -> Summary {
+        try withoutActuallyEscaping(emit) { emit in
+            try decode(&capture, filter: filter, codec: codec, threads: threads, escapingEmit: emit)
+        }
+    }
+
+    private static func decode(
+        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, threads: Int,
+        escapingEmit emit: @escaping (I420Frame) throws -> Void
+    ) throws -> Summary {
+        var streams = AccessUnitStreams(filter: filter, codec: codec)
+        var chosen: StreamKey?
+        var decoder: FFmpegVideoDecoder?
+        var summary = Summary()
+        var failure: Error?
+        let onFrame = { (frame: I420Frame) in
+            guard failure == nil else { return }
+            summary.frames += 1
+            if frame.mayBeDamaged { summary.damagedFrames += 1 }
+            do { try emit(frame) } catch { failure = error }
+        }
+        let take = { (key: StreamKey, unit: AccessUnit) in
+            guard failure == nil else { return }
+            if chosen == nil { chosen = key }
+            guard key == chosen else { return }
+            summary.accessUnits += 1
+            do {
+                if decoder == nil {
+                    summary.codec = unit.codec
+                    decoder = try FFmpegVideoDecoder(
+                        codec: unit.codec, configuration: .init(threads: threads))
+                }
+                try decoder?.decode(unit, emit: onFrame)
+            } catch { failure = error }
+        }
+        while let datagram = try capture.nextDatagram() {
+            streams.add(datagram, emit: take)
+            if let failure { throw failure }
+        }
+        streams.finish(emit: take)
+        try decoder?.drain(emit: onFrame)
+        if let failure { throw failure }
+        summary.decodeErrors = decoder?.decodeErrors ?? 0
+        return summary
+    }
+
+    /// The `--md5` line of a frame: `<index> <pts90k> <width>x<height> <md5>`, where pts90k is the RTP
+    /// timestamp, unwrapped (it keeps counting past 2^32).
+    public static func md5Line(index: Int, _ frame: I420Frame) -> String {
+        let pts = Int64(bitPattern: frame.timestamp) - (1 << 32)
+        return "\(index) \(pts) \(frame.width)x\(frame.height) \(FrameDigest.md5(frame))"
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import H26x
+import PacketCapture
+import RTPDumpCore
+import Testing
+import VideoDecoding
+
+/// The FFmpeg decoder on the fixtures, against GStreamer's avdec_h264 / avdec_h265 on the same RTP
+/// (Fixtures/expected/*.gst-frames.md5, from Fixtures/scripts/gst_frame_md5.sh).
+@Suite struct FrameDecodingTests {
+    static func decode(_ path: String, threads: Int = 1) throws -> (
+        md5s: [String], frames: [I420Frame], summary: FrameDecoding.Summary
+    ) {
+        var capture = try CaptureFile(contentsOf: path)
+        var md5s: [String] = []
+        var frames: [I420Frame] = []
+        let summary = try FrameDecoding.decode(&capture, filter: StreamFilter(), codec: nil, threads: threads) {
+            frame in
+            md5s.append(FrameDigest.md5(frame))
+            frames.append(frame)
+        }
+        return (md5s, frames, summary)
+    }
+
+    static func expected(_ capture: String) throws -> [String] {
+        try String(contentsOf: Fixtures.expected.appendingPathComponent(capture + ".gst-frames.md5"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+    }
+
+    static let captures = [
+        "h264-gst.pcap", "h265-gst-sll.pcap", "h264-ffmpeg.pcap", "h265-ffmpeg-ipv6.pcapng", "rtsp-h264-udp.pcap",
+    ]
+
+    @Test(arguments: captures)
+    func frameMD5sEqualGStreamers(capture: String) throws {
+        let expected = try Self.expected(capture)
+        #expect(expected.count > 70)
+        let run = try Self.decode(Fixtures.capture(capture))
+        #expect(run.md5s == expected)
+        #expect(run.summary.decodeErrors == 0)
+        #expect(run.frames.allSatisfy { !$0.mayBeDamaged })
+    }
+
+    @Test func framesKeepTheirTimestampsThroughBFrameReordering() throws {
+        // FFmpeg's sender used B-frames: access units arrive in decoding order, frames leave in
+        // presentation order, each with the RTP timestamp of the access unit it came from.
+        let run = try Self.decode(Fixtures.capture("h264-ffmpeg.pcap"))
+        let timestamps = run.frames.map(\.timestamp)
+        #expect(timestamps == timestamps.sorted())
+        #expect(Set(timestamps).count == timestamps.count)
+        let steps = Set(zip(timestamps, timestamps.dropFirst()).map { $1 - $0 })
+        #expect(steps == [3600])  // 25 fps at 90 kHz
+    }
+
+    @Test func reorderedAndDuplicatedDecodesToTheCleanList() throws {
+        #expect(
+            try Self.decode(Fixtures.capture("h264-gst-reordered-dup.pcap")).md5s
+                == (try Self.expected("h264-gst.pcap")))
+    }
+
+    @Test func moreThreadsGiveTheSamePictures() throws {
+        #expect(
+            try Self.decode(Fixtures.capture("h264-gst.pcap"), threads: 2).md5s == (try Self.expected("h264-gst.pcap")))
+    }
+
+    @Test func lossyCapturesDecodeAndFlagFramesUntilTheNextKeyframe() throws {
+        let run = try Self.decode(Fixtures.capture("h264-gst-dropped.pcap"))
+        #expect(run.frames.count > 80)
+        let damaged = run.frames.filter(\.mayBeDamaged)
+        #expect(!damaged.isEmpty)
+        // Once a frame is flagged, the flag stays until a keyframe (this stream has no B-frames, so frames
+        // leave in decoding order), and a complete keyframe clears it.
+        for (previous, frame) in zip(run.frames, run.frames.dropFirst())
+        where previous.mayBeDamaged && !frame.isKeyframe {
+            #expect(frame.mayBeDamaged)
+        }
+        #expect(
+            run.frames.contains { $0.isKeyframe && !$0.mayBeDamaged && $0.timestamp > (damaged.first?.timestamp ?? 0) })
+        #expect(run.frames.first?.mayBeDamaged == false)
+    }
+
+    @Test func truncatedCapturesDecodeWhatTheyHold() throws {
+        let run = try Self.decode(Fixtures.capture("h264-gst-truncated.pcap"))
+        #expect(run.frames.count > 30 && run.frames.count < 90)
+        #expect(Array(try Self.expected("h264-gst.pcap").prefix(run.md5s.count - 1)) == Array(run.md5s.dropLast()))
+    }
+
+    /// GStreamer decodes 2036 frames (../shared/fixtures/real/README.md); its list is kept as a digest.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: Fixtures.real.path)))
+    func realCameraDecodesToGStreamersFrames() throws {
+        let expected = try #require(try Fixtures.json("camera-h264-2011.gst-frames.json") as? [String: Any])
+        let run = try Self.decode(Fixtures.real.appendingPathComponent("camera-h264-2011.pcap").path)
+        var md5 = MD5()
+        md5.update(Array(run.md5s.map { $0 + "\n" }.joined().utf8))
+        #expect(run.md5s.count == 2036)
+        #expect(run.md5s.count == expected["frames"] as? Int)
+        #expect(md5.finalize() == expected["md5OfList"] as? String)
+    }
+
+    @Test func md5LinesHaveTheDocumentedShape() throws {
+        let run = try Self.decode(Fixtures.capture("h264-ffmpeg.pcap"))
+        let line = FrameDecoding.md5Line(index: 0, try #require(run.frames.first))
+        let fields = line.split(separator: " ")
+        #expect(fields.count == 4)
+        #expect(fields[0] == "0")
+        #expect(Int64(fields[1]) != nil)
+        #expect(fields[2] == "320x240")
+        #expect(fields[3] == Substring(run.md5s[0]))
+    }
+}
