@@ -18,6 +18,8 @@ let package = Package(
                 .product(name: "RTP", package: "swift-rtp"),
                 .product(name: "PacketCapture", package: "swift-rtp"),
                 .product(name: "H26x", package: "swift-rtp"),
+                .product(name: "VideoDecoding", package: "swift-rtp"),
+                .product(name: "FFmpegDecoding", package: "swift-rtp"),
             ],
             path: "Benchmarks/RTPBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -22,8 +22,10 @@ for target in "${targets[@]}"; do
         FuzzRTCP) printf '\x81\xc9\x00\x07\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\x07' > "$corpus/seed" ;;
     esac
     log="artifacts/$target.log"
+    before=$(ls artifacts | grep -c "^$target-crash" || true)
     SWIFT_BACKTRACE=enable=no ".build/debug/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 \
         -artifact_prefix="artifacts/$target-" >"$log" 2>&1 && status=ok || status="FAILED (see $log)"
     runs=$(grep -oE 'Done [0-9]+ runs' "$log" | grep -oE '[0-9]+' || echo "?")
-    echo "$target: $status, $runs executions in ${seconds}s, crashes: $(ls artifacts | grep -c "^$target-crash" || true)"
+    after=$(ls artifacts | grep -c "^$target-crash" || true)
+    echo "$target: $status, $runs executions in ${seconds}s, new crashes: $((after - before))"
 done

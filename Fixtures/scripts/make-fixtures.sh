@@ -62,6 +62,16 @@ capture "$captures/h265-ffmpeg-ipv6.pcapng" dumpcap "udp portrange 5006-5007" lo
     -c:v libx265 -x265-params log-level=none -g 25 -pix_fmt yuv420p -payload_type 98 \
     -f rtp "rtp://[::1]:5006?pkt_size=900"
 
+# 7 and 8. Pictures that are not 8-bit 4:2:0, for the decoder's conversion to I420: H.264 4:4:4 and
+# 10-bit H.265, FFmpeg's RTP muxer.
+capture "$captures/h264-yuv444-ffmpeg.pcap" tcpdump "udp port 5008" lo -- \
+    ffmpeg -hide_banner -loglevel error -re -f lavfi -i testsrc2=size=320x240:rate=25 -t 1 \
+    -c:v libx264 -pix_fmt yuv444p -g 25 -payload_type 96 -f rtp "rtp://127.0.0.1:5008?pkt_size=900"
+capture "$captures/h265-10bit-ffmpeg.pcap" tcpdump "udp port 5012" lo -- \
+    ffmpeg -hide_banner -loglevel error -re -f lavfi -i testsrc2=size=320x240:rate=25 -t 1 \
+    -c:v libx265 -x265-params log-level=none -pix_fmt yuv420p10le -g 25 -payload_type 98 \
+    -f rtp "rtp://127.0.0.1:5012?pkt_size=900"
+
 # 5 and 6. RTSP sessions: FFmpeg as the client of a real RTSP server (gst-rtsp-server), RTP interleaved
 # in the TCP connection, then RTP over UDP with the control connection in the same capture.
 bash "$fixtures/../scripts/ensure-packages.sh" python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
@@ -90,4 +100,5 @@ bash "$here/gst_references.sh"
 # Per-frame MD5s from GStreamer's avdec decoders.
 bash "$fixtures/../scripts/ensure-packages.sh" gstreamer1.0-libav
 bash "$here/gst_frame_md5.sh"
+bash "$here/ffmpeg_frame_md5.sh"
 echo "fixtures regenerated in $fixtures"

@@ -198,14 +198,16 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         }
         let storage = pool.buffer(size: size) { out in
             guard let base = out.baseAddress else { return }
-            let planes = [
-                (base, strideY, outHeight), (base + strideY * outHeight, strideUV, (outHeight + 1) / 2),
-                (base + strideY * outHeight + strideUV * ((outHeight + 1) / 2), strideUV, (outHeight + 1) / 2),
-            ]
+            let chromaRows = (outHeight + 1) / 2
+            let uStart = base + strideY * outHeight
+            let vStart = uStart + strideUV * chromaRows
             if direct {
-                for (plane, (destination, stride, rows)) in planes.enumerated() {
+                // Three planes, without an array of them (no allocation per frame).
+                for plane in 0..<3 {
                     guard let source = cffmpeg_frame_plane(frame, Int32(plane)) else { continue }
                     let sourceStride = Int(cffmpeg_frame_stride(frame, Int32(plane)))
+                    let destination = plane == 0 ? base : plane == 1 ? uStart : vStart
+                    let (stride, rows) = plane == 0 ? (strideY, outHeight) : (strideUV, chromaRows)
                     for row in 0..<rows {
                         (destination + row * stride).update(from: source + row * sourceStride, count: stride)
                     }
@@ -215,7 +217,7 @@ public final class FFmpegVideoDecoder: VideoDecoder {
                     (
                         UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?,
                         UnsafeMutablePointer<UInt8>?
-                    ) = (planes[0].0, planes[1].0, planes[2].0, nil)
+                    ) = (base, uStart, vStart, nil)
                 var strides: (Int32, Int32, Int32, Int32) = (Int32(strideY), Int32(strideUV), Int32(strideUV), 0)
                 withUnsafePointer(to: &frame.pointee.data) { sourcePlanes in
                     withUnsafePointer(to: &frame.pointee.linesize) { sourceStrides in

@@ -29,9 +29,10 @@ public struct ElementaryStreamWriter: Sendable {
 
     /// Whether the access unit holds an SPS and a PPS (and a VPS, for H.265).
     func carriesParameterSets(_ unit: AccessUnit) -> Bool {
-        var types = Set<UInt8>()
-        for nal in unit.nalUnits where nal.isParameterSet { types.insert(nal.type) }
-        return unit.codec == .h264 ? types.isSuperset(of: [7, 8]) : types.isSuperset(of: [32, 33, 34])
+        var types: UInt64 = 0  // a bit per NAL unit type seen (no Set: this runs for every keyframe)
+        for nal in unit.nalUnits where nal.isParameterSet { types |= 1 << UInt64(nal.type) }
+        let needed: UInt64 = unit.codec == .h264 ? (1 << 7 | 1 << 8) : (1 << 32 | 1 << 33 | 1 << 34)
+        return types & needed == needed
     }
 
     func append(_ nal: ArraySlice<UInt8>, to out: inout [UInt8]) {

@@ -18,16 +18,18 @@ public enum FrameDecoding {
     /// frame to `emit` in presentation order.
     public static func decode(
         _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, threads: Int,
-        emit: (I420Frame) throws -> Void
+        outputSize: (width: Int, height: Int)? = nil, emit: (I420Frame) throws -> Void
     ) throws -> Summary {
         try withoutActuallyEscaping(emit) { emit in
-            try decode(&capture, filter: filter, codec: codec, threads: threads, escapingEmit: emit)
+            try decode(
+                &capture, filter: filter, codec: codec, configuration: .init(threads: threads, outputSize: outputSize),
+                escapingEmit: emit)
         }
     }
 
     private static func decode(
-        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, threads: Int,
-        escapingEmit emit: @escaping (I420Frame) throws -> Void
+        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?,
+        configuration: FFmpegVideoDecoder.Configuration, escapingEmit emit: @escaping (I420Frame) throws -> Void
     ) throws -> Summary {
         var streams = AccessUnitStreams(filter: filter, codec: codec)
         var chosen: StreamKey?
@@ -48,8 +50,7 @@ public enum FrameDecoding {
             do {
                 if decoder == nil {
                     summary.codec = unit.codec
-                    decoder = try FFmpegVideoDecoder(
-                        codec: unit.codec, configuration: .init(threads: threads))
+                    decoder = try FFmpegVideoDecoder(codec: unit.codec, configuration: configuration)
                 }
                 try decoder?.decode(unit, emit: onFrame)
             } catch { failure = error }

@@ -202,14 +202,19 @@ struct Decode: ParsableCommand {
     @Option(help: "Decoding threads (1: in the calling thread; 0: libavcodec chooses).")
     var threads: Int = 1
 
+    @Option(help: "Scale every frame to WIDTHxHEIGHT (even numbers), as a WebRTC bridge needs.", transform: parseSize)
+    var size: FrameSize?
+
     func run() throws {
         var capture = try CaptureInput.open(options.input)
         let writer = try output.map { try Y4MWriter(path: $0) }
         var index = 0
         let summary: FrameDecoding.Summary
         do {
-            summary = try FrameDecoding.decode(&capture, filter: options.filter, codec: options.codec, threads: threads)
-            {
+            summary = try FrameDecoding.decode(
+                &capture, filter: options.filter, codec: options.codec, threads: threads,
+                outputSize: size.map { ($0.width, $0.height) }
+            ) {
                 frame in
                 if md5 { print(FrameDecoding.md5Line(index: index, frame)) }
                 try writer?.write(frame)
@@ -228,4 +233,19 @@ struct Decode: ParsableCommand {
             "\(codec): \(summary.accessUnits) access units, \(summary.frames) frames (\(summary.damagedFrames) may be damaged),"
                 + " \(summary.decodeErrors) decoder errors")
     }
+}
+
+struct FrameSize {
+    let width: Int
+    let height: Int
+}
+
+func parseSize(_ text: String) throws -> FrameSize {
+    let parts = text.lowercased().split(separator: "x")
+    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width >= 2, height >= 2,
+        width <= 16384, height <= 16384, width % 2 == 0, height % 2 == 0
+    else {
+        throw ValidationError("--size must be WIDTHxHEIGHT with even numbers from 2 to 16384, like 1280x720: \(text)")
+    }
+    return FrameSize(width: width, height: height)
 }

@@ -108,3 +108,36 @@ import VideoDecoding
         #expect(fields[3] == Substring(run.md5s[0]))
     }
 }
+
+/// Pictures that need libswscale, against FFmpeg's own conversion of the same streams
+/// (Fixtures/expected/*.ffmpeg-*.md5, from Fixtures/scripts/ffmpeg_frame_md5.sh).
+@Suite struct FrameConversionTests {
+    static func reference(_ name: String) throws -> [String] {
+        try String(contentsOf: Fixtures.expected.appendingPathComponent(name), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+    }
+
+    static func md5s(_ capture: String, size: (width: Int, height: Int)? = nil) throws -> [(String, Int, Int)] {
+        var file = try CaptureFile(contentsOf: Fixtures.capture(capture))
+        var out: [(String, Int, Int)] = []
+        _ = try FrameDecoding.decode(&file, filter: StreamFilter(), codec: nil, threads: 1, outputSize: size) {
+            out.append((FrameDigest.md5($0), $0.width, $0.height))
+        }
+        return out
+    }
+
+    @Test(arguments: ["h264-yuv444-ffmpeg.pcap", "h265-10bit-ffmpeg.pcap"])
+    func picturesThatAreNot8Bit420AreConvertedAsFFmpegDoes(capture: String) throws {
+        let expected = try Self.reference(capture + ".ffmpeg-i420.md5")
+        let ours = try Self.md5s(capture)
+        #expect(expected.count == 25)
+        #expect(ours.map(\.0) == expected)
+        #expect(ours.allSatisfy { $0.1 == 320 && $0.2 == 240 })
+    }
+
+    @Test func framesAreScaledToTheAskedSizeAsFFmpegDoes() throws {
+        let ours = try Self.md5s("h264-ffmpeg.pcap", size: (160, 120))
+        #expect(ours.map(\.0) == (try Self.reference("h264-ffmpeg.pcap.ffmpeg-160x120.md5")))
+        #expect(ours.allSatisfy { $0.1 == 160 && $0.2 == 120 })
+    }
+}

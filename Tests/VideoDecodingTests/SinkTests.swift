@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 import Testing
 
 @testable import VideoDecoding
@@ -87,5 +93,38 @@ import Testing
         var md5 = MD5()
         md5.update(Array(input.utf8))
         #expect(md5.finalize() == digest)
+    }
+}
+
+@Suite struct Y4MWriterTests {
+    @Test func writesAHeaderAndPackedFrames() throws {
+        let path = "/tmp/swift-rtp-y4m-test-\(getpid()).y4m"
+        defer { unlink(path) }
+        do {
+            let writer = try Y4MWriter(path: path, frameRate: (25, 1))
+            try writer.write(SinkTests.frame(1, width: 4, height: 2))
+            try writer.write(SinkTests.frame(2, width: 4, height: 2))
+            let error = #expect(throws: VideoDecodingError.self) {
+                try writer.write(SinkTests.frame(3, width: 6, height: 2))
+            }
+            #expect(error?.code == .outputFailure)
+        }
+        guard let file = fopen(path, "rb") else {
+            Issue.record("no output file")
+            return
+        }
+        defer { fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = fread(&bytes, 1, bytes.count, file)
+        let header = "YUV4MPEG2 W4 H2 F25:1 Ip A1:1 C420jpeg\n"
+        let frame = 4 * 2 + 2 * 2 * 1  // Y 4x2, U and V 2x1
+        #expect(count == header.utf8.count + 2 * ("FRAME\n".utf8.count + frame))
+        #expect(Array(bytes.prefix(header.utf8.count)) == Array(header.utf8))
+        #expect(bytes[header.utf8.count + 6] == 1)  // first frame's first luma byte
+    }
+
+    @Test func anUnwritablePathIsAClearError() {
+        let error = #expect(throws: VideoDecodingError.self) { try Y4MWriter(path: "/nonexistent/dir/out.y4m") }
+        #expect(error?.description.contains("/nonexistent/dir/out.y4m") == true)
     }
 }

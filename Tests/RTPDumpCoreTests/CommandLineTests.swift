@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// The `rtpdump` executable itself (built beside the tests): what a user types and sees.
+@Suite struct CommandLineTests {
+    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("rtpdump")
+    static var present: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test(.enabled(if: present)) func decodeScalesToTheAskedSize() throws {
+        let run = try Self.run(["decode", Fixtures.capture("h264-ffmpeg.pcap"), "--md5", "--size", "160x120"])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == 75)
+        #expect(lines.allSatisfy { $0.split(separator: " ")[2] == "160x120" })
+        #expect(run.stderr.contains("75 frames"))
+    }
+
+    @Test(.enabled(if: present)) func badInputFailsWithAMessageOnStderr() throws {
+        let garbage = try Self.run(["streams", Fixtures.capture("garbage.bin")])
+        #expect(garbage.status != 0)
+        #expect(garbage.stdout.isEmpty)
+        #expect(garbage.stderr.contains("not a pcap or pcapng capture"))
+        let size = try Self.run(["decode", Fixtures.capture("h264-ffmpeg.pcap"), "--size", "161x120"])
+        #expect(size.status != 0)
+        #expect(size.stderr.contains("even numbers"))
+        let url = try Self.run(["streams", "rtsp://user:secret@camera/stream"])
+        #expect(url.status != 0)
+        #expect(!(url.stdout + url.stderr).contains("secret"))
+    }
+
+    @Test(.enabled(if: present)) func streamsJSONGoesToStdoutAndWarningsToStderr() throws {
+        let run = try Self.run(["streams", Fixtures.capture("h264-gst-truncated.pcap"), "--json"])
+        #expect(run.status == 0)
+        let rows = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.count == 1)
+        #expect(run.stderr.contains("cut short"))
+    }
+}
