@@ -42,7 +42,8 @@ let package = Package(
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding", "H26x"]),
         .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
-        .testTarget(name: "RTPDumpCoreTests", dependencies: ["RTPDumpCore", "PacketCapture", "RTP", "H26x", "VideoDecoding"]),
+        .testTarget(name: "RTPDumpCoreTests",
+            dependencies: ["RTPDumpCore", "PacketCapture", "RTP", "H26x", "VideoDecoding", "FFmpegDecoding"]),
     ],
     swiftLanguageModes: [.v6]
 )

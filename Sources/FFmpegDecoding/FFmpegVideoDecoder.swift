@@ -38,6 +38,7 @@ public final class FFmpegVideoDecoder: VideoDecoder {
     private var input: [UInt8] = []
     private let writer = ElementaryStreamWriter(framing: .annexB)
     private var parameterSets: ParameterSets
+    private let initialParameterSets: ParameterSets
     /// What is known about access units still inside the decoder, by timestamp.
     private var inFlight: [Int64: (keyframe: Bool, damaged: Bool)] = [:]
     private var damagedUntilKeyframe = false
@@ -56,6 +57,7 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         self.configuration = configuration
         self.pool = FramePool(capacity: configuration.poolCapacity)
         self.parameterSets = parameterSets ?? ParameterSets(codec: codec)
+        self.initialParameterSets = self.parameterSets
         cffmpeg_set_log_level(cffmpeg_log_quiet())
         guard let decoder = avcodec_find_decoder(codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC) else {
             throw VideoDecodingError(.decoderUnavailable, "this libavcodec has no \(codec) decoder")
@@ -133,6 +135,12 @@ public final class FFmpegVideoDecoder: VideoDecoder {
     public func flush() {
         avcodec_flush_buffers(context)
         inFlight.removeAll(keepingCapacity: true)
+    }
+
+    public func reset() {
+        flush()
+        parameterSets = initialParameterSets
+        damagedUntilKeyframe = false
     }
 
     private func send(size: Int, pts: Int64, keyframe: Bool) -> Int32 {

@@ -14,6 +14,9 @@ public protocol VideoDecoder {
     mutating func drain(emit: (I420Frame) -> Void) throws
     /// Drops what is held without emitting it (after a seek or a discontinuity).
     mutating func flush()
+    /// Starts over as if new: drops what is held, the parameter sets it learned and its damage state (for
+    /// a stream that restarted with other settings).
+    mutating func reset()
 }
 
 /// A decoder failure a user can do something about.

@@ -4,6 +4,7 @@ import PacketCapture
 import RTPDumpCore
 import Testing
 import VideoDecoding
+import FFmpegDecoding
 
 /// The FFmpeg decoder on the fixtures, against GStreamer's avdec_h264 / avdec_h265 on the same RTP
 /// (Fixtures/expected/*.gst-frames.md5, from Fixtures/scripts/gst_frame_md5.sh).
@@ -139,5 +140,46 @@ import VideoDecoding
         let ours = try Self.md5s("h264-ffmpeg.pcap", size: (160, 120))
         #expect(ours.map(\.0) == (try Self.reference("h264-ffmpeg.pcap.ffmpeg-160x120.md5")))
         #expect(ours.allSatisfy { $0.1 == 160 && $0.2 == 120 })
+    }
+}
+
+@Suite struct DecoderLifecycleTests {
+    static func units(_ capture: String) throws -> [AccessUnit] {
+        var file = try CaptureFile(contentsOf: Fixtures.capture(capture))
+        var streams = AccessUnitStreams()
+        var units: [AccessUnit] = []
+        while let datagram = try file.nextDatagram() { streams.add(datagram) { units.append($1) } }
+        streams.finish { units.append($1) }
+        return units
+    }
+
+    @Test func resetThenTheSameStreamGivesTheSameFrames() throws {
+        let units = try Self.units("h264-gst.pcap")
+        let expected = try FrameDecodingTests.expected("h264-gst.pcap")
+        let decoder = try FFmpegVideoDecoder(codec: .h264)
+        var first: [String] = []
+        for unit in units.prefix(40) { try decoder.decode(unit) { first.append(FrameDigest.md5($0)) } }
+        decoder.reset()
+        var again: [String] = []
+        for unit in units { try decoder.decode(unit) { again.append(FrameDigest.md5($0)) } }
+        try decoder.drain { again.append(FrameDigest.md5($0)) }
+        #expect(first == Array(expected.prefix(first.count)))
+        #expect(again == expected)
+    }
+
+    @Test func flushDropsWhatIsHeldAndDecodingGoesOnFromTheNextKeyframe() throws {
+        let units = try Self.units("h264-ffmpeg.pcap")  // B-frames: the decoder holds frames back
+        let decoder = try FFmpegVideoDecoder(codec: .h264)
+        var frames = 0
+        for unit in units.prefix(10) { try decoder.decode(unit) { _ in frames += 1 } }
+        decoder.flush()
+        let keyframe = try #require(units.dropFirst(10).firstIndex { $0.isKeyframe })
+        var after: [String] = []
+        for unit in units[keyframe...] { try decoder.decode(unit) { after.append(FrameDigest.md5($0)) } }
+        try decoder.drain { after.append(FrameDigest.md5($0)) }
+        let expected = try FrameDecodingTests.expected("h264-ffmpeg.pcap")
+        #expect(frames < 10)
+        #expect(after == Array(expected.suffix(after.count)))
+        #expect(decoder.decodeErrors == 0)
     }
 }
