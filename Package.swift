@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
+        .library(name: "SDP", targets: ["SDP"]),
         .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
@@ -17,6 +18,8 @@ let package = Package(
     targets: [
         // RTP and RTCP packet views, sequence tracking, reordering and receiver statistics. No dependencies.
         .target(name: "RTP"),
+        // Session descriptions (RFC 8866) with typed H.264 / H.265 format parameters.
+        .target(name: "SDP"),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP"]),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
@@ -30,20 +33,22 @@ let package = Package(
         // pcap / pcapng readers, link layers, IPv4/IPv6 (with fragment reassembly) and UDP.
         .target(name: "PacketCapture", dependencies: ["RTP"]),
         // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.
-        .target(name: "RTPDumpCore", dependencies: ["RTP", "PacketCapture", "H26x", "VideoDecoding", "FFmpegDecoding"]),
+        .target(
+            name: "RTPDumpCore", dependencies: ["RTP", "PacketCapture", "H26x", "SDP", "VideoDecoding", "FFmpegDecoding"]),
         .executableTarget(
             name: "rtpdump",
             dependencies: [
-                "RTPDumpCore",
+                "RTPDumpCore", "SDP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
+        .testTarget(name: "SDPTests", dependencies: ["SDP"]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding", "H26x"]),
         .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
         .testTarget(name: "RTPDumpCoreTests",
-            dependencies: ["RTPDumpCore", "PacketCapture", "RTP", "H26x", "VideoDecoding", "FFmpegDecoding"]),
+            dependencies: ["RTPDumpCore", "PacketCapture", "RTP", "H26x", "SDP", "VideoDecoding", "FFmpegDecoding"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,6 +40,16 @@ def split_annexb(data):
     return [n for n in nals if n]
 
 
+def starts_picture(nals, codec):
+    """Whether the first slice among nals is the first slice of a picture."""
+    for nal in nals:
+        if codec == "h264" and (nal[0] & 0x1F) in (1, 5):
+            return bool(nal[1] & 0x80)  # first_mb_in_slice == 0
+        if codec == "h265" and ((nal[0] >> 1) & 0x3F) < 32:
+            return bool(nal[2] & 0x80)  # first_slice_segment_in_pic_flag
+    return True
+
+
 def rtp(seq, ts, payload, pt):
     return struct.pack(">BBHII", 0x80, pt, seq & 0xFFFF, ts & 0xFFFFFFFF, 0x1A2B3C4D) + payload
 
@@ -143,9 +153,17 @@ def h265_packets(items):
 def main():
     codec, au_dir, out_path = sys.argv[1], sys.argv[2], sys.argv[3]
     files = sorted(os.listdir(au_dir))
-    units, don = [], 65530
-    for i, name in enumerate(files):
+    # GStreamer's alignment=au output splits a picture where its packetizer repeated SPS/PPS between two
+    # slices; a unit whose first slice is not the first of its picture joins the one before it.
+    pictures = []
+    for name in files:
         nals = split_annexb(open(os.path.join(au_dir, name), "rb").read())
+        if pictures and not starts_picture(nals, codec):
+            pictures[-1] += nals
+        else:
+            pictures.append(nals)
+    units, don = [], 65530
+    for i, nals in enumerate(pictures):
         unit = []
         for nal in nals:
             unit.append({"nal": nal, "don": don, "ts": 900000 + i * 3000})
@@ -175,6 +193,16 @@ def main():
     with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=2, sort_keys=True)
         f.write("\n")
+    # The SDP a server would give for this stream: what a receiver needs to restore decoding order.
+    if codec == "h264":
+        fmtp = f"packetization-mode=2;sprop-interleaving-depth={depth}"
+        rtpmap = f"{pt} H264/90000"
+    else:
+        fmtp = f"sprop-max-don-diff={depth};sprop-depack-buf-nalus={depth}"
+        rtpmap = f"{pt} H265/90000"
+    with open(os.path.splitext(out_path)[0] + ".sdp", "w") as f:
+        f.write(f"v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=interleave.py\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+                f"m=video {port} RTP/AVP {pt}\r\na=rtpmap:{rtpmap}\r\na=fmtp:{pt} {fmtp}\r\n")
     print(f"{name}: {len(packets)} packets, {manifest[name]['nalUnits']} NAL units, depth {depth}")
 
 

@@ -17,6 +17,8 @@ public struct AccessUnitStreams: Sendable {
 
     public let codec: VideoCodec?
     public let configuration: DepacketizerConfiguration
+    /// A depacketizer every stream starts from (from an SDP), instead of the codec and configuration.
+    public let template: VideoDepacketizer?
     private var ordered: OrderedPackets
     private var index: [StreamKey: Int] = [:]
     private var streams: [Stream] = []
@@ -27,10 +29,11 @@ public struct AccessUnitStreams: Sendable {
     public init(
         filter: StreamFilter = StreamFilter(), codec: VideoCodec? = nil,
         configuration: DepacketizerConfiguration = DepacketizerConfiguration(),
-        reorder: ReorderBuffer.Configuration = .init()
+        reorder: ReorderBuffer.Configuration = .init(), template: VideoDepacketizer? = nil
     ) {
-        self.codec = codec
+        self.codec = template?.codec ?? codec
         self.configuration = configuration
+        self.template = template
         self.ordered = OrderedPackets(filter: filter, configuration: reorder)
     }
 
@@ -69,7 +72,8 @@ public struct AccessUnitStreams: Sendable {
             position = streams.count
             index[event.stream] = position
             streams.append(
-                Stream(depacketizer: codec.map { VideoDepacketizer(codec: $0, configuration: configuration) }))
+                Stream(
+                    depacketizer: template ?? codec.map { VideoDepacketizer(codec: $0, configuration: configuration) }))
             keys.append(event.stream)
         }
         guard streams[position].depacketizer != nil else {

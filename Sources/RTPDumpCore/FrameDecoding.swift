@@ -18,20 +18,22 @@ public enum FrameDecoding {
     /// frame to `emit` in presentation order.
     public static func decode(
         _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, threads: Int,
-        outputSize: (width: Int, height: Int)? = nil, emit: (I420Frame) throws -> Void
+        outputSize: (width: Int, height: Int)? = nil, template: VideoDepacketizer? = nil,
+        emit: (I420Frame) throws -> Void
     ) throws -> Summary {
         try withoutActuallyEscaping(emit) { emit in
             try decode(
                 &capture, filter: filter, codec: codec, configuration: .init(threads: threads, outputSize: outputSize),
-                escapingEmit: emit)
+                template: template, escapingEmit: emit)
         }
     }
 
     private static func decode(
         _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?,
-        configuration: FFmpegVideoDecoder.Configuration, escapingEmit emit: @escaping (I420Frame) throws -> Void
+        configuration: FFmpegVideoDecoder.Configuration, template: VideoDepacketizer?,
+        escapingEmit emit: @escaping (I420Frame) throws -> Void
     ) throws -> Summary {
-        var streams = AccessUnitStreams(filter: filter, codec: codec)
+        var streams = AccessUnitStreams(filter: filter, codec: codec, template: template)
         var chosen: StreamKey?
         var decoder: FFmpegVideoDecoder?
         var summary = Summary()
@@ -50,7 +52,8 @@ public enum FrameDecoding {
             do {
                 if decoder == nil {
                     summary.codec = unit.codec
-                    decoder = try FFmpegVideoDecoder(codec: unit.codec, configuration: configuration)
+                    decoder = try FFmpegVideoDecoder(
+                        codec: unit.codec, parameterSets: template?.parameterSets, configuration: configuration)
                 }
                 try decoder?.decode(unit, emit: onFrame)
             } catch { failure = error }

@@ -26,9 +26,10 @@ public enum NALListing {
     /// Depacketizes the capture and writes the complete access units of the first video stream (or the one
     /// `filter` picks) as an Annex B elementary stream through `write`, a chunk at a time.
     public static func extract(
-        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, write: ([UInt8]) throws -> Void
+        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, template: VideoDepacketizer? = nil,
+        write: ([UInt8]) throws -> Void
     ) throws -> ExtractSummary {
-        var streams = AccessUnitStreams(filter: filter, codec: codec)
+        var streams = AccessUnitStreams(filter: filter, codec: codec, template: template)
         var chosen: StreamKey?
         var summary = ExtractSummary()
         let writer = ElementaryStreamWriter(framing: .annexB)
@@ -42,7 +43,7 @@ public enum NALListing {
             if chosen == nil { chosen = key }
             guard key == chosen else { return }
             summary.codec = unit.codec
-            var sets = parameterSets ?? ParameterSets(codec: unit.codec)
+            var sets = parameterSets ?? template?.parameterSets ?? ParameterSets(codec: unit.codec)
             for nal in unit.nalUnits where nal.isParameterSet { sets.update(nal) }
             parameterSets = sets
             guard unit.isComplete else {

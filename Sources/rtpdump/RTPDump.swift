@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import H26x
+import SDP
 import PacketCapture
 import RTP
 import RTPDumpCore
@@ -36,10 +38,39 @@ struct InputOptions: ParsableArguments {
     @Option(name: .customLong("payload-type"), help: "Only this RTP payload type.")
     var payloadType: UInt8?
 
-    @Option(help: "The video codec: h264 or h265 (default: sniffed from the payloads).")
+    @Option(help: "The video codec: h264 or h265 (default: from --sdp, else sniffed from the payloads).")
     var codec: VideoCodec?
 
+    @Option(help: "A session description (SDP file) for the stream: codec, clock rate, parameter sets, packetization.")
+    var sdp: String?
+
+    /// The video format the SDP file describes, if one was given.
+    func sdpFormat() throws -> VideoFormat? {
+        guard let sdp else { return nil }
+        guard let text = try? String(contentsOfFile: sdp, encoding: .utf8) else {
+            throw RTPDumpError("cannot read the SDP file \(sdp)")
+        }
+        let description: SessionDescription
+        do { description = try SessionDescription(text) } catch { throw RTPDumpError("\(sdp): \(error)") }
+        guard let format = SDPVideo.videoFormat(in: description, payloadType: payloadType) else {
+            throw RTPDumpError(
+                "\(sdp) describes no H.264 or H.265 stream\(payloadType.map { " with payload type \($0)" } ?? "")")
+        }
+        return format
+    }
+
+    /// The depacketizer the SDP calls for, if one was given.
+    func template() throws -> VideoDepacketizer? {
+        guard let format = try sdpFormat() else { return nil }
+        do { return try SDPVideo.depacketizer(for: format) } catch { throw RTPDumpError("\(sdp ?? ""): \(error)") }
+    }
+
     var filter: StreamFilter { StreamFilter(port: port, ssrc: ssrc, payloadType: payloadType) }
+
+    /// The filter, narrowed to the SDP's payload type when one was given.
+    func filter(for format: VideoFormat?) -> StreamFilter {
+        StreamFilter(port: port, ssrc: ssrc, payloadType: payloadType ?? format?.payloadType)
+    }
 }
 
 func parseSSRC(_ text: String) throws -> UInt32 {
@@ -80,7 +111,9 @@ struct Streams: ParsableCommand {
         var capture = try CaptureInput.open(options.input)
         let analyzer: StreamAnalyzer
         do {
-            analyzer = try StreamAnalyzer.analyze(&capture, filter: options.filter, clockRate: clockRate)
+            let format = try options.sdpFormat()
+            analyzer = try StreamAnalyzer.analyze(
+                &capture, filter: options.filter(for: format), clockRate: clockRate ?? format?.clockRate)
         } catch {
             throw RTPDumpError("\(options.input): \(error)")
         }
@@ -132,7 +165,9 @@ struct NALs: ParsableCommand {
 
     func run() throws {
         var capture = try CaptureInput.open(options.input)
-        var streams = AccessUnitStreams(filter: options.filter, codec: options.codec)
+        let template = try options.template()
+        var streams = AccessUnitStreams(
+            filter: options.filter(for: try options.sdpFormat()), codec: options.codec, template: template)
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }
@@ -163,7 +198,10 @@ struct Extract: ParsableCommand {
         defer { fclose(file) }
         let summary: NALListing.ExtractSummary
         do {
-            summary = try NALListing.extract(&capture, filter: options.filter, codec: options.codec) { chunk in
+            summary = try NALListing.extract(
+                &capture, filter: options.filter(for: try options.sdpFormat()), codec: options.codec,
+                template: try options.template()
+            ) { chunk in
                 guard chunk.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == chunk.count else {
                     throw RTPDumpError("cannot write \(output): \(String(cString: strerror(errno)))")
                 }
@@ -212,8 +250,8 @@ struct Decode: ParsableCommand {
         let summary: FrameDecoding.Summary
         do {
             summary = try FrameDecoding.decode(
-                &capture, filter: options.filter, codec: options.codec, threads: threads,
-                outputSize: size.map { ($0.width, $0.height) }
+                &capture, filter: options.filter(for: try options.sdpFormat()), codec: options.codec, threads: threads,
+                outputSize: size.map { ($0.width, $0.height) }, template: try options.template()
             ) {
                 frame in
                 if md5 { print(FrameDecoding.md5Line(index: index, frame)) }

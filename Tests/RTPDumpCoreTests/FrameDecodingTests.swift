@@ -2,6 +2,7 @@ import Foundation
 import H26x
 import PacketCapture
 import RTPDumpCore
+import SDP
 import Testing
 import VideoDecoding
 import FFmpegDecoding
@@ -181,5 +182,24 @@ import FFmpegDecoding
         #expect(frames < 10)
         #expect(after == Array(expected.suffix(after.count)))
         #expect(decoder.decodeErrors == 0)
+    }
+}
+
+/// The interleaved captures decoded with the SDP a server would give for them (written by
+/// Fixtures/scripts/interleave.py): the pictures are GStreamer's frames of the streams they were made from.
+@Suite struct InterleavedDecodingTests {
+    @Test(arguments: [("h264-interleaved-mode2", "h264-gst.pcap"), ("h265-donl", "h265-gst-sll.pcap")])
+    func decodesToTheOriginalStreamsFrames(capture: String, original: String) throws {
+        let text = try String(contentsOf: Fixtures.captures.appendingPathComponent(capture + ".sdp"), encoding: .utf8)
+        let format = try #require(SDPVideo.videoFormat(in: try SessionDescription(text)))
+        var file = try CaptureFile(contentsOf: Fixtures.capture(capture + ".pcap"))
+        var md5s: [String] = []
+        let summary = try FrameDecoding.decode(
+            &file, filter: StreamFilter(payloadType: format.payloadType), codec: nil, threads: 1,
+            template: try SDPVideo.depacketizer(for: format)
+        ) { md5s.append(FrameDigest.md5($0)) }
+        #expect(md5s == (try FrameDecodingTests.expected(original)))
+        #expect(summary.accessUnits == 90)
+        #expect(summary.decodeErrors == 0)
     }
 }

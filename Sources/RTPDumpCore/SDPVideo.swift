@@ -1,0 +1,37 @@
+import H26x
+import SDP
+
+/// Turns an SDP video format into the depacketizer it calls for.
+public enum SDPVideo {
+    /// A depacketizer for `format`, with its parameter sets and de-interleaving settings.
+    ///
+    /// - Throws: ``H26xError`` when a parameter-set attribute is not valid base64 or holds no parameter set.
+    public static func depacketizer(for format: VideoFormat) throws -> VideoDepacketizer {
+        let codec: H26x.VideoCodec = format.codec == .h264 ? .h264 : .h265
+        var sets = ParameterSets(codec: codec)
+        for (name, value) in format.parameterSetAttributes { try sets.add(sdpParameter: name, value: value) }
+        var configuration = DepacketizerConfiguration()
+        if let bytes = format.deinterleavingBytes { configuration.deinterleavingBytes = max(1, bytes) }
+        switch codec {
+        case .h264:
+            // Mode 2 needs a de-interleaving buffer; a missing depth means the sender keeps the order.
+            configuration.deinterleavingDepth = format.packetizationMode == 2 ? max(1, format.deinterleavingDepth) : 0
+            return VideoDepacketizer(H264Depacketizer(configuration: configuration, parameterSets: sets))
+        case .h265:
+            configuration.deinterleavingDepth = format.maxDONDiff > 0 ? max(1, format.deinterleavingDepth) : 0
+            return VideoDepacketizer(
+                HEVCDepacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
+        }
+    }
+
+    /// The first video format of a description (or the one with `payloadType`).
+    public static func videoFormat(in description: SessionDescription, payloadType: UInt8? = nil) -> VideoFormat? {
+        for media in description.media {
+            guard let format = media.videoFormat, payloadType == nil || payloadType == format.payloadType else {
+                continue
+            }
+            return format
+        }
+        return nil
+    }
+}
