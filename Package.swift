@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
         .library(name: "SDP", targets: ["SDP"]),
+        .library(name: "RTSP", targets: ["RTSP"]),
         .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
@@ -20,6 +21,8 @@ let package = Package(
         .target(name: "RTP"),
         // Session descriptions (RFC 8866) with typed H.264 / H.265 format parameters.
         .target(name: "SDP"),
+        // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
+        .target(name: "RTSP", dependencies: ["SDP"]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP"]),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
@@ -34,7 +37,8 @@ let package = Package(
         .target(name: "PacketCapture", dependencies: ["RTP"]),
         // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.
         .target(
-            name: "RTPDumpCore", dependencies: ["RTP", "PacketCapture", "H26x", "SDP", "VideoDecoding", "FFmpegDecoding"]),
+            name: "RTPDumpCore",
+            dependencies: ["RTP", "PacketCapture", "H26x", "SDP", "RTSP", "VideoDecoding", "FFmpegDecoding"]),
         .executableTarget(
             name: "rtpdump",
             dependencies: [
@@ -45,6 +49,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"]),
+        .testTarget(name: "RTSPTests", dependencies: ["RTSP"]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding", "H26x"]),
         .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
         .testTarget(name: "RTPDumpCoreTests",

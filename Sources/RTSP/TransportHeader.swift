@@ -1,0 +1,45 @@
+/// The parts of an RTSP Transport header (RFC 2326 section 12.39) a receiver needs, for one transport
+/// specification (the first of a comma-separated list).
+public struct TransportHeader: Sendable, Hashable {
+    /// `RTP/AVP`, `RTP/AVP/TCP`, `RTP/SAVP`...
+    public var profile: String
+    public var isMulticast: Bool
+    /// `interleaved=a-b`: the channels of RTP and RTCP inside the RTSP connection.
+    public var interleavedChannels: (rtp: UInt8, rtcp: UInt8)?
+    public var clientPorts: (rtp: UInt16, rtcp: UInt16)?
+    public var serverPorts: (rtp: UInt16, rtcp: UInt16)?
+    public var ssrc: UInt32?
+
+    public init(_ value: String) {
+        let first = value.split(separator: ",").first.map(String.init) ?? value
+        let fields = first.split(separator: ";").map { String($0).trimmingCharacters() }
+        profile = fields.first ?? ""
+        isMulticast = fields.contains { $0.lowercased() == "multicast" }
+        func pair(_ name: String) -> (Int, Int)? {
+            guard let field = fields.first(where: { $0.lowercased().hasPrefix(name + "=") }) else { return nil }
+            let numbers = field.dropFirst(name.count + 1).split(separator: "-").compactMap { Int($0) }
+            guard let a = numbers.first else { return nil }
+            return (a, numbers.count > 1 ? numbers[1] : a + 1)
+        }
+        interleavedChannels = pair("interleaved").flatMap { a, b in
+            (0...255).contains(a) && (0...255).contains(b) ? (UInt8(a), UInt8(b)) : nil
+        }
+        clientPorts = pair("client_port").flatMap { a, b in
+            (0...65535).contains(a) && (0...65535).contains(b) ? (UInt16(a), UInt16(b)) : nil
+        }
+        serverPorts = pair("server_port").flatMap { a, b in
+            (0...65535).contains(a) && (0...65535).contains(b) ? (UInt16(a), UInt16(b)) : nil
+        }
+        ssrc = fields.first { $0.lowercased().hasPrefix("ssrc=") }.flatMap { UInt32($0.dropFirst(5), radix: 16) }
+    }
+
+    public static func == (lhs: TransportHeader, rhs: TransportHeader) -> Bool {
+        lhs.profile == rhs.profile && lhs.isMulticast == rhs.isMulticast
+            && lhs.interleavedChannels?.rtp == rhs.interleavedChannels?.rtp
+            && lhs.interleavedChannels?.rtcp == rhs.interleavedChannels?.rtcp
+            && lhs.clientPorts?.rtp == rhs.clientPorts?.rtp && lhs.serverPorts?.rtp == rhs.serverPorts?.rtp
+            && lhs.ssrc == rhs.ssrc
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(profile) }
+}
