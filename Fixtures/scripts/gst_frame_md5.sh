@@ -35,6 +35,10 @@ reference h264-gst.pcap 5000 264 96
 reference h265-gst-sll.pcap 5002 265 97
 reference h264-ffmpeg.pcap 5004 264 96
 reference h265-ffmpeg-ipv6.pcapng 5006 265 98
+# The TCP-interleaved session: its RTP rewritten as UDP by an independent script, then the same pipeline.
+python3 "$here/interleaved_to_udp.py" "$captures/rtsp-h264-tcp.pcap" 8554 "$work/rtsp-tcp-as-udp.pcap"
+frames "$work/rtsp-tcp-as-udp.pcap" 5000 264 96 > "$expected/rtsp-h264-tcp.pcap.gst-frames.md5"
+echo "rtsp-h264-tcp.pcap: $(wc -l < "$expected/rtsp-h264-tcp.pcap.gst-frames.md5") frames"
 udp_port=$(python3 -c "import json; print(json.load(open('$expected/rtsp-h264-udp.pcap.streams.json'))[0]['destinationPort'])")
 reference rtsp-h264-udp.pcap "$udp_port" 264 96
 

@@ -12,4 +12,17 @@ public struct UDPDatagram: Sendable {
     public let payload: ArraySlice<UInt8>
     /// Whether the capture's snaplen cut the datagram short: the headers are intact, the payload is not.
     public let isTruncated: Bool
+
+    /// A datagram; also how other framings (RTP interleaved in an RTSP connection) enter the same path.
+    public init(
+        recordIndex: Int, time: ArrivalTime, source: SocketAddress, destination: SocketAddress,
+        payload: ArraySlice<UInt8>, isTruncated: Bool
+    ) {
+        self.recordIndex = recordIndex
+        self.time = time
+        self.source = source
+        self.destination = destination
+        self.payload = payload
+        self.isTruncated = isTruncated
+    }
 }

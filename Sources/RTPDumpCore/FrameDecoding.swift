@@ -16,8 +16,8 @@ public enum FrameDecoding {
 
     /// Decodes every access unit, complete or not (damaged frames come out flagged), and hands each
     /// frame to `emit` in presentation order.
-    public static func decode(
-        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, threads: Int,
+    public static func decode<Source: DatagramSource>(
+        _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, threads: Int,
         outputSize: (width: Int, height: Int)? = nil, template: VideoDepacketizer? = nil,
         emit: (I420Frame) throws -> Void
     ) throws -> Summary {
@@ -28,8 +28,8 @@ public enum FrameDecoding {
         }
     }
 
-    private static func decode(
-        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?,
+    private static func decode<Source: DatagramSource>(
+        _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?,
         configuration: FFmpegVideoDecoder.Configuration, template: VideoDepacketizer?,
         escapingEmit emit: @escaping (I420Frame) throws -> Void
     ) throws -> Summary {

@@ -25,8 +25,8 @@ public enum NALListing {
 
     /// Depacketizes the capture and writes the complete access units of the first video stream (or the one
     /// `filter` picks) as an Annex B elementary stream through `write`, a chunk at a time.
-    public static func extract(
-        _ capture: inout CaptureFile, filter: StreamFilter, codec: VideoCodec?, template: VideoDepacketizer? = nil,
+    public static func extract<Source: DatagramSource>(
+        _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: VideoDepacketizer? = nil,
         write: ([UInt8]) throws -> Void
     ) throws -> ExtractSummary {
         var streams = AccessUnitStreams(filter: filter, codec: codec, template: template)

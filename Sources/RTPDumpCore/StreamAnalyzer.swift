@@ -70,9 +70,9 @@ public struct StreamAnalyzer: Sendable {
     }
 
     /// Reads every datagram of a capture.
-    public static func analyze(
-        _ capture: inout CaptureFile, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil
-    ) throws(CaptureError) -> StreamAnalyzer {
+    public static func analyze<Source: DatagramSource>(
+        _ capture: inout Source, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil
+    ) throws -> StreamAnalyzer {
         var analyzer = StreamAnalyzer(filter: filter, clockRate: clockRate)
         while let datagram = try capture.nextDatagram() { analyzer.add(datagram) }
         return analyzer

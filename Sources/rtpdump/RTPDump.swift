@@ -44,9 +44,21 @@ struct InputOptions: ParsableArguments {
     @Option(help: "A session description (SDP file) for the stream: codec, clock rate, parameter sets, packetization.")
     var sdp: String?
 
-    /// The video format the SDP file describes, if one was given.
-    func sdpFormat() throws -> VideoFormat? {
-        guard let sdp else { return nil }
+    /// The input as datagrams: a capture, or a capture of an RTSP session with the RTP interleaved in its
+    /// connection included. Also what the session's RTSP exchange says, when there is one.
+    func openSource() throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
+        var scan = try CaptureInput.open(input)
+        let session = try RTSPSessionInfo.scan(&scan)
+        let capture = try CaptureInput.open(input)
+        if let session, !session.rtpChannels.isEmpty {
+            return (RTSPSessionDatagrams(capture: capture, info: session), session)
+        }
+        return (capture, session)
+    }
+
+    /// The video format from --sdp, else from the DESCRIBE answer in a session capture.
+    func sdpFormat(session: RTSPSessionInfo? = nil) throws -> VideoFormat? {
+        guard let sdp else { return session?.videoFormat }
         guard let text = try? String(contentsOfFile: sdp, encoding: .utf8) else {
             throw RTPDumpError("cannot read the SDP file \(sdp)")
         }
@@ -59,9 +71,9 @@ struct InputOptions: ParsableArguments {
         return format
     }
 
-    /// The depacketizer the SDP calls for, if one was given.
-    func template() throws -> VideoDepacketizer? {
-        guard let format = try sdpFormat() else { return nil }
+    /// The depacketizer the SDP calls for, if there is one.
+    func template(session: RTSPSessionInfo? = nil) throws -> VideoDepacketizer? {
+        guard let format = try sdpFormat(session: session) else { return nil }
         do { return try SDPVideo.depacketizer(for: format) } catch { throw RTPDumpError("\(sdp ?? ""): \(error)") }
     }
 
@@ -87,9 +99,9 @@ func printError(_ line: String) {
     text.withUTF8 { buffer in _ = write(2, buffer.baseAddress, buffer.count) }
 }
 
-/// Reports what the capture reader skipped, then fails if the capture could not be read to its end.
-func finish(_ capture: CaptureFile) {
-    for line in CaptureInput.warningLines(capture.warnings) { printError(line) }
+/// Reports what the capture reader skipped.
+func finish(_ warnings: CaptureWarnings) {
+    for line in CaptureInput.warningLines(warnings) { printError(line) }
 }
 
 struct Streams: ParsableCommand {
@@ -108,18 +120,21 @@ struct Streams: ParsableCommand {
     var clockRate: Int?
 
     func run() throws {
-        var capture = try CaptureInput.open(options.input)
+        var (source, session) = try options.openSource()
         let analyzer: StreamAnalyzer
         do {
-            let format = try options.sdpFormat()
+            let format = try options.sdpFormat(session: session)
             analyzer = try StreamAnalyzer.analyze(
-                &capture, filter: options.filter(for: format), clockRate: clockRate ?? format?.clockRate)
+                &source, filter: options.filter(for: options.sdp == nil ? nil : format),
+                clockRate: clockRate ?? format?.clockRate)
+        } catch let error as RTPDumpError {
+            throw error
         } catch {
             throw RTPDumpError("\(options.input): \(error)")
         }
         let streams = analyzer.streams
         print(json ? StreamReport.json(streams) : StreamReport.table(streams), terminator: "")
-        finish(capture)
+        finish(source.warnings)
         if streams.isEmpty {
             printError("no RTP streams found (try --port to narrow the search, or check the capture)")
         }
@@ -151,7 +166,7 @@ struct Packets: ParsableCommand {
         } catch {
             throw RTPDumpError("\(options.input): \(error)")
         }
-        finish(capture)
+        finish(capture.warnings)
     }
 }
 
@@ -164,10 +179,11 @@ struct NALs: ParsableCommand {
     @OptionGroup var options: InputOptions
 
     func run() throws {
-        var capture = try CaptureInput.open(options.input)
-        let template = try options.template()
+        var (capture, session) = try options.openSource()
+        let template = try options.template(session: session)
         var streams = AccessUnitStreams(
-            filter: options.filter(for: try options.sdpFormat()), codec: options.codec, template: template)
+            filter: options.filter(for: try options.sdpFormat(session: session)), codec: options.codec,
+            template: template)
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }
@@ -177,7 +193,7 @@ struct NALs: ParsableCommand {
             throw RTPDumpError("\(options.input): \(error)")
         }
         streams.finish(emit: emit)
-        finish(capture)
+        finish(capture.warnings)
     }
 }
 
@@ -191,7 +207,7 @@ struct Extract: ParsableCommand {
     var output: String
 
     func run() throws {
-        var capture = try CaptureInput.open(options.input)
+        var (capture, session) = try options.openSource()
         guard let file = fopen(output, "wb") else {
             throw RTPDumpError("cannot create \(output): \(String(cString: strerror(errno)))")
         }
@@ -199,8 +215,8 @@ struct Extract: ParsableCommand {
         let summary: NALListing.ExtractSummary
         do {
             summary = try NALListing.extract(
-                &capture, filter: options.filter(for: try options.sdpFormat()), codec: options.codec,
-                template: try options.template()
+                &capture, filter: options.filter(for: try options.sdpFormat(session: session)), codec: options.codec,
+                template: try options.template(session: session)
             ) { chunk in
                 guard chunk.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == chunk.count else {
                     throw RTPDumpError("cannot write \(output): \(String(cString: strerror(errno)))")
@@ -211,7 +227,7 @@ struct Extract: ParsableCommand {
         } catch {
             throw RTPDumpError("\(options.input): \(error)")
         }
-        finish(capture)
+        finish(capture.warnings)
         guard let codec = summary.codec else {
             throw RTPDumpError("no H.264 or H.265 stream found in \(options.input)")
         }
@@ -244,14 +260,15 @@ struct Decode: ParsableCommand {
     var size: FrameSize?
 
     func run() throws {
-        var capture = try CaptureInput.open(options.input)
+        var (capture, session) = try options.openSource()
         let writer = try output.map { try Y4MWriter(path: $0) }
         var index = 0
         let summary: FrameDecoding.Summary
         do {
             summary = try FrameDecoding.decode(
-                &capture, filter: options.filter(for: try options.sdpFormat()), codec: options.codec, threads: threads,
-                outputSize: size.map { ($0.width, $0.height) }, template: try options.template()
+                &capture, filter: options.filter(for: try options.sdpFormat(session: session)), codec: options.codec,
+                threads: threads, outputSize: size.map { ($0.width, $0.height) },
+                template: try options.template(session: session)
             ) {
                 frame in
                 if md5 { print(FrameDecoding.md5Line(index: index, frame)) }
@@ -263,7 +280,7 @@ struct Decode: ParsableCommand {
         } catch {
             throw RTPDumpError("\(options.input): \(error)")
         }
-        finish(capture)
+        finish(capture.warnings)
         guard let codec = summary.codec else {
             throw RTPDumpError("no H.264 or H.265 stream found in \(options.input)")
         }

@@ -60,3 +60,12 @@ import Testing
         #expect(run.stderr.contains("cut short"))
     }
 }
+
+extension CommandLineTests {
+    @Test(.enabled(if: present)) func decodeReadsAnRTSPSessionCaptureWithNoFlags() throws {
+        let run = try Self.run(["decode", Fixtures.capture("rtsp-h264-tcp.pcap"), "--md5"])
+        #expect(run.status == 0)
+        let md5s = run.stdout.split(separator: "\n").map { String($0.split(separator: " ")[3]) }
+        #expect(md5s == (try FrameDecodingTests.expected("rtsp-h264-tcp.pcap")))
+    }
+}
