@@ -14,7 +14,8 @@ let package = Package(
         .executable(name: "rtpdump", targets: ["rtpdump"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         // RTP and RTCP packet views, sequence tracking, reordering and receiver statistics. No dependencies.
@@ -22,7 +23,7 @@ let package = Package(
         // Session descriptions (RFC 8866) with typed H.264 / H.265 format parameters.
         .target(name: "SDP"),
         // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
-        .target(name: "RTSP", dependencies: ["SDP"]),
+        .target(name: "RTSP", dependencies: ["SDP", .product(name: "Crypto", package: "swift-crypto")]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP"]),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.

@@ -22,6 +22,8 @@ let package = Package(
             name: "FuzzHEVCDepacketizer",
             dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSPS", dependencies: [.product(name: "H26x", package: "swift-rtp")]),
+        .executableTarget(name: "FuzzRTSPFramer", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
+        .executableTarget(name: "FuzzSDP", dependencies: [.product(name: "SDP", package: "swift-rtp")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -64,3 +64,7 @@ public struct RTSPError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { reason }
 }
+
+extension Substring {
+    func trimmingCharacters() -> String { String(self).trimmingCharacters() }
+}
