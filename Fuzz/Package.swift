@@ -24,6 +24,7 @@ let package = Package(
         .executableTarget(name: "FuzzSPS", dependencies: [.product(name: "H26x", package: "swift-rtp")]),
         .executableTarget(name: "FuzzRTSPFramer", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSDP", dependencies: [.product(name: "SDP", package: "swift-rtp")]),
+        .executableTarget(name: "FuzzWWWAuthenticate", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
     ],
     swiftLanguageModes: [.v6]
 )

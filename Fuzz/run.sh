@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 seconds="${1:-300}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzRTPPacket FuzzRTCP FuzzCapture FuzzH264Depacketizer FuzzHEVCDepacketizer FuzzSPS FuzzRTSPFramer FuzzSDP)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzRTPPacket FuzzRTCP FuzzCapture FuzzH264Depacketizer FuzzHEVCDepacketizer FuzzSPS FuzzRTSPFramer FuzzSDP FuzzWWWAuthenticate)
 mkdir -p artifacts
 for target in "${targets[@]}"; do
     swift build -c debug --sanitize fuzzer --sanitize address --product "$target" >/dev/null
@@ -21,6 +21,7 @@ for target in "${targets[@]}"; do
         FuzzSPS) printf '\x00\x67\x42\xc0\x1e\xda\x02\x80\xbf\xe5\x84\x00\x00\x03\x00\x04' > "$corpus/seed" ;;
         FuzzRTSPFramer) printf 'RTSP/1.0 200 OK\r\nCSeq: 2\r\nTransport: RTP/AVP/TCP;interleaved=0-1\r\nContent-Length: 3\r\n\r\nv=0$\x00\x00\x02\x80\x60' > "$corpus/seed" ;;
         FuzzSDP) printf 'v=0\r\ns=x\r\nm=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1;sprop-parameter-sets=Z0IA,aM4=\r\na=control:trackID=1\r\n' > "$corpus/seed" ;;
+        FuzzWWWAuthenticate) printf 'Basic realm="cam", Digest realm="cam", qop="auth", algorithm=SHA-256, nonce="abc", stale=true' > "$corpus/seed" ;;
         FuzzRTCP) printf '\x81\xc9\x00\x07\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\x07' > "$corpus/seed" ;;
     esac
     log="artifacts/$target.log"

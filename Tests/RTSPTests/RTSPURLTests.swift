@@ -1,0 +1,83 @@
+import Testing
+
+@testable import RTSP
+
+@Suite struct RTSPURLTests {
+    @Test func credentialsAreTakenOutAndNeverPrinted() throws {
+        let url = try RTSPURL("rtsp://admin:p%40ss@192.168.1.20:8554/Streaming/Channels/101?transport=tcp")
+        #expect(url.credentials == Credentials(user: "admin", password: "p@ss"))
+        #expect(url.host == "192.168.1.20")
+        #expect(url.port == 8554)
+        #expect(url.path == "/Streaming/Channels/101?transport=tcp")
+        #expect(url.description == "rtsp://192.168.1.20:8554/Streaming/Channels/101?transport=tcp")
+        #expect(!"\(url)".contains("p@ss") && !"\(url)".contains("p%40ss"))
+    }
+
+    @Test func defaultsAndIPv6() throws {
+        #expect(try RTSPURL("rtsp://cam").port == 554)
+        #expect(try RTSPURL("rtsp://cam").path == "/")
+        #expect(try RTSPURL("rtsps://cam/s").port == 322)
+        let v6 = try RTSPURL("RTSP://[fe80::1]:1554/live")
+        #expect(v6.host == "fe80::1")
+        #expect(v6.port == 1554)
+        #expect(v6.description == "rtsp://[fe80::1]:1554/live")
+    }
+
+    @Test(arguments: [
+        "http://cam/s", "rtsp://", "rtsp://cam:0/s", "rtsp://cam:99999/s", "rtsp://cam:abc/s", "rtsp://[::1/s",
+    ])
+    func badURLsAreClearErrors(text: String) {
+        #expect(throws: RTSPError.self) { try RTSPURL(text) }
+    }
+
+    @Test func errorsNeverCarryTheURLsPassword() {
+        let error = #expect(throws: RTSPError.self) { try RTSPURL("rtsp://user:secret@cam:port/s") }
+        #expect(error?.description.contains("secret") == false)
+    }
+
+    @Test func controlURLsResolveAsRFC2326Says() throws {
+        let base = try RTSPURL("rtsp://user:pw@cam/live.sdp")
+        #expect(base.resolving("trackID=1").description == "rtsp://cam/live.sdp/trackID=1")
+        #expect(base.resolving("*").description == "rtsp://cam/live.sdp")
+        #expect(base.resolving("").description == "rtsp://cam/live.sdp")
+        #expect(base.resolving("/other/track2").description == "rtsp://cam/other/track2")
+        #expect(base.resolving("rtsp://cam2:1554/x/trackID=0").description == "rtsp://cam2:1554/x/trackID=0")
+        #expect(base.resolving("rtsp://a:b@cam2/x").credentials == nil)
+        let slash = try RTSPURL("rtsp://cam/stream/")
+        #expect(slash.resolving("track1").description == "rtsp://cam/stream/track1")
+    }
+}
+
+@Suite struct SessionHeaderTests {
+    @Test func timeoutDefaultsToSixtySecondsAndKeepaliveIsHalf() throws {
+        let plain = try #require(SessionHeader("12345678"))
+        #expect(plain.id == "12345678")
+        #expect(plain.timeout == .seconds(60))
+        #expect(plain.keepaliveInterval == .seconds(30))
+        let given = try #require(SessionHeader("A3F2;timeout=20"))
+        #expect(given.timeout == .seconds(20))
+        #expect(SessionHeader("x;timeout=-5")?.timeout == .seconds(60))
+        #expect(SessionHeader("") == nil)
+    }
+}
+
+@Suite struct RTSPRequestTests {
+    @Test func serializesWithCSeqAndWithoutCredentials() throws {
+        let url = try RTSPURL("rtsp://admin:secret@cam/live")
+        let request = RTSPRequest(method: "DESCRIBE", url: url, headers: ["Accept": "application/sdp"])
+        let text = String(decoding: request.serialized(cseq: 2), as: UTF8.self)
+        #expect(
+            text
+                == "DESCRIBE rtsp://cam/live RTSP/1.0\r\nCSeq: 2\r\nUser-Agent: swift-rtp\r\nAccept: application/sdp\r\n\r\n"
+        )
+        // What we send, our own framer reads back.
+        var framer = RTSPFramer()
+        framer.append(request.serialized(cseq: 2))
+        guard case .message(let message)? = try framer.next() else {
+            Issue.record("not framed")
+            return
+        }
+        #expect(message.kind == .request(method: "DESCRIBE", uri: "rtsp://cam/live"))
+        #expect(message.cseq == 2)
+    }
+}
