@@ -1,0 +1,32 @@
+/// Why an RTSP session failed, in words for the user. Never contains credentials.
+public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        /// 401 after trying the credentials (or with none): the user name or password is wrong.
+        public static let unauthorized = Code(name: "unauthorized")
+        /// The server answered with an error status.
+        public static let serverError = Code(name: "serverError")
+        /// The server did not answer in time.
+        public static let timeout = Code(name: "timeout")
+        /// The session description offers no H.264 or H.265 track.
+        public static let noVideoTrack = Code(name: "noVideoTrack")
+        /// The server redirected to a URL this client will not follow (rtsps to rtsp).
+        public static let refusedRedirect = Code(name: "refusedRedirect")
+        /// The server broke the protocol (no Session header, no SDP...).
+        public static let protocolViolation = Code(name: "protocolViolation")
+        public var description: String { name }
+    }
+
+    public let code: Code
+    public let reason: String
+    /// The status code, for server errors.
+    public let status: Int?
+
+    public init(_ code: Code, _ reason: String, status: Int? = nil) {
+        self.code = code
+        self.reason = reason
+        self.status = status
+    }
+
+    public var description: String { reason }
+}

@@ -1,0 +1,278 @@
+import SDP
+
+/// The RTSP client's logic, sans I/O (the swift-nio-ssh habit): events and the time go in, actions come
+/// out, and the I/O layer carries them out. OPTIONS → DESCRIBE → SETUP (each video track) → PLAY, then
+/// keepalives at half the session timeout (GET_PARAMETER when the server lists it, else OPTIONS), and
+/// TEARDOWN. Answers 401 with Basic or Digest (once, or once more when the nonce is stale), follows 3xx
+/// redirects (never from rtsps to rtsp), falls back from UDP to TCP on 461, answers the server's own
+/// requests, and fails with a typed error when the server stops answering.
+public struct RTSPClientStateMachine: Sendable {
+    public enum TransportMode: Sendable, Hashable {
+        case tcpInterleaved
+        /// RTP on `firstClientPort` + 2 × track index, RTCP on the port after.
+        case udp(firstClientPort: UInt16)
+    }
+
+    public struct Configuration: Sendable {
+        public var url: RTSPURL
+        /// Credentials from the API; else those in the URL.
+        public var credentials: Credentials?
+        public var transport: TransportMode
+        /// How long to wait for an answer. Default 10 s.
+        public var requestTimeout: Duration
+
+        public init(
+            url: RTSPURL, credentials: Credentials? = nil, transport: TransportMode = .tcpInterleaved,
+            requestTimeout: Duration = .seconds(10)
+        ) {
+            self.url = url
+            self.credentials = credentials ?? url.credentials
+            self.transport = transport
+            self.requestTimeout = requestTimeout
+        }
+    }
+
+    /// A track being played: its format and the transport the server agreed on.
+    public struct Track: Sendable, Hashable {
+        public var control: RTSPURL
+        public var format: VideoFormat
+        public var transport: TransportHeader?
+    }
+
+    public enum Action: Sendable {
+        /// Send this request with this CSeq.
+        case send(RTSPRequest, cseq: Int)
+        /// Answer a request of the server: `status` for its `cseq`.
+        case respond(status: Int, reason: String, cseq: Int)
+        /// Media flows now: the tracks and their transports.
+        case playing([Track])
+        /// Call ``tick(now:)`` at this time (since the machine's clock origin).
+        case wakeUp(at: Duration)
+        /// Close this connection and start again at this URL.
+        case redirect(RTSPURL)
+        case failed(RTSPClientError)
+        /// The session is over (TEARDOWN answered, or nothing to tear down).
+        case closed
+    }
+
+    enum State: Sendable {
+        case idle, options, describe, setup, play, playing, tearingDown, done
+    }
+
+    public let configuration: Configuration
+    private var state = State.idle
+    private var cseq = 0
+    private var pending: (cseq: Int, request: RTSPRequest, sentAt: Duration)?
+    private var authenticator: Authenticator?
+    private var authAttempts = 0
+    private var publicMethods: Set<String> = []
+    private var transport: TransportMode
+    public private(set) var session: SessionHeader?
+    public private(set) var tracks: [Track] = []
+    private var setupIndex = 0
+    private var nextKeepalive: Duration?
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.transport = configuration.transport
+    }
+
+    /// Begins with OPTIONS.
+    public mutating func start(now: Duration) -> [Action] {
+        state = .options
+        return send(RTSPRequest(method: "OPTIONS", url: configuration.url), now: now)
+    }
+
+    /// Handles a message from the server.
+    public mutating func receive(_ message: RTSPMessage, now: Duration) -> [Action] {
+        switch message.kind {
+        case .request(let method, _):
+            let supported = ["OPTIONS", "GET_PARAMETER", "SET_PARAMETER"].contains(method.uppercased())
+            return [
+                .respond(
+                    status: supported ? 200 : 501, reason: supported ? "OK" : "Not Implemented", cseq: message.cseq ?? 0
+                )
+            ]
+        case .response(let status, let reason):
+            guard let (sent, request, _) = pending, message.cseq == sent else { return [] }  // stale or unsolicited
+            pending = nil
+            return response(status: status, reason: reason, message: message, to: request, now: now)
+        }
+    }
+
+    /// Time passes: timeouts and keepalives.
+    public mutating func tick(now: Duration) -> [Action] {
+        if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
+            pending = nil
+            state = .done
+            if request.method == "TEARDOWN" { return [.closed] }
+            return [
+                .failed(
+                    RTSPClientError(
+                        .timeout,
+                        "the RTSP server did not answer \(request.method) within \(configuration.requestTimeout)"))
+            ]
+        }
+        guard state == .playing, let due = nextKeepalive, now >= due, pending == nil, let session else {
+            return pending.map { [.wakeUp(at: $0.sentAt + configuration.requestTimeout)] } ?? []
+        }
+        nextKeepalive = now + session.keepaliveInterval
+        let method = publicMethods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
+        return send(RTSPRequest(method: method, url: configuration.url, headers: ["Session": session.id]), now: now)
+            + [.wakeUp(at: now + session.keepaliveInterval)]
+    }
+
+    /// Ends the session: TEARDOWN when there is one.
+    public mutating func teardown(now: Duration) -> [Action] {
+        guard let session, state != .done else {
+            state = .done
+            return [.closed]
+        }
+        state = .tearingDown
+        return send(RTSPRequest(method: "TEARDOWN", url: configuration.url, headers: ["Session": session.id]), now: now)
+    }
+
+    private mutating func send(_ request: RTSPRequest, now: Duration) -> [Action] {
+        var request = request
+        if var authenticator {
+            request.headers["Authorization"] = authenticator.authorization(
+                method: request.method, uri: request.url.description)
+            self.authenticator = authenticator
+        }
+        cseq += 1
+        pending = (cseq, request, now)
+        return [.send(request, cseq: cseq), .wakeUp(at: now + configuration.requestTimeout)]
+    }
+
+    private mutating func fail(_ error: RTSPClientError) -> [Action] {
+        state = .done
+        return [.failed(error)]
+    }
+
+    private mutating func response(
+        status: Int, reason: String, message: RTSPMessage, to request: RTSPRequest, now: Duration
+    )
+        -> [Action]
+    {
+        if status == 401 { return unauthorized(message, request: request, now: now) }
+        if (300...399).contains(status) {
+            guard let location = message.header("Location"), let target = try? RTSPURL(location) else {
+                return fail(
+                    RTSPClientError(.protocolViolation, "redirect \(status) without a usable Location", status: status))
+            }
+            if configuration.url.isSecure && !target.isSecure {
+                return fail(
+                    RTSPClientError(
+                        .refusedRedirect, "refused a redirect from rtsps to rtsp (\(target))", status: status))
+            }
+            state = .done
+            return [.redirect(target)]
+        }
+        if status == 461, request.method == "SETUP", case .udp = transport {
+            transport = .tcpInterleaved  // the server does not do UDP: ask for TCP instead
+            return setupNext(now: now)
+        }
+        guard (200...299).contains(status) else {
+            if state == .tearingDown {
+                state = .done
+                return [.closed]
+            }
+            return fail(
+                RTSPClientError(
+                    .serverError, "the RTSP server answered \(request.method) with \(status) \(reason)", status: status)
+            )
+        }
+        authAttempts = 0
+        switch state {
+        case .options:
+            publicMethods = Set(
+                (message.header("Public") ?? "").split(separator: ",").map { $0.trimmingCharacters().uppercased() })
+            state = .describe
+            return send(
+                RTSPRequest(method: "DESCRIBE", url: configuration.url, headers: ["Accept": "application/sdp"]),
+                now: now)
+        case .describe:
+            guard let description = try? SessionDescription(String(decoding: message.body, as: UTF8.self)) else {
+                return fail(
+                    RTSPClientError(.protocolViolation, "the DESCRIBE answer holds no valid session description"))
+            }
+            // Control URLs resolve against Content-Base, else Content-Location, else the request URL.
+            let base =
+                [message.header("Content-Base"), message.header("Content-Location")].compactMap { $0 }
+                .compactMap { try? RTSPURL($0) }.first.map { configuration.url.resolving($0.description) }
+                ?? configuration.url
+            let sessionBase = description.control.map { base.resolving($0) } ?? base
+            tracks = description.media.compactMap { media in
+                media.videoFormat.map {
+                    Track(control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil)
+                }
+            }
+            guard !tracks.isEmpty else {
+                return fail(RTSPClientError(.noVideoTrack, "the session description offers no H.264 or H.265 track"))
+            }
+            state = .setup
+            setupIndex = 0
+            return setupNext(now: now)
+        case .setup:
+            guard let value = message.header("Session"), let header = SessionHeader(value) else {
+                return fail(RTSPClientError(.protocolViolation, "the SETUP answer has no Session header"))
+            }
+            session = session ?? header
+            tracks[setupIndex].transport = message.header("Transport").map(TransportHeader.init)
+            setupIndex += 1
+            if setupIndex < tracks.count { return setupNext(now: now) }
+            state = .play
+            return send(
+                RTSPRequest(
+                    method: "PLAY", url: configuration.url, headers: ["Session": header.id, "Range": "npt=0.000-"]),
+                now: now)
+        case .play:
+            state = .playing
+            let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
+            nextKeepalive = now + interval
+            return [.playing(tracks), .wakeUp(at: now + interval)]
+        case .tearingDown:
+            state = .done
+            return [.closed]
+        case .playing, .idle, .done:
+            return []
+        }
+    }
+
+    private mutating func setupNext(now: Duration) -> [Action] {
+        let transportValue: String
+        switch transport {
+        case .tcpInterleaved:
+            transportValue = "RTP/AVP/TCP;unicast;interleaved=\(setupIndex * 2)-\(setupIndex * 2 + 1)"
+        case .udp(let first):
+            let port = Int(first) + setupIndex * 2
+            transportValue = "RTP/AVP;unicast;client_port=\(port)-\(port + 1)"
+        }
+        var headers = ["Transport": transportValue]
+        if let session { headers["Session"] = session.id }
+        return send(RTSPRequest(method: "SETUP", url: tracks[setupIndex].control, headers: headers), now: now)
+    }
+
+    private mutating func unauthorized(_ message: RTSPMessage, request: RTSPRequest, now: Duration) -> [Action] {
+        let denied = RTSPClientError(
+            .unauthorized,
+            configuration.credentials == nil
+                ? "401 Unauthorized: the camera wants a user name and password"
+                : "401 Unauthorized: the camera refused the user name and password; check them", status: 401)
+        guard let credentials = configuration.credentials else { return fail(denied) }
+        let values = message.headers.filter { $0.name.lowercased() == "www-authenticate" }.map(\.value)
+        guard let challenges = try? AuthenticationChallenge.parse(values),
+            let challenge = AuthenticationChallenge.strongest(challenges)
+        else {
+            return fail(
+                RTSPClientError(.protocolViolation, "401 without a challenge this client can answer", status: 401))
+        }
+        // The first 401 asks for credentials; a second one means they are wrong, unless the nonce was stale.
+        authAttempts += 1
+        guard authAttempts == 1 || (challenge.isStale && authAttempts == 2) else { return fail(denied) }
+        authenticator = Authenticator(challenge: challenge, credentials: credentials)
+        var retry = request
+        retry.headers["Authorization"] = nil
+        return send(retry, now: now)
+    }
+}

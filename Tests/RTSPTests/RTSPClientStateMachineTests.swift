@@ -1,0 +1,207 @@
+import Testing
+
+@testable import RTSP
+
+/// The client's logic against scripted answers: what a real server will not do on demand (401 loops,
+/// stale nonces, silence, redirects, 461) as well as the ordinary exchange.
+@Suite struct RTSPClientStateMachineTests {
+    static let sdp = """
+        v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=cam\r\nt=0 0\r\na=control:*\r\n\
+        m=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1\r\na=control:stream=0\r\n\
+        m=audio 0 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=control:stream=1\r\n
+        """
+
+    static func answer(_ status: Int, _ cseq: Int, _ headers: [(String, String)] = [], body: String = "") -> RTSPMessage
+    {
+        RTSPMessage(
+            kind: .response(statusCode: status, reason: status == 200 ? "OK" : "Error"),
+            headers: [("CSeq", "\(cseq)")] + headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8))
+    }
+
+    /// The requests in a list of actions.
+    static func sent(_ actions: [RTSPClientStateMachine.Action]) -> [(RTSPRequest, Int)] {
+        actions.compactMap { if case .send(let r, let c) = $0 { return (r, c) } else { return nil } }
+    }
+
+    static func machine(
+        _ url: String = "rtsp://user:pw@cam/live", transport: RTSPClientStateMachine.TransportMode = .tcpInterleaved
+    ) throws -> RTSPClientStateMachine {
+        RTSPClientStateMachine(configuration: .init(url: try RTSPURL(url), transport: transport))
+    }
+
+    /// Drives OPTIONS and DESCRIBE, returning the SETUP request.
+    static func throughDescribe(
+        _ m: inout RTSPClientStateMachine,
+        publicMethods: String = "OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN, GET_PARAMETER"
+    ) -> RTSPRequest? {
+        _ = m.start(now: .zero)
+        let describe = sent(m.receive(answer(200, 1, [("Public", publicMethods)]), now: .zero))
+        guard describe.first?.0.method == "DESCRIBE" else { return nil }
+        let setup = sent(m.receive(answer(200, 2, [("Content-Base", "rtsp://cam/live/")], body: Self.sdp), now: .zero))
+        return setup.first?.0
+    }
+
+    @Test func theOrdinaryExchangeThenKeepalives() throws {
+        var first = try Self.machine()
+        let options = Self.sent(first.start(now: .zero))
+        #expect(options.map(\.0.method) == ["OPTIONS"])
+        #expect(options.first?.0.url.description == "rtsp://cam/live")  // the URL's credentials are not sent in it
+        var m = try Self.machine()
+        let setup = try #require(Self.throughDescribe(&m))
+        #expect(setup.method == "SETUP")
+        #expect(setup.url.description == "rtsp://cam/live/stream=0")  // the audio track is not set up
+        #expect(setup.headers["Transport"] == "RTP/AVP/TCP;unicast;interleaved=0-1")
+        let play = Self.sent(
+            m.receive(
+                Self.answer(
+                    200, 3,
+                    [
+                        ("Session", "F00D;timeout=20"),
+                        ("Transport", "RTP/AVP/TCP;unicast;interleaved=0-1;ssrc=1A2B3C4D"),
+                    ]), now: .seconds(1)))
+        #expect(play.first?.0.method == "PLAY")
+        #expect(play.first?.0.headers["Session"] == "F00D")
+        let playing = m.receive(Self.answer(200, 4), now: .seconds(1))
+        guard case .playing(let tracks)? = playing.first else {
+            Issue.record("not playing: \(playing)")
+            return
+        }
+        #expect(tracks.first?.transport?.interleavedChannels?.rtp == 0)
+        #expect(tracks.first?.format.codec == .h264)
+        #expect(Self.sent(m.tick(now: .seconds(10))).isEmpty)  // keepalive due at 1 + 20/2 = 11 s
+        let keepalive = Self.sent(m.tick(now: .seconds(11)))
+        #expect(keepalive.map(\.0.method) == ["GET_PARAMETER"])
+        #expect(keepalive.first?.0.headers["Session"] == "F00D")
+    }
+
+    @Test func keepaliveIsOptionsWhenGetParameterIsNotOffered() throws {
+        var m = try Self.machine()
+        _ = Self.throughDescribe(&m, publicMethods: "OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN")
+        _ = m.receive(Self.answer(200, 3, [("Session", "S1")]), now: .zero)  // no timeout given: 60 s
+        _ = m.receive(Self.answer(200, 4), now: .zero)
+        #expect(Self.sent(m.tick(now: .seconds(29))).isEmpty)
+        #expect(Self.sent(m.tick(now: .seconds(30))).map(\.0.method) == ["OPTIONS"])
+    }
+
+    @Test func digestAfter401ThenAWrongPasswordFailsWithoutTheHangingOrThePassword() throws {
+        var m = try Self.machine("rtsp://admin:hunter2@cam/live")
+        _ = m.start(now: .zero)
+        let challenge = ("WWW-Authenticate", "Digest realm=\"cam\", nonce=\"n1\", qop=\"auth\"")
+        let retry = Self.sent(m.receive(Self.answer(401, 1, [challenge]), now: .zero))
+        #expect(retry.first?.0.method == "OPTIONS")
+        #expect(retry.first?.0.headers["Authorization"]?.hasPrefix("Digest username=\"admin\"") == true)
+        let final = m.receive(Self.answer(401, 2, [challenge]), now: .zero)
+        guard case .failed(let error)? = final.first else {
+            Issue.record("expected a failure, got \(final)")
+            return
+        }
+        #expect(error.code == .unauthorized)
+        #expect(error.description.contains("401 Unauthorized"))
+        #expect(!error.description.contains("hunter2"))
+    }
+
+    @Test func aStaleNonceIsRetriedOnceMore() throws {
+        var m = try Self.machine()
+        _ = m.start(now: .zero)
+        _ = m.receive(Self.answer(401, 1, [("WWW-Authenticate", "Digest realm=\"c\", nonce=\"n1\"")]), now: .zero)
+        let again = Self.sent(
+            m.receive(
+                Self.answer(401, 2, [("WWW-Authenticate", "Digest realm=\"c\", nonce=\"n2\", stale=true")]), now: .zero)
+        )
+        #expect(again.first?.0.headers["Authorization"]?.contains("nonce=\"n2\"") == true)
+        let third = m.receive(
+            Self.answer(401, 3, [("WWW-Authenticate", "Digest realm=\"c\", nonce=\"n3\", stale=true")]), now: .zero)
+        guard case .failed(let error)? = third.first else {
+            Issue.record("a 401 loop must end")
+            return
+        }
+        #expect(error.code == .unauthorized)
+    }
+
+    @Test func noCredentialsMeansTheFirst401Fails() throws {
+        var m = try Self.machine("rtsp://cam/live")
+        _ = m.start(now: .zero)
+        guard
+            case .failed(let error)? = m.receive(
+                Self.answer(401, 1, [("WWW-Authenticate", "Basic realm=\"c\"")]), now: .zero
+            ).first
+        else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.description.contains("wants a user name and password"))
+    }
+
+    @Test func aServerThatStopsAnsweringKeepalivesEndsInATimeout() throws {
+        var m = try Self.machine()
+        _ = Self.throughDescribe(&m)
+        _ = m.receive(Self.answer(200, 3, [("Session", "S;timeout=10")]), now: .zero)
+        _ = m.receive(Self.answer(200, 4), now: .zero)
+        #expect(Self.sent(m.tick(now: .seconds(5))).count == 1)  // keepalive sent, no answer comes
+        #expect(m.tick(now: .seconds(14)).isEmpty == false)
+        guard case .failed(let error)? = m.tick(now: .seconds(15)).first else {
+            Issue.record("expected a timeout")
+            return
+        }
+        #expect(error.code == .timeout)
+    }
+
+    @Test func serverRequestsAreAnswered() throws {
+        var m = try Self.machine()
+        let options = RTSPMessage(kind: .request(method: "OPTIONS", uri: "*"), headers: [("CSeq", "7")], body: [])
+        let announce = RTSPMessage(kind: .request(method: "ANNOUNCE", uri: "*"), headers: [("CSeq", "8")], body: [])
+        guard case .respond(200, _, 7)? = m.receive(options, now: .zero).first,
+            case .respond(501, _, 8)? = m.receive(announce, now: .zero).first
+        else {
+            Issue.record("server requests not answered as expected")
+            return
+        }
+    }
+
+    @Test func redirectsAreFollowedButNeverFromRTSPSToRTSP() throws {
+        var plain = try Self.machine()
+        _ = plain.start(now: .zero)
+        guard
+            case .redirect(let target)? = plain.receive(
+                Self.answer(302, 1, [("Location", "rtsp://cam2/live")]), now: .zero
+            ).first
+        else {
+            Issue.record("expected a redirect")
+            return
+        }
+        #expect(target.host == "cam2")
+        var secure = try Self.machine("rtsps://cam/live")
+        _ = secure.start(now: .zero)
+        guard
+            case .failed(let error)? = secure.receive(
+                Self.answer(301, 1, [("Location", "rtsp://cam/live")]), now: .zero
+            ).first
+        else {
+            Issue.record("a downgrade must be refused")
+            return
+        }
+        #expect(error.code == .refusedRedirect)
+    }
+
+    @Test func unsupportedTransportFallsBackFromUDPToTCP() throws {
+        var m = try Self.machine(transport: .udp(firstClientPort: 40000))
+        let udp = try #require(Self.throughDescribe(&m))
+        #expect(udp.headers["Transport"] == "RTP/AVP;unicast;client_port=40000-40001")
+        let tcp = Self.sent(m.receive(Self.answer(461, 3), now: .zero))
+        #expect(tcp.first?.0.headers["Transport"] == "RTP/AVP/TCP;unicast;interleaved=0-1")
+    }
+
+    @Test func answersToOldRequestsAreIgnoredAndTeardownCloses() throws {
+        var m = try Self.machine()
+        _ = Self.throughDescribe(&m)
+        #expect(m.receive(Self.answer(200, 1), now: .zero).isEmpty)  // CSeq 1 was answered already
+        _ = m.receive(Self.answer(200, 3, [("Session", "S")]), now: .zero)
+        _ = m.receive(Self.answer(200, 4), now: .zero)
+        let teardown = Self.sent(m.teardown(now: .seconds(1)))
+        #expect(teardown.map(\.0.method) == ["TEARDOWN"])
+        guard case .closed? = m.receive(Self.answer(200, 5), now: .seconds(1)).first else {
+            Issue.record("expected closed")
+            return
+        }
+    }
+}
