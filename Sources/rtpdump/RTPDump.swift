@@ -99,6 +99,18 @@ func printError(_ line: String) {
     text.withUTF8 { buffer in _ = write(2, buffer.baseAddress, buffer.count) }
 }
 
+/// Runs `body`; an error that does not already speak to the user (an `RTPDumpError`) gets the input's
+/// name in front of it.
+func naming<T>(_ input: String, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as RTPDumpError {
+        throw error
+    } catch {
+        throw RTPDumpError("\(input): \(error)")
+    }
+}
+
 /// Reports what the capture reader skipped.
 func finish(_ warnings: CaptureWarnings) {
     for line in CaptureInput.warningLines(warnings) { printError(line) }
@@ -121,16 +133,11 @@ struct Streams: ParsableCommand {
 
     func run() throws {
         var (source, session) = try options.openSource()
-        let analyzer: StreamAnalyzer
-        do {
+        let analyzer = try naming(options.input) {
             let format = try options.sdpFormat(session: session)
-            analyzer = try StreamAnalyzer.analyze(
+            return try StreamAnalyzer.analyze(
                 &source, filter: options.filter(for: options.sdp == nil ? nil : format),
                 clockRate: clockRate ?? format?.clockRate)
-        } catch let error as RTPDumpError {
-            throw error
-        } catch {
-            throw RTPDumpError("\(options.input): \(error)")
         }
         let streams = analyzer.streams
         print(json ? StreamReport.json(streams) : StreamReport.table(streams), terminator: "")
@@ -155,7 +162,7 @@ struct Packets: ParsableCommand {
     func run() throws {
         var capture = try CaptureInput.open(options.input)
         let write: (String) -> Void = { print($0) }
-        do {
+        try naming(options.input) {
             if ordered {
                 let configuration = ReorderBuffer.Configuration(maxDelay: .milliseconds(reorderDelay))
                 try PacketListing.releaseOrder(
@@ -163,8 +170,6 @@ struct Packets: ParsableCommand {
             } else {
                 try PacketListing.arrivalOrder(&capture, filter: options.filter, write: write)
             }
-        } catch {
-            throw RTPDumpError("\(options.input): \(error)")
         }
         finish(capture.warnings)
     }
@@ -187,10 +192,8 @@ struct NALs: ParsableCommand {
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }
-        do {
+        try naming(options.input) {
             while let datagram = try capture.nextDatagram() { streams.add(datagram, emit: emit) }
-        } catch {
-            throw RTPDumpError("\(options.input): \(error)")
         }
         streams.finish(emit: emit)
         finish(capture.warnings)
@@ -212,9 +215,8 @@ struct Extract: ParsableCommand {
             throw RTPDumpError("cannot create \(output): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
-        let summary: NALListing.ExtractSummary
-        do {
-            summary = try NALListing.extract(
+        let summary = try naming(options.input) {
+            try NALListing.extract(
                 &capture, filter: options.filter(for: try options.sdpFormat(session: session)), codec: options.codec,
                 template: try options.template(session: session)
             ) { chunk in
@@ -222,10 +224,6 @@ struct Extract: ParsableCommand {
                     throw RTPDumpError("cannot write \(output): \(String(cString: strerror(errno)))")
                 }
             }
-        } catch let error as RTPDumpError {
-            throw error
-        } catch {
-            throw RTPDumpError("\(options.input): \(error)")
         }
         finish(capture.warnings)
         guard let codec = summary.codec else {
@@ -263,9 +261,8 @@ struct Decode: ParsableCommand {
         var (capture, session) = try options.openSource()
         let writer = try output.map { try Y4MWriter(path: $0) }
         var index = 0
-        let summary: FrameDecoding.Summary
-        do {
-            summary = try FrameDecoding.decode(
+        let summary = try naming(options.input) {
+            try FrameDecoding.decode(
                 &capture, filter: options.filter(for: try options.sdpFormat(session: session)), codec: options.codec,
                 threads: threads, outputSize: size.map { ($0.width, $0.height) },
                 template: try options.template(session: session)
@@ -275,10 +272,6 @@ struct Decode: ParsableCommand {
                 try writer?.write(frame)
                 index += 1
             }
-        } catch let error as RTPDumpError {
-            throw error
-        } catch {
-            throw RTPDumpError("\(options.input): \(error)")
         }
         finish(capture.warnings)
         guard let codec = summary.codec else {
