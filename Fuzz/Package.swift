@@ -15,12 +15,14 @@ let package = Package(
             dependencies: [
                 .product(name: "RTP", package: "swift-rtp"), .product(name: "PacketCapture", package: "swift-rtp"),
             ]),
-        .executableTarget(
-            name: "FuzzH264Depacketizer",
+        // The packet-script player both depacketizer targets use.
+        .target(
+            name: "FuzzSupport",
             dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
         .executableTarget(
-            name: "FuzzHEVCDepacketizer",
-            dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
+            name: "FuzzH264Depacketizer", dependencies: ["FuzzSupport", .product(name: "H26x", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzHEVCDepacketizer", dependencies: ["FuzzSupport", .product(name: "H26x", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSPS", dependencies: [.product(name: "H26x", package: "swift-rtp")]),
         .executableTarget(name: "FuzzRTSPFramer", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSDP", dependencies: [.product(name: "SDP", package: "swift-rtp")]),

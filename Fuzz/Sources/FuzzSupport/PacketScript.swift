@@ -1,0 +1,33 @@
+import H26x
+import RTP
+
+/// Plays fuzzer input to a depacketizer as a script of RTP packets: for each packet a control byte (0x80
+/// marker, 0x40 a loss of 1 + (control & 7) packets before it, 0x20 a new timestamp) and a length byte,
+/// then the payload. Every access unit is written out with `writer`.
+public func runPacketScript(
+    _ input: ArraySlice<UInt8>, _ depacketizer: inout VideoDepacketizer, writer: ElementaryStreamWriter
+) {
+    var out: [UInt8] = []
+    let emit = { (unit: AccessUnit) in
+        writer.write(unit, parameterSets: ParameterSets(codec: unit.codec), into: &out)
+        for nal in unit.nalUnits { _ = nal.typeName }
+    }
+    var offset = input.startIndex
+    var seq: UInt16 = 0
+    var timestamp: UInt32 = 0
+    while offset + 2 <= input.endIndex {
+        let control = input[offset]
+        let end = min(offset + 2 + Int(input[offset + 1]), input.endIndex)
+        let payload = Array(input[(offset + 2)..<end])
+        offset = end
+        if control & 0x40 != 0 { depacketizer.noteLoss(Int(control & 0x07) + 1, emit: emit) }
+        if control & 0x20 != 0 { timestamp &+= 3000 }
+        let packet = RTPPacketBuilder(
+            marker: control & 0x80 != 0, sequenceNumber: seq, timestamp: timestamp, ssrc: 1, payload: payload
+        ).packet()
+        seq &+= 1
+        depacketizer.push(packet, emit: emit)
+    }
+    depacketizer.flush(emit: emit)
+    _ = depacketizer.parameterSets.sequenceParameterSet
+}
