@@ -25,7 +25,9 @@ let package = Package(
         // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
         .target(name: "RTSP", dependencies: ["SDP", .product(name: "Crypto", package: "swift-crypto")]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
-        .target(name: "H26x", dependencies: ["RTP"]),
+        .target(name: "H26x", dependencies: ["RTP", "CH26x"]),
+        // The start-code scan, vectorized in C (SSE2 where available).
+        .target(name: "CH26x"),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
         .target(name: "VideoDecoding", dependencies: ["H26x"]),
         // libavcodec / libswscale, through a C shim for the macros Swift cannot import.

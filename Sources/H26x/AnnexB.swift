@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import CH26x
 
 /// Start codes (00 00 01, 00 00 00 01) and the NAL units between them.
 enum AnnexB {
@@ -37,19 +31,17 @@ enum AnnexB {
         return found
     }
 
-    /// Calls `body(start, end)` for each 00 00 01 in `bytes`, `start` at its first zero. Uses memchr to
-    /// find the 01 bytes, which are rare in coded slice data.
+    /// Calls `body(start, end)` for each 00 00 01 in `bytes`, `start` at its first zero. The search is
+    /// `ch26x_find_start_code` (C, 16 positions per step with SSE2).
     static func forEachStartCode(in bytes: ArraySlice<UInt8>, _ body: (Int, Int) -> Void) {
         bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress, buffer.count >= 3 else { return }
-            var offset = 2
-            while offset < buffer.count {
-                guard let hit = memchr(base + offset, 1, buffer.count - offset) else { return }
-                let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                if base[index - 1] == 0 && base[index - 2] == 0 {
-                    body(bytes.startIndex + index - 2, bytes.startIndex + index + 1)
-                }
-                offset = index + 1
+            var offset = 0
+            while offset + 3 <= buffer.count {
+                let found = offset + ch26x_find_start_code(base + offset, buffer.count - offset)
+                guard found + 3 <= buffer.count else { return }
+                body(bytes.startIndex + found, bytes.startIndex + found + 3)
+                offset = found + 3
             }
         }
     }
