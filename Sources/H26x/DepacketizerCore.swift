@@ -95,9 +95,9 @@ struct DepacketizerCore: Sendable {
 
     /// A complete NAL unit from the payload, with its DON when de-interleaving.
     mutating func nal(_ bytes: ArraySlice<UInt8>, don: UInt16?, timestamp: UInt64? = nil, emit: (AccessUnit) -> Void) {
-        if var deinterleaver, let don {
-            deinterleaver.insert(.init(don: don, timestamp: timestamp ?? packetTimestamp, bytes: Array(bytes)))
-            self.deinterleaver = deinterleaver
+        if deinterleaver != nil, let don {
+            // In place: a copy taken out of the optional would copy every held NAL unit on each insert.
+            deinterleaver?.insert(.init(don: don, timestamp: timestamp ?? packetTimestamp, bytes: Array(bytes)))
             release(all: false, emit: emit)
             return
         }

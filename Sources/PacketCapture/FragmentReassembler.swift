@@ -47,7 +47,8 @@ struct FragmentReassembler: Sendable {
             pending[key] = Pending(firstTime: time)
             order.append(key)
         }
-        guard var entry = pending[key] else { return nil }
+        // Taken out while it changes, so that writing into its bytes does not copy them.
+        guard var entry = pending.removeValue(forKey: key) else { return nil }
         if entry.bytes.count < end { entry.bytes.append(contentsOf: repeatElement(0, count: end - entry.bytes.count)) }
         // Copy only the bytes no earlier fragment supplied.
         for i in 0..<data.count where !entry.covered.contains(where: { $0.contains(offset + i) }) {

@@ -69,14 +69,18 @@ public struct TCPStreamReassembler: Sendable {
     /// Adds a segment; `emit` receives every chunk it makes deliverable, in stream order.
     public mutating func add(_ segment: TCPSegment, emit: (Chunk) -> Void) {
         let flow = Flow(source: segment.source, destination: segment.destination)
-        if flows[flow] == nil {
+        // Taken out of the dictionary while it changes, so that appending to its held segments does not
+        // copy them (the dictionary would otherwise still share the array).
+        var state: FlowState
+        if let known = flows.removeValue(forKey: flow) {
+            state = known
+        } else {
             guard flows.count < limits.maxFlows else {
                 droppedSegments += 1
                 return
             }
-            flows[flow] = FlowState()
+            state = FlowState()
         }
-        guard var state = flows[flow] else { return }
         defer { flows[flow] = state }
         if segment.flags.contains(.syn) {
             // A new connection on this 4-tuple: whatever was held belongs to the old one.
@@ -101,7 +105,7 @@ public struct TCPStreamReassembler: Sendable {
     /// Delivers what is still held, skipping the holes: for the end of the capture.
     public mutating func finish(emit: (Chunk) -> Void) {
         for flow in flows.keys.sorted(by: { $0.description < $1.description }) {
-            guard var state = flows[flow] else { continue }
+            guard var state = flows.removeValue(forKey: flow) else { continue }
             flush(&state, flow: flow, emit: emit)
             flows[flow] = state
         }
