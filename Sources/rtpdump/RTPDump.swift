@@ -71,9 +71,9 @@ struct InputOptions: ParsableArguments {
         return format
     }
 
-    /// The depacketizer the SDP calls for, if there is one.
-    func template(session: RTSPSessionInfo? = nil) throws -> VideoDepacketizer? {
-        guard let format = try sdpFormat(session: session) else { return nil }
+    /// The depacketizer an SDP video format calls for, if there is one.
+    func template(for format: VideoFormat?) throws -> VideoDepacketizer? {
+        guard let format else { return nil }
         do { return try SDPVideo.depacketizer(for: format) } catch { throw RTPDumpError("\(sdp ?? ""): \(error)") }
     }
 
@@ -185,10 +185,9 @@ struct NALs: ParsableCommand {
 
     func run() throws {
         var (capture, session) = try options.openSource()
-        let template = try options.template(session: session)
+        let format = try options.sdpFormat(session: session)
         var streams = AccessUnitStreams(
-            filter: options.filter(for: try options.sdpFormat(session: session)), codec: options.codec,
-            template: template)
+            filter: options.filter(for: format), codec: options.codec, template: try options.template(for: format))
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }
@@ -211,14 +210,15 @@ struct Extract: ParsableCommand {
 
     func run() throws {
         var (capture, session) = try options.openSource()
+        let format = try options.sdpFormat(session: session)
         guard let file = fopen(output, "wb") else {
             throw RTPDumpError("cannot create \(output): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
         let summary = try naming(options.input) {
             try NALListing.extract(
-                &capture, filter: options.filter(for: try options.sdpFormat(session: session)), codec: options.codec,
-                template: try options.template(session: session)
+                &capture, filter: options.filter(for: format), codec: options.codec,
+                template: try options.template(for: format)
             ) { chunk in
                 guard chunk.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == chunk.count else {
                     throw RTPDumpError("cannot write \(output): \(String(cString: strerror(errno)))")
@@ -259,13 +259,14 @@ struct Decode: ParsableCommand {
 
     func run() throws {
         var (capture, session) = try options.openSource()
+        let format = try options.sdpFormat(session: session)
         let writer = try output.map { try Y4MWriter(path: $0) }
         var index = 0
         let summary = try naming(options.input) {
             try FrameDecoding.decode(
-                &capture, filter: options.filter(for: try options.sdpFormat(session: session)), codec: options.codec,
+                &capture, filter: options.filter(for: format), codec: options.codec,
                 threads: threads, outputSize: size.map { ($0.width, $0.height) },
-                template: try options.template(session: session)
+                template: try options.template(for: format)
             ) {
                 frame in
                 if md5 { print(FrameDecoding.md5Line(index: index, frame)) }
