@@ -21,23 +21,10 @@ import os
 import struct
 import sys
 
+from annexb import split_annexb
+
 FRAGMENT = 900
 LARGE = 1000
-
-
-def split_annexb(data):
-    nals, i, start = [], 0, None
-    while i + 3 <= len(data):
-        if data[i:i + 3] == b"\x00\x00\x01":
-            if start is not None:
-                nals.append(data[start:i].rstrip(b"\x00"))
-            i += 3
-            start = i
-        else:
-            i += 1
-    if start is not None:
-        nals.append(data[start:])
-    return [n for n in nals if n]
 
 
 def starts_picture(nals, codec):

@@ -10,27 +10,14 @@ import json
 import struct
 import sys
 
-
-def split(data):
-    out, i, start = [], 0, None
-    while i + 3 <= len(data):
-        if data[i:i + 3] == b"\x00\x00\x01":
-            if start is not None:
-                out.append(data[start:i].rstrip(b"\x00"))
-            i += 3
-            start = i
-        else:
-            i += 1
-    if start is not None:
-        out.append(data[start:])
-    return [n for n in out if n]
+from annexb import split_annexb
 
 
 def main():
     data, codec = open(sys.argv[1], "rb").read(), sys.argv[2]
     skip = (7, 8, 9) if codec == "h264" else (32, 33, 34, 35)
     kind = (lambda n: n[0] & 0x1F) if codec == "h264" else (lambda n: (n[0] >> 1) & 0x3F)
-    nals = [n for n in split(data) if kind(n) not in skip]
+    nals = [n for n in split_annexb(data) if kind(n) not in skip]
     digest = hashlib.md5(b"".join(struct.pack(">I", len(n)) + n for n in nals)).hexdigest()
     print(json.dumps({"nalUnits": len(nals), "md5": digest}))
 
