@@ -94,7 +94,7 @@ public struct CaptureFile: Sendable {
             pcapng?.window.isFinal = true
             return
         }
-        let rest = Array(pcap?.window.unread ?? pcapng?.window.unread ?? [])
+        let rest = pcap?.window.unread ?? pcapng?.window.unread ?? []
         let chunk = try source.read(appendingTo: rest, minimum: max(needed, chunkSize))
         let final = source.atEnd
         file = final ? nil : source
@@ -152,7 +152,7 @@ struct FileReader: @unchecked Sendable {
     }
 
     /// `prefix` followed by up to `minimum - prefix.count` (at least) more bytes of the file, in one new buffer.
-    mutating func read(appendingTo prefix: [UInt8], minimum: Int) throws(CaptureError) -> [UInt8] {
+    mutating func read(appendingTo prefix: ArraySlice<UInt8>, minimum: Int) throws(CaptureError) -> [UInt8] {
         let want = minimum > prefix.count ? minimum - prefix.count : minimum
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: prefix.count + want) { buffer, count in
