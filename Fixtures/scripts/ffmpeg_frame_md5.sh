@@ -6,13 +6,7 @@
 #     have two slices, and FFmpeg's raw H.264 demuxer then splits them into more "frames" than there are)
 # The elementary streams come from GStreamer's depayloaders (the NAL references' pipeline).
 # usage: ffmpeg_frame_md5.sh   (from make-fixtures.sh, or alone after it)
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-fixtures="$(dirname "$here")"
-captures="$fixtures/captures"
-expected="$fixtures/expected"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 
 # stream CAPTURE PORT CODEC(264|265) PAYLOAD_TYPE OUT
 stream() {

@@ -6,13 +6,7 @@
 # For the real camera capture beside the project: expected/camera-h264-2011.gst-frames.json with the
 # frame count and the MD5 of the list (its frames may not be copied here).
 # usage: gst_frame_md5.sh   (from make-fixtures.sh, or alone after it)
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-fixtures="$(dirname "$here")"
-captures="$fixtures/captures"
-expected="$fixtures/expected"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 
 # frames INPUT PORT CODEC(264|265) PAYLOAD_TYPE
 frames() {
@@ -22,11 +16,8 @@ frames() {
 }
 
 reference() {
-    local capture="$1" input="$captures/$1"
-    if [[ "$capture" == *.pcapng ]]; then
-        input="$work/$capture.pcap"
-        python3 "$here/to_ipv4_pcap.py" "$captures/$capture" "$input"
-    fi
+    local capture="$1" input
+    input="$(pcapparse_input "$1")"
     frames "$input" "$2" "$3" "$4" > "$expected/$capture.gst-frames.md5"
     echo "$capture: $(wc -l < "$expected/$capture.gst-frames.md5") frames"
 }
@@ -39,7 +30,7 @@ reference h265-ffmpeg-ipv6.pcapng 5006 265 98
 python3 "$here/interleaved_to_udp.py" "$captures/rtsp-h264-tcp.pcap" 8554 "$work/rtsp-tcp-as-udp.pcap"
 frames "$work/rtsp-tcp-as-udp.pcap" 5000 264 96 > "$expected/rtsp-h264-tcp.pcap.gst-frames.md5"
 echo "rtsp-h264-tcp.pcap: $(wc -l < "$expected/rtsp-h264-tcp.pcap.gst-frames.md5") frames"
-udp_port=$(python3 -c "import json; print(json.load(open('$expected/rtsp-h264-udp.pcap.streams.json'))[0]['destinationPort'])")
+udp_port=$(rtsp_udp_port)
 reference rtsp-h264-udp.pcap "$udp_port" 264 96
 
 real="$fixtures/../../shared/fixtures/real/camera-h264-2011.pcap"

@@ -5,21 +5,12 @@
 #   expected/<capture>.ffprobe.json    ffprobe's reading of that stream's SPS (size, level, pixel format)
 #   work/<capture>-au/                 one file per access unit (alignment=au), input of interleave.py
 # usage: gst_references.sh   (from make-fixtures.sh, or alone after it)
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-fixtures="$(dirname "$here")"
-captures="$fixtures/captures"
-expected="$fixtures/expected"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 
 # reference CAPTURE PORT CODEC(264|265) PAYLOAD_TYPE
 reference() {
-    local capture="$1" port="$2" codec="$3" pt="$4" input="$captures/$1"
-    if [[ "$capture" == *.pcapng ]]; then
-        input="$work/$capture.pcap"
-        python3 "$here/to_ipv4_pcap.py" "$captures/$capture" "$input"
-    fi
+    local capture="$1" port="$2" codec="$3" pt="$4" input
+    input="$(pcapparse_input "$1")"
     local caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H$codec,payload=$pt"
     [ "$codec" = 265 ] && caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H265,payload=$pt"
     gst-launch-1.0 -q filesrc location="$input" ! pcapparse dst-port="$port" ! "$caps" ! "rtph${codec}depay" ! \
@@ -32,7 +23,7 @@ reference h264-gst.pcap 5000 264 96
 reference h265-gst-sll.pcap 5002 265 97
 reference h264-ffmpeg.pcap 5004 264 96
 reference h265-ffmpeg-ipv6.pcapng 5006 265 98
-udp_port=$(python3 -c "import json; print(json.load(open('$expected/rtsp-h264-udp.pcap.streams.json'))[0]['destinationPort'])")
+udp_port=$(rtsp_udp_port)
 reference rtsp-h264-udp.pcap "$udp_port" 264 96
 
 # Interleaved captures (H.264 packetization-mode 2, H.265 with DONL) made from GStreamer's access units.
