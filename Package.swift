@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "H26x", targets: ["H26x"]),
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "RTSP", targets: ["RTSP"]),
+        .library(name: "RTSPClient", targets: ["RTSPClient"]),
         .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
@@ -16,6 +17,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // RTP and RTCP packet views, sequence tracking, reordering and receiver statistics. No dependencies.
@@ -24,6 +26,14 @@ let package = Package(
         .target(name: "SDP"),
         // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
         .target(name: "RTSP", dependencies: ["SDP", .product(name: "Crypto", package: "swift-crypto")]),
+        // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
+        .target(
+            name: "RTSPClient",
+            dependencies: [
+                "RTSP", "SDP", "RTP", "H26x", "VideoDecoding",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP", "CH26x"]),
         // The start-code scan, vectorized in C (SSE2 where available).
@@ -41,11 +51,13 @@ let package = Package(
         // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.
         .target(
             name: "RTPDumpCore",
-            dependencies: ["RTP", "PacketCapture", "H26x", "SDP", "RTSP", "VideoDecoding", "FFmpegDecoding"]),
+            dependencies: [
+                "RTP", "PacketCapture", "H26x", "SDP", "RTSP", "RTSPClient", "VideoDecoding", "FFmpegDecoding",
+            ]),
         .executableTarget(
             name: "rtpdump",
             dependencies: [
-                "RTPDumpCore", "SDP",
+                "RTPDumpCore", "SDP", "RTSP", "RTSPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -53,10 +65,19 @@ let package = Package(
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP"]),
+        .testTarget(
+            name: "RTSPClientTests",
+            dependencies: [
+                "RTSPClient", "RTSP", "RTP", "H26x", "VideoDecoding", "FFmpegDecoding",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding", "H26x"]),
         .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
         .testTarget(name: "RTPDumpCoreTests",
-            dependencies: ["RTPDumpCore", "PacketCapture", "RTP", "H26x", "SDP", "VideoDecoding", "FFmpegDecoding"]),
+            dependencies: [
+                "RTPDumpCore", "PacketCapture", "RTP", "H26x", "SDP", "RTSPClient", "VideoDecoding", "FFmpegDecoding",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

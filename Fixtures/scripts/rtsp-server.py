@@ -1,17 +1,38 @@
 #!/usr/bin/python3
 """A real RTSP server (GStreamer's gst-rtsp-server) on loopback, for fixtures and integration tests.
 
-usage: rtsp-server.py PORT [--codec h264|h265] [--frames N]
-Serves rtsp://127.0.0.1:PORT/test: a 320x240, 30 fps test pattern encoded live. Run it with Debian's
-/usr/bin/python3 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds.
+usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
+                      --user U --password P] [--protocols all|tcp|udp] [--lifetime S]
+Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
+--auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
+(python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds.
 """
 import argparse
 
 import gi
 
 gi.require_version("Gst", "1.0")
+gi.require_version("GstRtsp", "1.0")
 gi.require_version("GstRtspServer", "1.0")
-from gi.repository import GLib, Gst, GstRtspServer  # noqa: E402
+from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
+
+
+def require_login(server, factory, args):
+    """Only args.user with args.password may play /test, by Basic or by Digest (MD5, qop=auth)."""
+    auth = GstRtspServer.RTSPAuth()
+    token = GstRtspServer.RTSPToken()
+    token.set_string("media.factory.role", "viewer")
+    if args.auth == "basic":
+        auth.add_basic(GstRtspServer.RTSPAuth.make_basic(args.user, args.password), token)
+        auth.set_supported_methods(GstRtsp.RTSPAuthMethod.BASIC)
+    else:
+        auth.add_digest(args.user, args.password, token)
+        auth.set_supported_methods(GstRtsp.RTSPAuthMethod.DIGEST)
+    server.set_auth(auth)
+    permissions = GstRtspServer.RTSPPermissions()
+    permissions.add_permission_for_role("viewer", "media.factory.access", True)
+    permissions.add_permission_for_role("viewer", "media.factory.construct", True)
+    factory.set_permissions(permissions)
 
 
 def main():
@@ -20,22 +41,33 @@ def main():
     parser.add_argument("--codec", choices=["h264", "h265"], default="h264")
     parser.add_argument("--frames", type=int, default=90)
     parser.add_argument("--lifetime", type=int, default=60)
+    parser.add_argument("--size", default="320x240")
+    parser.add_argument("--protocols", choices=["all", "tcp", "udp"], default="all")
+    parser.add_argument("--auth", choices=["basic", "digest"])
+    parser.add_argument("--user", default="user")
+    parser.add_argument("--password", default="secret")
     args = parser.parse_args()
     Gst.init(None)
     encoder = {
-        "h264": "x264enc tune=zerolatency key-int-max=30 ! rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1",
-        "h265": "x265enc tune=zerolatency key-int-max=30 ! rtph265pay name=pay0 pt=96 mtu=1200 config-interval=-1",
+        "h264": "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1",
+        "h265": "x265enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! rtph265pay name=pay0 pt=96 mtu=1200 config-interval=-1",
     }[args.codec]
+    width, height = (int(v) for v in args.size.split("x"))
     launch = (f"( videotestsrc is-live=true num-buffers={args.frames} horizontal-speed=4 ! "
-              f"video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! {encoder} )")
+              f"video/x-raw,format=I420,width={width},height={height},framerate=30/1 ! {encoder} )")
     server = GstRtspServer.RTSPServer()
     server.set_address("127.0.0.1")
     server.set_service(str(args.port))
     factory = GstRtspServer.RTSPMediaFactory()
     factory.set_launch(launch)
     factory.set_shared(False)
+    if args.protocols != "all":  # the other lower transport is answered with 461 Unsupported Transport
+        factory.set_protocols(GstRtsp.RTSPLowerTrans.TCP if args.protocols == "tcp" else GstRtsp.RTSPLowerTrans.UDP)
+    if args.auth:
+        require_login(server, factory, args)
     server.get_mount_points().add_factory("/test", factory)
     server.attach(None)
+    print("ready", flush=True)
     loop = GLib.MainLoop()
     GLib.timeout_add_seconds(args.lifetime, loop.quit)
     loop.run()

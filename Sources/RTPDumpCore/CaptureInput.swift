@@ -2,13 +2,12 @@ import PacketCapture
 
 /// Opens what the user named as INPUT.
 public enum CaptureInput {
-    /// Opens a capture file. RTSP URLs are recognised and refused with a clear message until the
-    /// RTSP client lands.
+    /// Opens a capture file. An RTSP URL is refused with a message that says so (``LiveSessionSource``
+    /// plays URLs).
     public static func open(_ input: String) throws -> CaptureFile {
         let lower = input.lowercased()
         if lower.hasPrefix("rtsp://") || lower.hasPrefix("rtsps://") {
-            throw RTPDumpError(
-                "RTSP input is not supported by this build yet; capture the stream to a pcap file instead")
+            throw RTPDumpError("an RTSP URL is not a capture file; play it with LiveSessionSource")
         }
         do {
             return try CaptureFile(contentsOf: input)

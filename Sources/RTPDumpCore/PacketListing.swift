@@ -6,9 +6,9 @@ public enum PacketListing {
     /// Lists packets in arrival order:
     /// `<seconds since first> <source> > <destination> ssrc=0x.. pt=N seq=N ts=N m=0|1 len=N`,
     /// with ` truncated` appended when the capture cut the packet short.
-    public static func arrivalOrder(
-        _ capture: inout CaptureFile, filter: StreamFilter, write: (String) -> Void
-    ) throws(CaptureError) {
+    public static func arrivalOrder<Source: DatagramSource>(
+        _ capture: inout Source, filter: StreamFilter, write: (String) -> Void
+    ) throws {
         var start: ArrivalTime?
         while let datagram = try capture.nextDatagram() {
             guard filter.admits(datagram), !RTPPacket.looksLikeRTCP(datagram.payload),
@@ -28,10 +28,10 @@ public enum PacketListing {
 
     /// Lists packets as a reorder buffer releases them, per stream, with a `LOSS` line for each gap:
     /// `ssrc=0x.. ext=N seq=N ts=N m=0|1 len=N` and `ssrc=0x.. LOSS first=N count=N`.
-    public static func releaseOrder(
-        _ capture: inout CaptureFile, filter: StreamFilter, configuration: ReorderBuffer.Configuration,
+    public static func releaseOrder<Source: DatagramSource>(
+        _ capture: inout Source, filter: StreamFilter, configuration: ReorderBuffer.Configuration,
         write: (String) -> Void
-    ) throws(CaptureError) {
+    ) throws {
         var ordered = OrderedPackets(filter: filter, configuration: configuration)
         let emit = { (event: OrderedPackets.Event) in write(line(event)) }
         while let datagram = try capture.nextDatagram() { ordered.add(datagram, emit: emit) }

@@ -1,3 +1,4 @@
+import RTSPClient
 import PacketCapture
 import RTP
 import RTSP

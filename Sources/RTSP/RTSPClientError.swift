@@ -14,6 +14,16 @@ public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let refusedRedirect = Code(name: "refusedRedirect")
         /// The server broke the protocol (no Session header, no SDP...).
         public static let protocolViolation = Code(name: "protocolViolation")
+        /// The TCP (or TLS) connection to the server could not be made.
+        public static let connectionFailed = Code(name: "connectionFailed")
+        /// The server closed the connection before the session ended.
+        public static let connectionClosed = Code(name: "connectionClosed")
+        /// While playing, no RTP or RTCP arrived within the inactivity timeout.
+        public static let noMedia = Code(name: "noMedia")
+        /// More redirects than the client follows.
+        public static let tooManyRedirects = Code(name: "tooManyRedirects")
+        /// Something this client does not do (yet), named in the reason.
+        public static let unsupported = Code(name: "unsupported")
         public var description: String { name }
     }
 

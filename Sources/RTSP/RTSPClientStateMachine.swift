@@ -69,6 +69,8 @@ public struct RTSPClientStateMachine: Sendable {
     private var transport: TransportMode
     public private(set) var session: SessionHeader?
     public private(set) var tracks: [Track] = []
+    /// The DESCRIBE answer's session description, once it has arrived.
+    public private(set) var sessionDescription: SessionDescription?
     private var setupIndex = 0
     private var nextKeepalive: Duration?
 
@@ -202,6 +204,7 @@ public struct RTSPClientStateMachine: Sendable {
                 .compactMap { try? RTSPURL($0) }.first.map { configuration.url.resolving($0.description) }
                 ?? configuration.url
             let sessionBase = description.control.map { base.resolving($0) } ?? base
+            sessionDescription = description
             tracks = description.media.compactMap { media in
                 media.videoFormat.map {
                     Track(control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil)

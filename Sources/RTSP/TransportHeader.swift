@@ -9,6 +9,12 @@ public struct TransportHeader: Sendable, Hashable {
     public var clientPorts: (rtp: UInt16, rtcp: UInt16)?
     public var serverPorts: (rtp: UInt16, rtcp: UInt16)?
     public var ssrc: UInt32?
+    /// `destination=`: the multicast group (or unicast address) the media is sent to.
+    public var destination: String?
+    /// `source=`: the address the media comes from, when it is not the RTSP server's.
+    public var source: String?
+    /// `port=a-b`: the multicast ports.
+    public var multicastPorts: (rtp: UInt16, rtcp: UInt16)?
 
     public init(_ value: String) {
         let first = value.split(separator: ",").first.map(String.init) ?? value
@@ -30,6 +36,14 @@ public struct TransportHeader: Sendable, Hashable {
         serverPorts = pair("server_port").flatMap { a, b in
             (0...65535).contains(a) && (0...65535).contains(b) ? (UInt16(a), UInt16(b)) : nil
         }
+        func text(_ name: String) -> String? {
+            fields.first { $0.lowercased().hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+        }
+        destination = text("destination")
+        source = text("source")
+        multicastPorts = pair("port").flatMap { a, b in
+            (0...65535).contains(a) && (0...65535).contains(b) ? (UInt16(a), UInt16(b)) : nil
+        }
         ssrc = fields.first { $0.lowercased().hasPrefix("ssrc=") }.flatMap { UInt32($0.dropFirst(5), radix: 16) }
     }
 
@@ -38,7 +52,8 @@ public struct TransportHeader: Sendable, Hashable {
             && lhs.interleavedChannels?.rtp == rhs.interleavedChannels?.rtp
             && lhs.interleavedChannels?.rtcp == rhs.interleavedChannels?.rtcp
             && lhs.clientPorts?.rtp == rhs.clientPorts?.rtp && lhs.serverPorts?.rtp == rhs.serverPorts?.rtp
-            && lhs.ssrc == rhs.ssrc
+            && lhs.ssrc == rhs.ssrc && lhs.destination == rhs.destination && lhs.source == rhs.source
+            && lhs.multicastPorts?.rtp == rhs.multicastPorts?.rtp
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(profile) }

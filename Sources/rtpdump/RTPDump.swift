@@ -1,3 +1,4 @@
+import RTSPClient
 import ArgumentParser
 import Foundation
 import H26x
@@ -5,6 +6,7 @@ import SDP
 import PacketCapture
 import RTP
 import RTPDumpCore
+import RTSP
 import VideoDecoding
 
 #if canImport(Glibc)
@@ -17,7 +19,7 @@ import VideoDecoding
 struct RTPDump: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtpdump",
-        abstract: "Inspect RTP streams in capture files (pcap, pcapng).",
+        abstract: "Inspect RTP streams in capture files (pcap, pcapng) or played from an RTSP server (rtsp://).",
         discussion:
             "Machine-readable output goes to stdout, diagnostics to stderr; the exit status is non-zero on failure.",
         subcommands: [Streams.self, Packets.self, NALs.self, Extract.self, Decode.self]
@@ -26,8 +28,23 @@ struct RTPDump: ParsableCommand {
 
 /// Options every subcommand shares.
 struct InputOptions: ParsableArguments {
-    @Argument(help: "A capture file: pcap or pcapng.")
+    @Argument(help: "A capture file (pcap or pcapng), or an RTSP URL (rtsp://[user:password@]host[:port]/path).")
     var input: String
+
+    @Option(help: "With an RTSP URL: how RTP travels: tcp (interleaved), udp, or auto (UDP, then TCP if nothing arrives).")
+    var transport: RTSPSessionOptions.Transport = .tcp
+
+    @Option(help: "With an RTSP URL: stop after this many seconds (default: until the server ends the stream).")
+    var duration: Double?
+
+    @Option(help: "With an RTSP URL: the user name (else the one in the URL).")
+    var user: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With an RTSP URL: the password (else the one in the URL, else the RTPDUMP_PASSWORD environment variable).",
+            discussion: "It is never printed; prefer RTPDUMP_PASSWORD, which other users cannot see in the process list."))
+    var password: String?
 
     @Option(help: "Only RTP on this UDP port (source or destination).")
     var port: UInt16?
@@ -47,6 +64,12 @@ struct InputOptions: ParsableArguments {
     /// The input as datagrams: a capture, or a capture of an RTSP session with the RTP interleaved in its
     /// connection included. Also what the session's RTSP exchange says, when there is one.
     func openSource() throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
+        if isURL {
+            let live = try naming(displayName) {
+                try LiveSessionSource.open(url: input, options: sessionOptions, duration: duration.map { .milliseconds(Int64($0 * 1000)) })
+            }
+            return (live, live.info)
+        }
         var scan = try CaptureInput.open(input)
         let session = try RTSPSessionInfo.scan(&scan)
         let capture = try CaptureInput.open(input)
@@ -75,6 +98,27 @@ struct InputOptions: ParsableArguments {
     func template(for format: VideoFormat?) throws -> VideoDepacketizer? {
         guard let format else { return nil }
         do { return try SDPVideo.depacketizer(for: format) } catch { throw RTPDumpError("\(sdp ?? ""): \(error)") }
+    }
+
+    var isURL: Bool {
+        let lower = input.lowercased()
+        return lower.hasPrefix("rtsp://") || lower.hasPrefix("rtsps://")
+    }
+
+    /// The input as it may be printed: an URL loses its credentials.
+    var displayName: String {
+        guard isURL else { return input }
+        return (try? RTSPURL(input))?.description ?? "the RTSP URL"
+    }
+
+    var sessionOptions: RTSPSessionOptions {
+        var options = RTSPSessionOptions(transport: transport)
+        let fromURL = (try? RTSPURL(input))?.credentials
+        let password = password ?? ProcessInfo.processInfo.environment["RTPDUMP_PASSWORD"] ?? fromURL?.password
+        if let user = user ?? fromURL?.user {
+            options.credentials = Credentials(user: user, password: password ?? "")
+        }
+        return options
     }
 
     var filter: StreamFilter { StreamFilter(port: port, ssrc: ssrc, payloadType: payloadType) }
@@ -133,7 +177,7 @@ struct Streams: ParsableCommand {
 
     func run() throws {
         var (source, session) = try options.openSource()
-        let analyzer = try naming(options.input) {
+        let analyzer = try naming(options.displayName) {
             let format = try options.sdpFormat(session: session)
             return try StreamAnalyzer.analyze(
                 &source, filter: options.filter(for: options.sdp == nil ? nil : format),
@@ -160,9 +204,9 @@ struct Packets: ParsableCommand {
     var reorderDelay: Int = 100
 
     func run() throws {
-        var capture = try CaptureInput.open(options.input)
+        var (capture, _) = try options.openSource()
         let write: (String) -> Void = { print($0) }
-        try naming(options.input) {
+        try naming(options.displayName) {
             if ordered {
                 let configuration = ReorderBuffer.Configuration(maxDelay: .milliseconds(reorderDelay))
                 try PacketListing.releaseOrder(
@@ -176,6 +220,7 @@ struct Packets: ParsableCommand {
 }
 
 extension VideoCodec: ExpressibleByArgument {}
+extension RTSPSessionOptions.Transport: ExpressibleByArgument {}
 
 struct NALs: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -191,7 +236,7 @@ struct NALs: ParsableCommand {
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }
-        try naming(options.input) {
+        try naming(options.displayName) {
             while let datagram = try capture.nextDatagram() { streams.add(datagram, emit: emit) }
         }
         streams.finish(emit: emit)
@@ -215,7 +260,7 @@ struct Extract: ParsableCommand {
             throw RTPDumpError("cannot create \(output): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
-        let summary = try naming(options.input) {
+        let summary = try naming(options.displayName) {
             try NALListing.extract(
                 &capture, filter: options.filter(for: format), codec: options.codec,
                 template: try options.template(for: format)
@@ -227,7 +272,7 @@ struct Extract: ParsableCommand {
         }
         finish(capture.warnings)
         guard let codec = summary.codec else {
-            throw RTPDumpError("no H.264 or H.265 stream found in \(options.input)")
+            throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")
         }
         let expected = codec == .h264 ? ".h264" : ".h265"
         if !output.hasSuffix(expected) {
@@ -262,7 +307,7 @@ struct Decode: ParsableCommand {
         let format = try options.sdpFormat(session: session)
         let writer = try output.map { try Y4MWriter(path: $0) }
         var index = 0
-        let summary = try naming(options.input) {
+        let summary = try naming(options.displayName) {
             try FrameDecoding.decode(
                 &capture, filter: options.filter(for: format), codec: options.codec,
                 threads: threads, outputSize: size.map { ($0.width, $0.height) },
@@ -276,7 +321,7 @@ struct Decode: ParsableCommand {
         }
         finish(capture.warnings)
         guard let codec = summary.codec else {
-            throw RTPDumpError("no H.264 or H.265 stream found in \(options.input)")
+            throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")
         }
         printError(
             "\(codec): \(summary.accessUnits) access units, \(summary.frames) frames (\(summary.damagedFrames) may be damaged),"

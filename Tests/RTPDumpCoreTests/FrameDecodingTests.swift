@@ -1,3 +1,4 @@
+import RTSPClient
 import Foundation
 import H26x
 import PacketCapture

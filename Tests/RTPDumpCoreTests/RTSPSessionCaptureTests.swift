@@ -1,3 +1,4 @@
+import RTSPClient
 import Foundation
 import PacketCapture
 import RTPDumpCore

@@ -1,0 +1,87 @@
+import NIOCore
+import RTP
+import RTSP
+
+/// What a session knows about its tracks' media: where packets come from (interleaved channels or UDP
+/// sockets), RFC 3550 statistics per track, the last sender report, and packets that arrived before
+/// PLAY was answered.
+struct MediaState {
+    struct Track {
+        var description: RTSPClientStateMachine.Track
+        var statistics: ReceiverStatistics
+        var senderSSRC: UInt32?
+        /// The middle 32 bits of the last sender report's NTP time, and when it arrived.
+        var lastSenderReport: (ntpMiddle: UInt32, arrival: NIODeadline)?
+        var senderReports = 0
+        /// The sender said BYE.
+        var ended = false
+        /// Where RTCP for this track goes: an interleaved channel, or the server's RTCP port.
+        var rtcpChannel: UInt8?
+        var rtcpAddress: SocketAddress?
+    }
+
+    struct EarlyPacket {
+        var bytes: [UInt8]
+        var track: Int
+        var isRTCP: Bool
+    }
+
+    /// Packets held from before the PLAY answer (some servers start sending first).
+    static let maxEarlyPackets = 1024
+
+    var tracks: [Track] = []
+    /// Interleaved channel → (track, is RTCP).
+    var routes: [UInt8: (track: Int, isRTCP: Bool)] = [:]
+    var early: [EarlyPacket] = []
+    /// Frames that arrived before PLAY, by channel, to route once the channels are known.
+    var earlyInterleaved: [(channel: UInt8, bytes: [UInt8])] = []
+    var lastArrival = NIODeadline.now()
+    var rtpPackets: UInt64 = 0
+    var invalidPackets = 0
+    var droppedByConsumer = 0
+    var earlyPacketsDropped = 0
+    var unknownChannelFrames = 0
+    var receiverReportsSent = 0
+
+    mutating func configure(
+        tracks: [RTSPClientStateMachine.Track], transport: RTSPSessionOptions.Transport, arrival: NIODeadline
+    ) {
+        lastArrival = arrival
+        self.tracks = tracks.enumerated().map { index, track in
+            var state = Track(description: track, statistics: ReceiverStatistics(clockRate: track.format.clockRate))
+            if transport == .tcp {
+                // The channels the server chose, else the ones asked for (2 × index, one more for RTCP).
+                let channels = track.transport?.interleavedChannels ?? (UInt8(2 * index), UInt8(2 * index + 1))
+                routes[channels.rtp] = (index, false)
+                routes[channels.rtcp] = (index, true)
+                state.rtcpChannel = channels.rtcp
+            }
+            return state
+        }
+    }
+
+    /// The held packets, interleaved ones routed now that the channels are known.
+    mutating func takeEarly() -> [EarlyPacket] {
+        var held = early
+        for frame in earlyInterleaved {
+            if let route = routes[frame.channel] {
+                held.append(EarlyPacket(bytes: frame.bytes, track: route.track, isRTCP: route.isRTCP))
+            } else {
+                unknownChannelFrames += 1
+            }
+        }
+        early = []
+        earlyInterleaved = []
+        return held
+    }
+
+    mutating func holdEarly(_ packet: EarlyPacket) {
+        guard early.count + earlyInterleaved.count < Self.maxEarlyPackets else { return earlyPacketsDropped += 1 }
+        early.append(packet)
+    }
+
+    mutating func holdEarly(channel: UInt8, bytes: [UInt8]) {
+        guard early.count + earlyInterleaved.count < Self.maxEarlyPackets else { return earlyPacketsDropped += 1 }
+        earlyInterleaved.append((channel, bytes))
+    }
+}

@@ -1,0 +1,123 @@
+import H26x
+import RTP
+import VideoDecoding
+
+/// The access units of one track of a session: its packets through a reorder buffer and the
+/// depacketizer its SDP format calls for (parameter sets, packetization mode, de-interleaving). Loss is
+/// reported in each unit's ``AccessUnit/lostPackets``; nothing is spliced. Iterate once.
+public struct RTSPAccessUnits: AsyncSequence, Sendable {
+    public typealias Element = AccessUnit
+
+    let packets: AsyncThrowingStream<RTSPReceivedPacket, any Error>
+    let track: Int
+    let depacketizer: VideoDepacketizer
+    let reorder: ReorderBuffer.Configuration
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var source: AsyncThrowingStream<RTSPReceivedPacket, any Error>.AsyncIterator
+        let track: Int
+        var buffer: ReorderBuffer
+        var depacketizer: VideoDepacketizer
+        /// Units completed and not yet returned; reused, so that steady state allocates no array.
+        var ready: [AccessUnit] = []
+        var nextReady = 0
+        var finished = false
+
+        public mutating func next() async throws -> AccessUnit? {
+            while true {
+                if nextReady < ready.count {
+                    nextReady += 1
+                    return ready[nextReady - 1]
+                }
+                ready.removeAll(keepingCapacity: true)
+                nextReady = 0
+                if finished { return nil }
+                var out = ready
+                ready = []
+                if let received = try await source.next() {
+                    if received.track == track {
+                        buffer.insert(received.packet, arrival: received.arrival)
+                        while let output = buffer.next(now: received.arrival) { feed(output, into: &out) }
+                    }
+                } else {
+                    finished = true
+                    while let output = buffer.flush() { feed(output, into: &out) }
+                    depacketizer.flush { out.append($0) }
+                }
+                ready = out
+            }
+        }
+
+        private mutating func feed(_ output: ReorderBuffer.Output, into out: inout [AccessUnit]) {
+            switch output {
+            case .packet(let packet, _): depacketizer.push(packet) { out.append($0) }
+            case .loss(let loss): depacketizer.noteLoss(loss.count) { out.append($0) }
+            case .discontinuity: depacketizer.flush { out.append($0) }
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(
+            source: packets.makeAsyncIterator(), track: track, buffer: ReorderBuffer(configuration: reorder),
+            depacketizer: depacketizer)
+    }
+
+    /// Decoded frames of these access units, in presentation order, through `decoder` (for example an
+    /// `FFmpegVideoDecoder`). Frames after a loss come out flagged until the next keyframe.
+    public func frames<Decoder: VideoDecoder>(decoder: Decoder) -> RTSPDecodedFrames<Decoder> {
+        RTSPDecodedFrames(units: self, decoder: decoder)
+    }
+}
+
+/// Frames decoded from an ``RTSPAccessUnits`` sequence. Iterate once.
+public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
+    public typealias Element = I420Frame
+
+    let units: RTSPAccessUnits
+    let decoder: Decoder
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var units: RTSPAccessUnits.AsyncIterator
+        var decoder: Decoder
+        var ready: [I420Frame] = []
+        var nextReady = 0
+        var drained = false
+
+        public mutating func next() async throws -> I420Frame? {
+            while true {
+                if nextReady < ready.count {
+                    nextReady += 1
+                    return ready[nextReady - 1]
+                }
+                ready.removeAll(keepingCapacity: true)
+                nextReady = 0
+                if drained { return nil }
+                var out = ready
+                ready = []
+                if let unit = try await units.next() {
+                    try decoder.decode(unit) { out.append($0) }
+                } else {
+                    drained = true
+                    try decoder.drain { out.append($0) }
+                }
+                ready = out
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(units: units.makeAsyncIterator(), decoder: decoder)
+    }
+}
+
+extension RTSPSession {
+    /// The access units of `track` (default: the first video track), from ``packets``.
+    ///
+    /// - Throws: ``H26xError`` when the track's SDP holds parameter sets that are not valid.
+    public func accessUnits(track: Int = 0, reorder: ReorderBuffer.Configuration = .init()) throws -> RTSPAccessUnits {
+        let format = tracks[min(max(0, track), tracks.count - 1)].format
+        return RTSPAccessUnits(
+            packets: packets, track: track, depacketizer: try SDPVideo.depacketizer(for: format), reorder: reorder)
+    }
+}

@@ -1,0 +1,49 @@
+import RTP
+
+/// An RTP packet received in an ``RTSPSession``, in arrival order (not yet reordered).
+public struct RTSPReceivedPacket: Sendable {
+    /// The index of its track in ``RTSPSession/tracks``.
+    public var track: Int
+    public var packet: RTPPacket
+    /// When it arrived, on a monotonic clock.
+    public var arrival: ArrivalTime
+
+    public init(track: Int, packet: RTPPacket, arrival: ArrivalTime) {
+        self.track = track
+        self.packet = packet
+        self.arrival = arrival
+    }
+}
+
+/// What an ``RTSPSession`` has received and sent so far.
+public struct RTSPSessionStatistics: Sendable {
+    /// Per track, RFC 3550 receiver statistics of the packets as they arrived.
+    public struct Track: Sendable {
+        /// The sender's SSRC, once a packet has arrived.
+        public var ssrc: UInt32?
+        public var packets: UInt64
+        /// Expected minus received (RFC 3550 A.3); can be negative with duplicates.
+        public var lost: Int64
+        public var duplicates: UInt64
+        public var jitterMilliseconds: Double
+        /// RTCP sender reports received.
+        public var senderReports: Int
+    }
+
+    /// The transport in use now: `.tcp` or `.udp`.
+    public var transport: RTSPSessionOptions.Transport
+    /// True when `.auto` (or a 461 answer) moved the session from UDP to TCP.
+    public var fellBackToTCP: Bool
+    public var tracks: [Track]
+    /// Packets that were not RTP (bad version, too short), dropped.
+    public var invalidPackets: Int
+    /// Packets dropped because the consumer fell ``RTSPSessionOptions/packetBufferCapacity`` behind.
+    public var droppedByConsumer: Int
+    /// Packets that arrived before the PLAY answer and did not fit the hold buffer.
+    public var earlyPacketsDropped: Int
+    /// Interleaved frames on channels no track was set up on.
+    public var unknownChannelFrames: Int
+    public var receiverReportsSent: Int
+    /// Keepalive requests sent and answered count as requests; this counts all requests sent.
+    public var requestsSent: Int
+}

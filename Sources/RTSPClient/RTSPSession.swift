@@ -1,0 +1,94 @@
+import NIOCore
+import NIOPosix
+import RTP
+import RTSP
+import SDP
+
+/// A playing RTSP session: connect with ``connect(to:options:)``, read ``packets`` (or
+/// ``accessUnits(track:)``), and end it with ``teardown()``.
+///
+/// ```swift
+/// let session = try await RTSPSession.connect(to: "rtsp://user:pass@camera/stream")
+/// for try await unit in try session.accessUnits() { … }
+/// ```
+///
+/// Ending the iteration (a `break`, or cancelling the task that iterates) tears the session down:
+/// TEARDOWN is sent and the sockets close. Failures arrive as ``RTSPClientError``s that say what
+/// happened; they never contain the password.
+public final class RTSPSession: Sendable {
+    /// The URL played, without credentials.
+    public let url: RTSPURL
+    /// The video tracks set up, in ``RTSPReceivedPacket/track`` order, with the transports agreed.
+    public let tracks: [RTSPClientStateMachine.Track]
+    /// The session description of the DESCRIBE answer.
+    public let sessionDescription: SessionDescription?
+    /// The RTP packets of every track, in arrival order. Iterate it once: it is a single-consumer sequence.
+    public let packets: AsyncThrowingStream<RTSPReceivedPacket, any Error>
+    let driver: SessionDriver
+
+    private init(driver: SessionDriver, tracks: [RTSPClientStateMachine.Track], description: SessionDescription?) {
+        var url = driver.url
+        url.credentials = nil
+        self.url = url
+        self.driver = driver
+        self.tracks = tracks
+        self.sessionDescription = description
+        self.packets = driver.packets
+    }
+
+    deinit {
+        let driver = self.driver
+        driver.eventLoop.execute { driver.teardown() }
+    }
+
+    /// Connects, authenticates when asked, and plays every H.264 / H.265 track: OPTIONS, DESCRIBE, SETUP
+    /// per track, PLAY. Returns when PLAY is answered.
+    ///
+    /// - Throws: ``RTSPError`` for a URL that is not `rtsp://`; ``RTSPClientError`` when the session fails
+    ///   (connection refused, 401 after trying the credentials, no video track, timeout...);
+    ///   `CancellationError` when the task is cancelled (the session is torn down).
+    public static func connect(to url: String, options: RTSPSessionOptions = .init()) async throws -> RTSPSession {
+        try await connect(to: RTSPURL(url), options: options)
+    }
+
+    /// Connects to a parsed URL; see ``connect(to:options:)-(String,_)``.
+    public static func connect(to url: RTSPURL, options: RTSPSessionOptions = .init()) async throws -> RTSPSession {
+        guard !url.isSecure else {
+            throw RTSPClientError(.unsupported, "rtsps:// (RTSP over TLS) is not supported yet; use rtsp://")
+        }
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let driver = SessionDriver(url: url, options: options, eventLoop: eventLoop)
+        driver.continuation.onTermination = { _ in eventLoop.execute { driver.teardown() } }
+        if options.transport != .tcp {
+            let host = url.host.contains(":") ? "::" : "0.0.0.0"
+            let pairs = try await UDPPortPairs.bind(
+                count: UDPPortPairs.maxTracks, first: options.firstUDPPort, host: host, on: eventLoop, driver: driver)
+            try await eventLoop.submit { driver.udpPairs = pairs }.get()
+        }
+        let tracks = try await withTaskCancellationHandler {
+            eventLoop.execute { driver.start() }
+            return try await driver.playing.futureResult.get()
+        } onCancel: {
+            eventLoop.execute { driver.teardown() }
+        }
+        let description = try await eventLoop.submit { driver.sessionDescription }.get()
+        return RTSPSession(driver: driver, tracks: tracks, description: description)
+    }
+
+    /// Sends TEARDOWN, waits for the answer (at most ``RTSPSessionOptions/teardownTimeout``) and closes
+    /// the sockets; ``packets`` ends. Calling it again does nothing.
+    public func teardown() async {
+        let driver = self.driver
+        driver.eventLoop.execute { driver.teardown() }
+        try? await driver.closed.futureResult.get()
+    }
+
+    /// What the session has received and sent so far.
+    public func statistics() async -> RTSPSessionStatistics {
+        let driver = self.driver
+        return (try? await driver.eventLoop.submit { driver.statistics() }.get())
+            ?? RTSPSessionStatistics(
+                transport: .tcp, fellBackToTCP: false, tracks: [], invalidPackets: 0, droppedByConsumer: 0,
+                earlyPacketsDropped: 0, unknownChannelFrames: 0, receiverReportsSent: 0, requestsSent: 0)
+    }
+}

@@ -1,0 +1,61 @@
+import RTSP
+
+/// How an ``RTSPSession`` connects, authenticates, receives and gives up.
+public struct RTSPSessionOptions: Sendable {
+    /// How RTP travels from the server.
+    public enum Transport: String, Sendable, Hashable, CaseIterable {
+        /// Interleaved in the RTSP connection (`$` frames): works through NAT and firewalls, never reorders.
+        case tcp
+        /// RTP and RTCP on a UDP port pair per track; the first packets sent open the NAT.
+        case udp
+        /// UDP first; TCP when no packet arrives within ``RTSPSessionOptions/udpFallbackTimeout``.
+        case auto
+    }
+
+    /// Default `.tcp`: the transport that works wherever the RTSP connection does.
+    public var transport: Transport
+    /// Credentials given through the API; they take precedence over those in the URL.
+    public var credentials: Credentials?
+    /// How long to wait for the TCP connection. Default 5 s.
+    public var connectTimeout: Duration
+    /// How long to wait for an answer to each request. Default 10 s.
+    public var requestTimeout: Duration
+    /// With `.auto`: how long to wait for the first UDP packet after PLAY before switching to TCP. Default 3 s.
+    public var udpFallbackTimeout: Duration
+    /// While playing: how long without any RTP or RTCP before the session fails. Default 10 s.
+    public var inactivityTimeout: Duration
+    /// How often RTCP receiver reports go to the server (RFC 3550 allows 5 s as the minimum). Default 5 s.
+    public var receiverReportInterval: Duration
+    /// Packets held for a consumer that falls behind; past this the oldest are dropped (and counted in
+    /// ``RTSPSessionStatistics/droppedByConsumer``). Default 4096 (several seconds of 4K video).
+    public var packetBufferCapacity: Int
+    /// Redirects followed before giving up. Default 5.
+    public var maxRedirects: Int
+    /// The first UDP port to try for the RTP/RTCP pairs; nil picks a random even port. Default nil.
+    public var firstUDPPort: UInt16?
+    /// How long TEARDOWN may take before the connection is closed anyway. Default 2 s.
+    public var teardownTimeout: Duration
+    /// Limits on what the server may send on the RTSP connection.
+    public var framerLimits: RTSPFramer.Limits
+
+    public init(
+        transport: Transport = .tcp, credentials: Credentials? = nil, connectTimeout: Duration = .seconds(5),
+        requestTimeout: Duration = .seconds(10), udpFallbackTimeout: Duration = .seconds(3),
+        inactivityTimeout: Duration = .seconds(10), receiverReportInterval: Duration = .seconds(5),
+        packetBufferCapacity: Int = 4096, maxRedirects: Int = 5, firstUDPPort: UInt16? = nil,
+        teardownTimeout: Duration = .seconds(2), framerLimits: RTSPFramer.Limits = .init()
+    ) {
+        self.transport = transport
+        self.credentials = credentials
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.udpFallbackTimeout = udpFallbackTimeout
+        self.inactivityTimeout = inactivityTimeout
+        self.receiverReportInterval = receiverReportInterval
+        self.packetBufferCapacity = packetBufferCapacity
+        self.maxRedirects = maxRedirects
+        self.firstUDPPort = firstUDPPort
+        self.teardownTimeout = teardownTimeout
+        self.framerLimits = framerLimits
+    }
+}

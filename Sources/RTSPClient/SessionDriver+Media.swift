@@ -1,0 +1,134 @@
+import NIOCore
+import RTP
+import RTSP
+
+/// The media side of the driver: packets in (interleaved or UDP), RTCP in and out.
+extension SessionDriver {
+    /// An interleaved frame from the RTSP connection.
+    func interleaved(_ bytes: [UInt8], channel: UInt8) {
+        switch phase {
+        case .starting: media.holdEarly(channel: channel, bytes: bytes)
+        case .playing, .closing:
+            // While TEARDOWN is under way, what still arrives is delivered: BYE can overtake the last packets.
+            guard let route = media.routes[channel] else { return media.unknownChannelFrames += 1 }
+            deliver(bytes, track: route.track, isRTCP: route.isRTCP)
+        case .closed: return
+        }
+    }
+
+    /// A datagram on a track's RTP or RTCP socket.
+    func datagram(_ buffer: ByteBuffer, track: Int, isRTCP: Bool) {
+        let bytes = Array(buffer.readableBytesView)
+        switch phase {
+        case .starting: media.holdEarly(MediaState.EarlyPacket(bytes: bytes, track: track, isRTCP: isRTCP))
+        case .playing, .closing:
+            guard track < media.tracks.count else { return }
+            deliver(bytes, track: track, isRTCP: isRTCP)
+        case .closed: return
+        }
+    }
+
+    func deliver(_ bytes: [UInt8], track: Int, isRTCP: Bool) {
+        let arrival = NIODeadline.now()
+        media.lastArrival = arrival
+        if isRTCP { return receivedRTCP(bytes, track: track, arrival: arrival) }
+        guard let packet = try? RTPPacket(bytes) else { return media.invalidPackets += 1 }
+        let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
+        media.rtpPackets += 1
+        media.tracks[track].senderSSRC = packet.ssrc
+        media.tracks[track].statistics.record(
+            sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrival: time)
+        if case .dropped = continuation.yield(RTSPReceivedPacket(track: track, packet: packet, arrival: time)) {
+            media.droppedByConsumer += 1
+        }
+    }
+
+    private func receivedRTCP(_ bytes: [UInt8], track: Int, arrival: NIODeadline) {
+        guard let packets = try? RTCPPacket.parseCompound(bytes) else { return media.invalidPackets += 1 }
+        for case .senderReport(let report) in packets {
+            media.tracks[track].lastSenderReport = (UInt32(truncatingIfNeeded: report.ntpTimestamp >> 16), arrival)
+            media.tracks[track].senderReports += 1
+        }
+        // BYE from the track's sender: its stream is over; when every track's is, so is the session.
+        for case .goodbye(let bye) in packets {
+            guard let sender = media.tracks[track].senderSSRC, bye.ssrcs.contains(sender) else { continue }
+            media.tracks[track].ended = true
+        }
+        if phase == .playing && media.tracks.allSatisfy(\.ended) {
+            // RTP and RTCP can travel separately (UDP, or separate queues in the server): the last packets
+            // may come after the BYE, so the session lingers a moment before it is torn down.
+            schedule(at: now + .milliseconds(300)) { [self] in teardown() }
+        }
+    }
+
+    /// RTCP receiver reports (with a CNAME, as RFC 3550 asks of every compound packet) for each track
+    /// that has received something.
+    func sendReceiverReports() {
+        guard phase == .playing else { return }
+        let nowDeadline = NIODeadline.now()
+        for index in media.tracks.indices {
+            guard let senderSSRC = media.tracks[index].senderSSRC else { continue }
+            var lastSR: UInt32 = 0
+            var delay: UInt32 = 0
+            if let report = media.tracks[index].lastSenderReport {
+                lastSR = report.ntpMiddle
+                let nanoseconds = nowDeadline.uptimeNanoseconds - report.arrival.uptimeNanoseconds
+                delay = UInt32(clamping: nanoseconds * 65536 / 1_000_000_000)
+            }
+            let block = media.tracks[index].statistics.makeReportBlock(
+                ssrc: senderSSRC, lastSenderReport: lastSR, delaySinceLastSenderReport: delay)
+            var builder = RTCPCompoundBuilder()
+            builder.appendReceiverReport(RTCPReceiverReport(ssrc: ssrc, reportBlocks: [block]))
+            builder.appendCanonicalName(canonicalName, ssrc: ssrc)
+            sendRTCP(builder.bytes, track: index)
+            media.receiverReportsSent += 1
+        }
+    }
+
+    func sendRTCP(_ bytes: [UInt8], track: Int) {
+        if let channel = media.tracks[track].rtcpChannel {
+            var frame: [UInt8] = [0x24, channel, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)]
+            frame += bytes
+            write(frame)
+        } else if let address = media.tracks[track].rtcpAddress, track < udpPairs.count {
+            udpPairs[track].rtcp.writeAndFlush(
+                AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
+        }
+    }
+
+    /// Where the server sends each track from, and a first packet to each of its ports so that a NAT or
+    /// firewall in between lets the media in (as FFmpeg and GStreamer do).
+    func openUDPPaths(_ tracks: [RTSPClientStateMachine.Track]) {
+        guard let remote = controlRemoteAddress else { return }
+        for (index, track) in tracks.enumerated() where index < udpPairs.count {
+            guard let ports = track.transport?.serverPorts else { continue }
+            let host = track.transport?.source ?? remote.ipAddress ?? url.host
+            guard let rtp = try? SocketAddress(ipAddress: host, port: Int(ports.rtp)),
+                let rtcp = try? SocketAddress(ipAddress: host, port: Int(ports.rtcp))
+            else { continue }
+            media.tracks[index].rtcpAddress = rtcp
+            // An RTP header alone (version 2, the track's payload type, our SSRC) and an empty receiver report.
+            var punch: [UInt8] = [0x80, track.format.payloadType & 0x7F, 0, 0, 0, 0, 0, 0]
+            punch += withUnsafeBytes(of: ssrc.bigEndian, Array.init)
+            udpPairs[index].rtp.writeAndFlush(
+                AddressedEnvelope(remoteAddress: rtp, data: ByteBuffer(bytes: punch)), promise: nil)
+            var builder = RTCPCompoundBuilder()
+            builder.appendReceiverReport(RTCPReceiverReport(ssrc: ssrc, reportBlocks: []))
+            builder.appendCanonicalName(canonicalName, ssrc: ssrc)
+            sendRTCP(builder.bytes, track: index)
+        }
+    }
+
+    func statistics() -> RTSPSessionStatistics {
+        RTSPSessionStatistics(
+            transport: transport, fellBackToTCP: fellBackToTCP,
+            tracks: media.tracks.map {
+                .init(
+                    ssrc: $0.senderSSRC, packets: $0.statistics.packets, lost: $0.statistics.lost,
+                    duplicates: $0.statistics.duplicates, jitterMilliseconds: $0.statistics.jitterMilliseconds,
+                    senderReports: $0.senderReports)
+            }, invalidPackets: media.invalidPackets, droppedByConsumer: media.droppedByConsumer,
+            earlyPacketsDropped: media.earlyPacketsDropped, unknownChannelFrames: media.unknownChannelFrames,
+            receiverReportsSent: media.receiverReportsSent, requestsSent: requestsSent)
+    }
+}

@@ -1,0 +1,317 @@
+import NIOCore
+import NIOPosix
+import RTP
+import RTSP
+import SDP
+
+/// Carries out an ``RTSPClientStateMachine``'s actions on one event loop: the RTSP connection, the UDP
+/// sockets, the timers, redirects and the fallback from UDP to TCP. Every method that touches its state
+/// runs on `eventLoop` (the public entry points hop there), so it needs no lock.
+final class SessionDriver: @unchecked Sendable {
+    enum Phase { case starting, playing, closing, closed }
+
+    let eventLoop: any EventLoop
+    let options: RTSPSessionOptions
+    let continuation: AsyncThrowingStream<RTSPReceivedPacket, any Error>.Continuation
+    /// Succeeds with the tracks when PLAY is answered; fails when the session fails before that.
+    let playing: EventLoopPromise<[RTSPClientStateMachine.Track]>
+    /// Succeeds when the session is over, however it ended.
+    let closed: EventLoopPromise<Void>
+
+    private let origin = NIODeadline.now()
+    /// Our SSRC in RTCP receiver reports, and our CNAME: random, so that they say nothing about the host.
+    let ssrc = UInt32.random(in: 1...UInt32.max)
+    let canonicalName = "swift-rtp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    private let credentials: Credentials?
+    private(set) var url: RTSPURL
+    private(set) var transport: RTSPSessionOptions.Transport
+    private var machine: RTSPClientStateMachine
+    private var framer: RTSPFramer
+    private var control: (any Channel)?
+    private var generation = 0
+    private(set) var phase = Phase.starting
+    private var playingReported = false
+    private var redirects = 0
+    private var timers: [Scheduled<Void>] = []
+    private var repeating: [RepeatedTask] = []
+    var udpPairs: [UDPPortPair] = []
+    var media = MediaState()
+    private(set) var fellBackToTCP = false
+    private(set) var requestsSent = 0
+
+    init(url: RTSPURL, options: RTSPSessionOptions, eventLoop: any EventLoop) {
+        self.url = url
+        self.options = options
+        self.eventLoop = eventLoop
+        self.credentials = options.credentials ?? url.credentials
+        self.transport = options.transport == .tcp ? .tcp : .udp
+        self.framer = RTSPFramer(limits: options.framerLimits)
+        self.machine = RTSPClientStateMachine(configuration: .init(url: url))
+        (self.packets, self.continuation) = AsyncThrowingStream.makeStream(
+            of: RTSPReceivedPacket.self, bufferingPolicy: .bufferingNewest(max(1, options.packetBufferCapacity)))
+        self.playing = eventLoop.makePromise()
+        self.closed = eventLoop.makePromise()
+    }
+
+    /// What the consumer iterates.
+    let packets: AsyncThrowingStream<RTSPReceivedPacket, any Error>
+
+    var now: Duration { .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds - origin.uptimeNanoseconds)) }
+
+    // MARK: Starting, redirects, fallback
+
+    /// Connects and starts the state machine. On the event loop.
+    func start() {
+        eventLoop.preconditionInEventLoop()
+        generation += 1
+        let generation = self.generation
+        framer = RTSPFramer(limits: options.framerLimits)
+        let mode: RTSPClientStateMachine.TransportMode =
+            transport == .udp && !udpPairs.isEmpty ? .udp(firstClientPort: udpPairs[0].rtpPort) : .tcpInterleaved
+        machine = RTSPClientStateMachine(
+            configuration: .init(
+                url: url, credentials: credentials, transport: mode, requestTimeout: options.requestTimeout))
+        let target = (host: url.host, port: url.port)
+        ClientBootstrap(group: eventLoop)
+            .connectTimeout(.nanoseconds(options.connectTimeout.nanosecondCount))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ControlChannelHandler(driver: self, generation: generation))
+                }
+            }
+            .connect(host: target.host, port: target.port)
+            .hop(to: eventLoop)
+            .whenComplete { [self] result in
+                switch result {
+                case .success(let channel):
+                    guard generation == self.generation, phase != .closed else {
+                        channel.close(promise: nil)
+                        return
+                    }
+                    control = channel
+                    perform(machine.start(now: now))
+                case .failure(let error):
+                    guard generation == self.generation else { return }
+                    finish(
+                        RTSPClientError(
+                            .connectionFailed,
+                            "could not connect to \(target.host):\(target.port): \(error); check the address and that the camera is on"
+                        ))
+                }
+            }
+    }
+
+    /// Leaves the current connection (its handler's events are ignored from now on) and starts again.
+    private func restart() {
+        control?.close(promise: nil)
+        control = nil
+        cancelTimers()
+        media = MediaState()
+        phase = .starting
+        start()
+    }
+
+    private func redirect(to target: RTSPURL) {
+        redirects += 1
+        guard redirects <= options.maxRedirects else {
+            return finish(
+                RTSPClientError(.tooManyRedirects, "more than \(options.maxRedirects) redirects; the last went to \(target)"))
+        }
+        var target = target
+        // Credentials go along only to the same host; a redirect elsewhere carries its own, if any.
+        if target.credentials == nil && target.host == url.host { target.credentials = url.credentials }
+        url = target
+        restart()
+    }
+
+    /// `.auto` saw no UDP packet in time: say goodbye to the UDP session and play again over TCP.
+    private func fallBackToTCP() {
+        for case .send(let request, let cseq) in machine.teardown(now: now) { write(request.serialized(cseq: cseq)) }
+        for pair in udpPairs {
+            pair.rtp.close(promise: nil)
+            pair.rtcp.close(promise: nil)
+        }
+        udpPairs = []
+        transport = .tcp
+        fellBackToTCP = true
+        restart()
+    }
+
+    // MARK: The state machine's actions
+
+    func perform(_ actions: [RTSPClientStateMachine.Action]) {
+        for action in actions {
+            guard phase != .closed else { return }
+            switch action {
+            case .send(let request, let cseq):
+                requestsSent += 1
+                write(request.serialized(cseq: cseq))
+            case .respond(let status, let reason, let cseq):
+                write(Array("RTSP/1.0 \(status) \(reason)\r\nCSeq: \(cseq)\r\n\r\n".utf8))
+            case .playing(let tracks):
+                startPlaying(tracks)
+            case .wakeUp(let at):
+                schedule(at: at) { [self] in perform(machine.tick(now: now)) }
+            case .redirect(let target):
+                redirect(to: target)
+            case .failed(let error):
+                finish(error)
+            case .closed:
+                finish(nil)
+            }
+        }
+    }
+
+    var sessionDescription: SessionDescription? { machine.sessionDescription }
+
+    var controlRemoteAddress: SocketAddress? { control?.remoteAddress }
+
+    func write(_ bytes: [UInt8]) {
+        control?.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+    }
+
+    private func startPlaying(_ tracks: [RTSPClientStateMachine.Track]) {
+        let interleaved = tracks.contains { $0.transport?.interleavedChannels != nil }
+        if transport == .udp && (interleaved || udpPairs.isEmpty) {
+            transport = .tcp  // the server answered 461 to UDP and the machine asked for TCP
+            fellBackToTCP = true
+        }
+        media.configure(tracks: tracks, transport: transport, arrival: NIODeadline.now())
+        phase = .playing
+        if transport == .udp { openUDPPaths(tracks) }
+        let report = options.receiverReportInterval
+        repeating.append(
+            eventLoop.scheduleRepeatedTask(initialDelay: .init(report), delay: .init(report)) { [self] _ in
+                sendReceiverReports()
+            })
+        let check = TimeAmount.milliseconds(min(1000, max(50, options.inactivityTimeout.milliseconds / 4)))
+        repeating.append(
+            eventLoop.scheduleRepeatedTask(initialDelay: check, delay: check) { [self] _ in checkInactivity() })
+        if options.transport == .auto && transport == .udp {
+            schedule(at: now + options.udpFallbackTimeout) { [self] in
+                if phase == .playing && transport == .udp && media.rtpPackets == 0 { fallBackToTCP() }
+            }
+        }
+        if !playingReported {
+            playingReported = true
+            playing.succeed(tracks)
+        }
+        for early in media.takeEarly() { deliver(early.bytes, track: early.track, isRTCP: early.isRTCP) }
+    }
+
+    private func checkInactivity() {
+        guard phase == .playing else { return }
+        let silent = Duration.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds - media.lastArrival.uptimeNanoseconds))
+        guard silent >= options.inactivityTimeout else { return }
+        // With `.auto`, a silent UDP session gets TCP's chance before failing.
+        if options.transport == .auto && transport == .udp { return fallBackToTCP() }
+        finish(
+            RTSPClientError(
+                .noMedia,
+                "no RTP or RTCP from the server for \(options.inactivityTimeout) while playing"
+                    + (transport == .udp ? "; a firewall or NAT may drop UDP: try the TCP transport" : "")))
+    }
+
+    // MARK: Timers
+
+    func schedule(at time: Duration, _ body: @escaping @Sendable () -> Void) {
+        let delay = max(.zero, time - now)
+        timers.append(eventLoop.scheduleTask(in: .nanoseconds(delay.nanosecondCount)) { [self] in
+            guard phase != .closed else { return }
+            body()
+        })
+        if timers.count > 64 { timers.removeFirst(timers.count - 64) }  // old ones have fired long ago
+    }
+
+    private func cancelTimers() {
+        for timer in timers { timer.cancel() }
+        for task in repeating { task.cancel() }
+        timers = []
+        repeating = []
+    }
+
+    // MARK: Ending
+
+    /// Ends the session politely: TEARDOWN when there is a session, then the sockets close. On the event loop.
+    func teardown() {
+        switch phase {
+        case .closed, .closing: return
+        case .starting, .playing:
+            phase = .closing
+            schedule(at: now + options.teardownTimeout) { [self] in finish(nil) }
+            perform(machine.teardown(now: now))
+        }
+    }
+
+    /// Closes everything and ends the packet sequence, with `error` when the session failed.
+    func finish(_ error: RTSPClientError?) {
+        guard phase != .closed else { return }
+        let wasClosing = phase == .closing
+        phase = .closed
+        cancelTimers()
+        control?.close(promise: nil)
+        control = nil
+        for pair in udpPairs {
+            pair.rtp.close(promise: nil)
+            pair.rtcp.close(promise: nil)
+        }
+        udpPairs = []
+        if !playingReported {
+            playingReported = true
+            playing.fail(error ?? RTSPClientError(.connectionClosed, "the session was torn down before it played"))
+        }
+        if let error, !wasClosing {
+            continuation.finish(throwing: error)
+        } else {
+            continuation.finish()
+        }
+        closed.succeed()
+    }
+
+    // MARK: The RTSP connection
+
+    func controlBytes(_ buffer: ByteBuffer, generation: Int) {
+        guard generation == self.generation, phase != .closed else { return }
+        framer.append(buffer.readableBytesView)
+        do {
+            while phase != .closed, generation == self.generation, let frame = try framer.next() {
+                switch frame {
+                case .message(let message):
+                    perform(machine.receive(message, now: now))
+                case .interleaved(let channel, let payload):
+                    interleaved(Array(payload), channel: channel)
+                }
+            }
+        } catch {
+            finish(
+                RTSPClientError(
+                    .protocolViolation, "the server sent something that is not RTSP: \(error.reason)"))
+        }
+    }
+
+    func controlClosed(generation: Int, error: (any Error)?) {
+        guard generation == self.generation else { return }
+        switch phase {
+        case .closed: return
+        case .closing: finish(nil)
+        case .starting, .playing:
+            let detail = error.map { ": \($0)" } ?? ""
+            finish(
+                RTSPClientError(
+                    .connectionClosed,
+                    phase == .playing
+                        ? "the server closed the RTSP connection while playing\(detail)"
+                        : "the server closed the RTSP connection before the session played\(detail)"))
+        }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 { nanosecondCount / 1_000_000 }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) { self = .nanoseconds(duration.nanosecondCount) }
+}
