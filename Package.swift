@@ -69,6 +69,7 @@ let package = Package(
             name: "RTSPClientTests",
             dependencies: [
                 "RTSPClient", "RTSP", "RTP", "H26x", "VideoDecoding", "FFmpegDecoding",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),

@@ -105,12 +105,13 @@ final class SessionDriver: @unchecked Sendable {
 
     /// Leaves the current connection (its handler's events are ignored from now on) and starts again.
     private func restart() {
-        control?.close(promise: nil)
+        let old = control
         control = nil
         cancelTimers()
         media = MediaState()
         phase = .starting
-        start()
+        start()  // a new generation first: closing the old connection reports its end at once
+        old?.close(promise: nil)
     }
 
     private func redirect(to target: RTSPURL) {

@@ -1,0 +1,139 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import RTP
+import RTSP
+
+/// An RTSP server on loopback whose every answer a test writes: for the faults a real server will not
+/// produce on demand (401 loops, data before the PLAY answer, silence, a dropped connection, redirects).
+final class ScriptedServer: Sendable {
+    /// One connection as the script sees it.
+    final class Connection: @unchecked Sendable {
+        let channel: any Channel
+        let index: Int
+        init(channel: any Channel, index: Int) {
+            self.channel = channel
+            self.index = index
+        }
+
+        func send(_ bytes: [UInt8]) { channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil) }
+
+        /// A response: status line, CSeq, the headers, and the body with its Content-Length.
+        func respond(_ request: RTSPMessage, _ status: String = "200 OK", _ headers: [String] = [], body: String = "") {
+            var text = "RTSP/1.0 \(status)\r\nCSeq: \(request.cseq ?? 0)\r\n"
+            for header in headers { text += header + "\r\n" }
+            if !body.isEmpty { text += "Content-Length: \(body.utf8.count)\r\n" }
+            text += "\r\n" + body
+            send(Array(text.utf8))
+        }
+
+        /// RTP packets as interleaved frames on `channel`.
+        func sendRTP(count: Int, channel number: UInt8 = 0, firstSequence: UInt16 = 1) {
+            var bytes: [UInt8] = []
+            for i in 0..<count {
+                let packet = RTPPacketBuilder(
+                    marker: true, payloadType: 96, sequenceNumber: firstSequence &+ UInt16(i),
+                    timestamp: UInt32(i) * 3000, ssrc: 0x1234_5678, payload: [0x09, 0xF0]
+                ).bytes()
+                bytes += [0x24, number, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
+            }
+            send(bytes)
+        }
+
+        func close() { channel.close(promise: nil) }
+    }
+
+    typealias Script = @Sendable (RTSPMessage, Connection) -> Void
+
+    private let channel: any Channel
+    private let state: NIOLockedValueBox<(requests: [String], connections: Int)>
+    var port: Int { channel.localAddress?.port ?? 0 }
+    var url: String { "rtsp://127.0.0.1:\(port)/stream" }
+    /// "METHOD" of every request received, in order, over all connections.
+    var methods: [String] { state.withLockedValue { $0.requests } }
+
+    init(_ script: @escaping Script) async throws {
+        let state = NIOLockedValueBox<(requests: [String], connections: Int)>(([], 0))
+        self.state = state
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                let index = state.withLockedValue {
+                    $0.connections += 1
+                    return $0.connections - 1
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ScriptHandler(script: script, connection: Connection(channel: channel, index: index)) {
+                            method in state.withLockedValue { $0.requests.append(method) }
+                        })
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    func stop() async { try? await channel.close() }
+
+    /// A session description with one H.264 track.
+    static let sdp = """
+        v=0\r
+        o=- 1 1 IN IP4 127.0.0.1\r
+        s=scripted\r
+        t=0 0\r
+        m=video 0 RTP/AVP 96\r
+        a=rtpmap:96 H264/90000\r
+        a=fmtp:96 packetization-mode=1\r
+        a=control:track1\r
+
+        """
+}
+
+private final class ScriptHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    let script: ScriptedServer.Script
+    let connection: ScriptedServer.Connection
+    let record: (String) -> Void
+    var framer = RTSPFramer()
+
+    init(script: @escaping ScriptedServer.Script, connection: ScriptedServer.Connection, record: @escaping (String) -> Void) {
+        self.script = script
+        self.connection = connection
+        self.record = record
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        framer.append(unwrapInboundIn(data).readableBytesView)
+        while let frame = try? framer.next() {
+            guard case .message(let message) = frame, case .request(let method, _) = message.kind else { continue }
+            record(method)
+            script(message, connection)
+        }
+    }
+}
+
+extension ScriptedServer.Connection {
+    /// The usual answers to OPTIONS, DESCRIBE, SETUP (TCP, channels 0-1) and PLAY, so that a script
+    /// changes only what its case is about. Returns false for anything else.
+    @discardableResult
+    func answerNormally(_ request: RTSPMessage, session: String = "12345678;timeout=60") -> Bool {
+        guard case .request(let method, _) = request.kind else { return false }
+        switch method {
+        case "OPTIONS": respond(request, "200 OK", ["Public: OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN, GET_PARAMETER"])
+        case "DESCRIBE":
+            respond(request, "200 OK", ["Content-Type: application/sdp"],
+                body: ScriptedServer.sdp)
+        case "SETUP":
+            let transport = request.header("Transport") ?? ""
+            if transport.contains("TCP") {
+                respond(request, "200 OK", ["Session: \(session)", "Transport: RTP/AVP/TCP;unicast;interleaved=0-1"])
+            } else {
+                respond(request, "200 OK",
+                    ["Session: \(session)", "Transport: \(transport);server_port=9-10"])  // discard port: nothing arrives
+            }
+        case "PLAY": respond(request, "200 OK", ["Session: \(session)"])
+        case "TEARDOWN", "GET_PARAMETER": respond(request, "200 OK", ["Session: \(session)"])
+        default: return false
+        }
+        return true
+    }
+}

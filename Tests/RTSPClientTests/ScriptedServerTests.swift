@@ -1,0 +1,223 @@
+import Foundation
+import RTP
+import RTSP
+import RTSPClient
+import Testing
+
+/// Each fault a real server will not produce on demand ends in the documented behaviour, within its
+/// timeout: a typed error, or the session carrying on.
+@Suite struct ScriptedServerTests {
+    /// Short timeouts, so that every case ends in about a second.
+    static let quick = RTSPSessionOptions(
+        connectTimeout: .seconds(2), requestTimeout: .milliseconds(800), udpFallbackTimeout: .milliseconds(400),
+        inactivityTimeout: .milliseconds(800), teardownTimeout: .milliseconds(500))
+
+    /// Reads packets until the sequence ends; returns them and the error it ended with.
+    static func drain(_ session: RTSPSession, limit: Int = 1000) async -> ([RTSPReceivedPacket], (any Error)?) {
+        var packets: [RTSPReceivedPacket] = []
+        do {
+            for try await packet in session.packets {
+                packets.append(packet)
+                if packets.count >= limit { break }
+            }
+        } catch {
+            return (packets, error)
+        }
+        return (packets, nil)
+    }
+
+    @Test func anEndless401IsUnauthorizedAfterOneRetry() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.respond(request, "401 Unauthorized", ["WWW-Authenticate: Digest realm=\"cam\", nonce=\"n\(request.cseq ?? 0)\""])
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.credentials = Credentials(user: "admin", password: "hunter2")
+        let error = await #expect(throws: RTSPClientError.self) { try await RTSPSession.connect(to: server.url, options: options) }
+        #expect(error?.code == .unauthorized)
+        #expect(error?.description.contains("hunter2") == false)
+        #expect(server.methods == ["OPTIONS", "OPTIONS"])
+    }
+
+    @Test func aStaleNonceIsAnsweredOnceMore() async throws {
+        let server = try await ScriptedServer { request, connection in
+            let authorization = request.header("Authorization") ?? ""
+            if authorization.isEmpty {
+                connection.respond(request, "401 Unauthorized", ["WWW-Authenticate: Digest realm=\"cam\", nonce=\"old\""])
+            } else if authorization.contains("nonce=\"old\"") {
+                connection.respond(
+                    request, "401 Unauthorized", ["WWW-Authenticate: Digest realm=\"cam\", nonce=\"new\", stale=true"])
+            } else {
+                connection.answerNormally(request)
+                if request.method == "PLAY" { connection.sendRTP(count: 3) }
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.credentials = Credentials(user: "admin", password: "pw")
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let (packets, _) = await Self.drain(session, limit: 3)
+        #expect(packets.count == 3)
+        await session.teardown()
+        #expect(server.methods.prefix(3) == ["OPTIONS", "OPTIONS", "OPTIONS"])
+    }
+
+    @Test func packetsSentBeforeThePLAYAnswerAreDelivered() async throws {
+        let server = try await ScriptedServer { request, connection in
+            if request.method == "PLAY" {
+                connection.sendRTP(count: 5)  // media first, then the answer
+                connection.answerNormally(request)
+                connection.sendRTP(count: 5, firstSequence: 6)
+            } else {
+                connection.answerNormally(request)
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let (packets, _) = await Self.drain(session, limit: 10)
+        #expect(packets.map(\.packet.sequenceNumber) == Array(1...10))
+        await session.teardown()
+        #expect(server.methods.last == "TEARDOWN")
+    }
+
+    @Test func aServerThatStopsAnsweringKeepalivesEndsTheSessionWithATimeout() async throws {
+        let server = try await ScriptedServer { request, connection in
+            switch request.method {
+            case "GET_PARAMETER": return  // silence
+            case "PLAY":
+                connection.answerNormally(request, session: "abc;timeout=1")
+                connection.sendRTP(count: 1)
+            default: connection.answerNormally(request, session: "abc;timeout=1")
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.inactivityTimeout = .seconds(30)  // the keepalive must be what fails
+        let start = ContinuousClock.now
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let (_, error) = await Self.drain(session)
+        let failure = try #require(error as? RTSPClientError)
+        #expect(failure.code == .timeout)
+        #expect(failure.description.contains("GET_PARAMETER"))
+        // keepalive at half the 1 s timeout, then the 0.8 s request timeout
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func aMissingSessionTimeoutMeansSixtySeconds() async throws {
+        let server = try await ScriptedServer { request, connection in connection.answerNormally(request, session: "abc") }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        #expect(session.tracks.count == 1)
+        await session.teardown()
+        // No keepalive in the second the session lived (the first is due after 30 s).
+        #expect(!server.methods.contains("GET_PARAMETER"))
+    }
+
+    @Test func aDroppedConnectionMidStreamIsConnectionClosed() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            if request.method == "PLAY" {
+                connection.sendRTP(count: 4)
+                connection.close()
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let (packets, error) = await Self.drain(session)
+        #expect(packets.count == 4)
+        #expect((error as? RTSPClientError)?.code == .connectionClosed)
+    }
+
+    @Test func silenceWhilePlayingIsNoMedia() async throws {
+        let server = try await ScriptedServer { request, connection in connection.answerNormally(request) }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let (_, error) = await Self.drain(session)
+        #expect((error as? RTSPClientError)?.code == .noMedia)
+    }
+
+    @Test func aRedirectIsFollowedToTheOtherServer() async throws {
+        let target = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            if request.method == "PLAY" { connection.sendRTP(count: 2) }
+        }
+        defer { Task { await target.stop() } }
+        let targetURL = target.url
+        let origin = try await ScriptedServer { request, connection in
+            if request.method == "DESCRIBE" {
+                connection.respond(request, "302 Moved Temporarily", ["Location: \(targetURL)"])
+            } else {
+                connection.answerNormally(request)
+            }
+        }
+        defer { Task { await origin.stop() } }
+        let session = try await RTSPSession.connect(to: origin.url, options: Self.quick)
+        let (packets, _) = await Self.drain(session, limit: 2)
+        #expect(packets.count == 2)
+        #expect(session.url.port == target.port)
+        await session.teardown()
+        #expect(origin.methods == ["OPTIONS", "DESCRIBE"])
+    }
+
+    @Test func autoFallsBackToTCPWhenNoUDPArrives() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)  // UDP SETUP is accepted, but nothing is ever sent over UDP
+            if request.method == "PLAY", connection.index == 1 { connection.sendRTP(count: 3) }
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.transport = .auto
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let (packets, _) = await Self.drain(session, limit: 3)
+        #expect(packets.count == 3)
+        let statistics = await session.statistics()
+        #expect(statistics.transport == .tcp)
+        #expect(statistics.fellBackToTCP)
+        await session.teardown()
+        // The UDP session was torn down before TCP began.
+        #expect(server.methods.filter { $0 == "TEARDOWN" }.count == 2)
+    }
+
+    @Test func cancellingTheConsumerSendsTEARDOWN() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            if request.method == "PLAY" { connection.sendRTP(count: 1) }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let consumer = Task { await Self.drain(session) }
+        try await Task.sleep(for: .milliseconds(100))
+        consumer.cancel()
+        _ = await consumer.value
+        for _ in 0..<50 where server.methods.last != "TEARDOWN" { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(server.methods.last == "TEARDOWN")
+    }
+
+    @Test func bytesThatAreNotRTSPAreAProtocolViolation() async throws {
+        let server = try await ScriptedServer { _, connection in connection.send(Array("HTTP/1.1 200 OK\r\n\r\n".utf8)) }
+        defer { Task { await server.stop() } }
+        let error = await #expect(throws: RTSPClientError.self) {
+            try await RTSPSession.connect(to: server.url, options: Self.quick)
+        }
+        #expect(error?.code == .protocolViolation)
+        #expect(error?.description.contains("not RTSP") == true)
+    }
+
+    @Test func aRefusedConnectionSaysWhere() async throws {
+        let server = try await ScriptedServer { _, _ in }
+        let url = server.url
+        await server.stop()
+        let error = await #expect(throws: RTSPClientError.self) {
+            try await RTSPSession.connect(to: url, options: Self.quick)
+        }
+        #expect(error?.code == .connectionFailed)
+        #expect(error?.description.contains("127.0.0.1") == true)
+    }
+}
+
+extension RTSPMessage {
+    var method: String? {
+        if case .request(let method, _) = kind { return method }
+        return nil
+    }
+}
