@@ -94,10 +94,12 @@ final class SessionDriver: @unchecked Sendable {
                     perform(machine.start(now: now))
                 case .failure(let error):
                     guard generation == self.generation else { return }
+                    // NIO lists every address tried; the first reason is the one a user can act on.
+                    let reason = (error as? NIOConnectionError)?.connectionErrors.first.map { "\($0.error)" } ?? "\(error)"
                     finish(
                         RTSPClientError(
                             .connectionFailed,
-                            "could not connect to \(target.host):\(target.port): \(error); check the address and that the camera is on"
+                            "could not connect to \(target.host):\(target.port): \(reason); check the address and that the camera is on"
                         ))
                 }
             }

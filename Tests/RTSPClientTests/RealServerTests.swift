@@ -83,6 +83,39 @@ import VideoDecoding
         #expect(none?.code == .unauthorized)
     }
 
+    /// The independent reference: tshark captures the session; GStreamer decodes the RTP it captured
+    /// (`Fixtures/scripts/live_reference.sh`); its frames must be ours, and tshark must read our receiver
+    /// reports as reports on the server's stream with nothing lost.
+    @Test(arguments: ["264", "265"])
+    func framesEqualGStreamersDecodeOfACaptureOfTheSameSession(codec: String) async throws {
+        let server = try RealServer(["--codec", "h\(codec)", "--frames", "90"])
+        defer { server.stop() }
+        let capture = try LoopbackCapture(port: server.port)
+        var options = RTSPSessionOptions()
+        options.receiverReportInterval = .milliseconds(700)
+        let played = try await Self.play(server.url, options)
+        capture.stop()
+        let script = RealServer.root.appendingPathComponent("Fixtures/scripts/live_reference.sh").path
+        let reference = try runTool("/bin/bash", [script, capture.path, String(server.port), codec])
+            .split(separator: "\n").map(String.init)
+        #expect(reference.count >= Self.frames)
+        #expect(played.frames.map { FrameDigest.md5($0) } == reference)
+
+        let reports = try runTool(
+            "/usr/bin/tshark",
+            ["-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y", "rtcp.pt==201", "-T", "fields",
+                "-e", "rtcp.ssrc.identifier", "-e", "rtcp.ssrc.cum_nr"]
+        ).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        let serverSSRC = try #require(played.statistics?.tracks.first?.ssrc)
+        #expect(reports.count == played.statistics?.receiverReportsSent)
+        #expect(reports.count >= 2)
+        for report in reports {
+            // "ours,theirs" for the SSRCs (tshark lists the sender's and the block's), then cumulative lost.
+            #expect(report.first?.split(separator: ",").contains { UInt32($0.dropFirst(2), radix: 16) == serverSSRC } == true)
+            #expect(report.last == "0")
+        }
+    }
+
     @Test func autoTurnsA461IntoTCP() async throws {
         // A server that does not do UDP answers SETUP with 461; the client asks again for TCP. (UDP that
         // never arrives is the scripted server's case: a real one cannot be made to lose it on demand.)

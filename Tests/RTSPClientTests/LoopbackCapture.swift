@@ -1,0 +1,56 @@
+import Foundation
+
+/// tshark capturing one TCP port on loopback to a file, for references made from what really crossed
+/// the wire.
+final class LoopbackCapture: @unchecked Sendable {
+    let path: String
+    private let process: Process
+
+    init(port: Int) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(port)-\(UUID()).pcapng").path
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tshark")
+        process.arguments = ["-q", "-i", "lo", "-f", "tcp port \(port)", "-w", path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // tshark says "Capturing on 'Loopback: lo'" once the capture runs.
+        var seen = ""
+        while !seen.contains("Capturing on") {
+            let chunk = errors.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw ServerError(description: "tshark did not start: \(seen)") }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        Thread.sleep(forTimeInterval: 0.3)  // the message comes just before the socket is open
+    }
+
+    /// Stops the capture and waits until the file is complete.
+    func stop() {
+        guard process.isRunning else { return }
+        Thread.sleep(forTimeInterval: 0.3)  // the last segments reach the capture
+        kill(process.processIdentifier, SIGINT)
+        for _ in 0..<500 where process.isRunning { usleep(10_000) }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Runs a program and returns its standard output, failing on a non-zero exit.
+func runTool(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    while process.isRunning { usleep(10_000) }
+    guard process.terminationStatus == 0 else {
+        throw ServerError(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+    }
+    return String(decoding: data, as: UTF8.self)
+}
