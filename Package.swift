@@ -31,6 +31,7 @@ let package = Package(
             name: "RTSPClient",
             dependencies: [
                 "RTSP", "SDP", "RTP", "H26x", "VideoDecoding",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),

@@ -2,7 +2,7 @@
 """A real RTSP server (GStreamer's gst-rtsp-server) on loopback, for fixtures and integration tests.
 
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
-                      --user U --password P] [--protocols all|tcp|udp] [--lifetime S]
+                      --user U --password P] [--protocols all|tcp|udp] [--bitrate KBPS] [--lifetime S]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds.
@@ -42,15 +42,17 @@ def main():
     parser.add_argument("--frames", type=int, default=90)
     parser.add_argument("--lifetime", type=int, default=60)
     parser.add_argument("--size", default="320x240")
+    parser.add_argument("--bitrate", type=int, help="x264/x265 target in kbit/s (default: the encoder's)")
     parser.add_argument("--protocols", choices=["all", "tcp", "udp"], default="all")
     parser.add_argument("--auth", choices=["basic", "digest"])
     parser.add_argument("--user", default="user")
     parser.add_argument("--password", default="secret")
     args = parser.parse_args()
     Gst.init(None)
+    rate = f" bitrate={args.bitrate}" if args.bitrate else ""
     encoder = {
-        "h264": "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1",
-        "h265": "x265enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! rtph265pay name=pay0 pt=96 mtu=1200 config-interval=-1",
+        "h264": f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30{rate} ! rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1",
+        "h265": f"x265enc tune=zerolatency speed-preset=ultrafast key-int-max=30{rate} ! rtph265pay name=pay0 pt=96 mtu=1200 config-interval=-1",
     }[args.codec]
     width, height = (int(v) for v in args.size.split("x"))
     launch = (f"( videotestsrc is-live=true num-buffers={args.frames} horizontal-speed=4 ! "

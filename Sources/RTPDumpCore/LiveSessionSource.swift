@@ -14,52 +14,46 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     public let info: RTSPSessionInfo
     public var warnings: CaptureWarnings { CaptureWarnings() }
 
-    private let condition = NSCondition()
-    private var queue: [UDPDatagram] = []
-    private var head = 0
-    private var ended = false
-    private var failure: (any Error)?
-    private var pump: Task<Void, Never>?
-    /// Packets held for a command that falls behind before the oldest are dropped.
-    static let capacity = 65_536
+    private let queue: PacketQueue
+    private let source: PacketCapture.SocketAddress
+    private let ports: [UInt16]
+    private var index = 0
 
     /// Connects and plays (blocking the calling thread until PLAY is answered or the session fails).
     public static func open(url: String, options: RTSPSessionOptions, duration: Duration?) throws -> LiveSessionSource {
+        // Packets go from the event loop straight to this queue (the session's packetHandler): one thread
+        // hop per read, to the command's thread.
+        let queue = PacketQueue()
+        var options = options
+        options.packetHandler = { batch in queue.push(batch) }
         let result = BlockingResult<RTSPSession>()
-        Task { await result.set { try await RTSPSession.connect(to: url, options: options) } }
-        return LiveSessionSource(session: try result.wait(), duration: duration)
+        Task { [options] in await result.set { try await RTSPSession.connect(to: url, options: options) } }
+        return LiveSessionSource(session: try result.wait(), queue: queue, duration: duration)
     }
 
-    private init(session: RTSPSession, duration: Duration?) {
+    private init(session: RTSPSession, queue: PacketQueue, duration: Duration?) {
         self.session = session
+        self.queue = queue
         var info = RTSPSessionInfo()
         info.description = session.sessionDescription
         self.info = info
-        let source = Self.serverAddress(session.url)
-        let ports = session.tracks.enumerated().map { index, track -> UInt16 in
+        source = Self.serverAddress(session.url)
+        ports = session.tracks.enumerated().map { index, track -> UInt16 in
             track.transport?.clientPorts?.rtp ?? UInt16(track.transport?.interleavedChannels?.rtp ?? UInt8(2 * index))
         }
-        pump = Task { [self] in
-            let deadline = duration.map { ContinuousClock.now + $0 }
-            var index = 0
-            let stopper = deadline.map { deadline in
+        // The packet sequence only ends (the packets went to the queue): that is the session's end.
+        Task {
+            let stopper = duration.map { duration in
                 Task {
-                    try? await Task.sleep(until: deadline)
+                    try? await Task.sleep(for: duration)
                     await session.teardown()
                 }
             }
             do {
-                for try await received in session.packets {
-                    let datagram = UDPDatagram(
-                        recordIndex: index, time: received.arrival, source: source,
-                        destination: SocketAddress(address: .v4(0x7F00_0001), port: ports[received.track]),
-                        payload: received.packet.bytes, isTruncated: false)
-                    index += 1
-                    push(datagram)
-                }
-                end(nil)
+                for try await _ in session.packets {}
+                queue.end(nil)
             } catch {
-                end(error)
+                queue.end(error)
             }
             stopper?.cancel()
         }
@@ -71,37 +65,13 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         return SocketAddress(address: .v4(address), port: UInt16(clamping: url.port))
     }
 
-    private func push(_ datagram: UDPDatagram) {
-        condition.lock()
-        if queue.count - head >= Self.capacity { head += 1 }
-        queue.append(datagram)
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func end(_ error: (any Error)?) {
-        condition.lock()
-        ended = true
-        failure = error
-        condition.broadcast()
-        condition.unlock()
-    }
-
     public func nextDatagram() throws -> UDPDatagram? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == queue.count && !ended { condition.wait() }
-        if head < queue.count {
-            let datagram = queue[head]
-            head += 1
-            if head > 4096 && head * 2 > queue.count {
-                queue.removeFirst(head)
-                head = 0
-            }
-            return datagram
-        }
-        if let failure { throw failure }
-        return nil
+        guard let received = try queue.next() else { return nil }
+        index += 1
+        return UDPDatagram(
+            recordIndex: index - 1, time: received.arrival, source: source,
+            destination: SocketAddress(address: .v4(0x7F00_0001), port: ports[received.track]),
+            payload: received.packet.bytes, isTruncated: false)
     }
 
     /// Tears the session down (blocking until it is over).
@@ -110,6 +80,51 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         let session = self.session
         Task { await result.set { await session.teardown() } }
         try? result.wait()
+    }
+}
+
+/// Packets from the event loop to a synchronous reader, which waits for them.
+final class PacketQueue: @unchecked Sendable {
+    /// Packets held for a reader that falls behind before the oldest are dropped.
+    static let capacity = 65_536
+
+    private let condition = NSCondition()
+    private var packets: [RTSPReceivedPacket] = []
+    private var head = 0
+    private var ended = false
+    private var failure: (any Error)?
+
+    func push(_ batch: ArraySlice<RTSPReceivedPacket>) {
+        condition.lock()
+        packets.append(contentsOf: batch)
+        if packets.count - head > Self.capacity { head = packets.count - Self.capacity }
+        condition.signal()
+        condition.unlock()
+    }
+
+    func end(_ error: (any Error)?) {
+        condition.lock()
+        ended = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func next() throws -> RTSPReceivedPacket? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == packets.count && !ended { condition.wait() }
+        guard head < packets.count else {
+            if let failure { throw failure }
+            return nil
+        }
+        head += 1
+        let packet = packets[head - 1]
+        if head > 4096 && head * 2 > packets.count {
+            packets.removeFirst(head)
+            head = 0
+        }
+        return packet
     }
 }
 

@@ -17,6 +17,12 @@ final class ControlChannelHandler: ChannelInboundHandler {
         driver.controlBytes(unwrapInboundIn(data), generation: generation)
     }
 
+    /// The packets of a read go to the consumer together.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        driver.handOver()
+        context.fireChannelReadComplete()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         driver.controlClosed(generation: generation, error: nil)
         context.fireChannelInactive()
@@ -45,6 +51,11 @@ final class MediaDatagramHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         driver.datagram(envelope.data, track: track, isRTCP: isRTCP)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        driver.handOver()
+        context.fireChannelReadComplete()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

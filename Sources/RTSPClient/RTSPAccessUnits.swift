@@ -8,13 +8,13 @@ import VideoDecoding
 public struct RTSPAccessUnits: AsyncSequence, Sendable {
     public typealias Element = AccessUnit
 
-    let packets: AsyncThrowingStream<RTSPReceivedPacket, any Error>
+    let packets: RTSPPackets
     let track: Int
     let depacketizer: VideoDepacketizer
     let reorder: ReorderBuffer.Configuration
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var source: AsyncThrowingStream<RTSPReceivedPacket, any Error>.AsyncIterator
+        var source: RTSPPackets.AsyncIterator
         let track: Int
         var buffer: ReorderBuffer
         var depacketizer: VideoDepacketizer

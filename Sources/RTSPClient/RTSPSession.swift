@@ -23,7 +23,7 @@ public final class RTSPSession: Sendable {
     /// The session description of the DESCRIBE answer.
     public let sessionDescription: SessionDescription?
     /// The RTP packets of every track, in arrival order. Iterate it once: it is a single-consumer sequence.
-    public let packets: AsyncThrowingStream<RTSPReceivedPacket, any Error>
+    public let packets: RTSPPackets
     let driver: SessionDriver
 
     private init(driver: SessionDriver, tracks: [RTSPClientStateMachine.Track], description: SessionDescription?) {

@@ -26,8 +26,8 @@ public struct RTSPSessionOptions: Sendable {
     public var inactivityTimeout: Duration
     /// How often RTCP receiver reports go to the server (RFC 3550 allows 5 s as the minimum). Default 5 s.
     public var receiverReportInterval: Duration
-    /// Packets held for a consumer that falls behind; past this the oldest are dropped (and counted in
-    /// ``RTSPSessionStatistics/droppedByConsumer``). Default 4096 (several seconds of 4K video).
+    /// Packets held for a consumer that falls behind; past this, what arrives is dropped (and counted in
+    /// ``RTSPSessionStatistics/droppedByConsumer``) until it catches up. Default 4096 (seconds of 4K video).
     public var packetBufferCapacity: Int
     /// Redirects followed before giving up. Default 5.
     public var maxRedirects: Int
@@ -37,6 +37,11 @@ public struct RTSPSessionOptions: Sendable {
     public var teardownTimeout: Duration
     /// Limits on what the server may send on the RTSP connection.
     public var framerLimits: RTSPFramer.Limits
+    /// When set, each read's packets go to this closure, on the session's event loop thread, instead of
+    /// to ``RTSPSession/packets`` (which then only ends, as the session does): no thread hop and no
+    /// allocation per read, for consumers that hand packets on at once. It must return quickly and may
+    /// not keep the slice past the call (copy what it keeps).
+    public var packetHandler: (@Sendable (ArraySlice<RTSPReceivedPacket>) -> Void)?
 
     public init(
         transport: Transport = .tcp, credentials: Credentials? = nil, connectTimeout: Duration = .seconds(5),

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import RTP
 import RTSP
@@ -38,8 +39,32 @@ extension SessionDriver {
         media.tracks[track].senderSSRC = packet.ssrc
         media.tracks[track].statistics.record(
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrival: time)
-        if case .dropped = continuation.yield(RTSPReceivedPacket(track: track, packet: packet, arrival: time)) {
-            media.droppedByConsumer += 1
+        batch.append(RTSPReceivedPacket(track: track, packet: packet, arrival: time))
+    }
+
+    /// Hands the packets of this read to the consumer, in one piece.
+    func handOver() {
+        guard !batch.isEmpty else { return }
+        if let handler = options.packetHandler {
+            handler(batch[...])
+            batch.removeAll(keepingCapacity: true)
+            return
+        }
+        // A consumer more than packetBufferCapacity packets behind loses what arrives until it catches up.
+        let count = batch.count
+        let capacity = options.packetBufferCapacity
+        let admitted = backlog.withLockedValue { backlog in
+            let room = min(count, max(0, capacity - backlog))
+            backlog += room
+            return room
+        }
+        media.droppedByConsumer += count - admitted
+        if admitted == count {
+            continuation.yield(batch)
+            batch = []
+        } else {
+            if admitted > 0 { continuation.yield(Array(batch[..<admitted])) }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RTP
@@ -12,7 +13,7 @@ final class SessionDriver: @unchecked Sendable {
 
     let eventLoop: any EventLoop
     let options: RTSPSessionOptions
-    let continuation: AsyncThrowingStream<RTSPReceivedPacket, any Error>.Continuation
+    let continuation: AsyncThrowingStream<[RTSPReceivedPacket], any Error>.Continuation
     /// Succeeds with the tracks when PLAY is answered; fails when the session fails before that.
     let playing: EventLoopPromise<[RTSPClientStateMachine.Track]>
     /// Succeeds when the session is over, however it ended.
@@ -47,14 +48,20 @@ final class SessionDriver: @unchecked Sendable {
         self.transport = options.transport == .tcp ? .tcp : .udp
         self.framer = RTSPFramer(limits: options.framerLimits)
         self.machine = RTSPClientStateMachine(configuration: .init(url: url))
-        (self.packets, self.continuation) = AsyncThrowingStream.makeStream(
-            of: RTSPReceivedPacket.self, bufferingPolicy: .bufferingNewest(max(1, options.packetBufferCapacity)))
+        // Batches hold a read's packets; the bound (packetBufferCapacity) is kept in packets by `backlog`.
+        let stream = AsyncThrowingStream.makeStream(of: [RTSPReceivedPacket].self)
+        self.packets = RTSPPackets(batches: stream.stream, backlog: backlog)
+        self.continuation = stream.continuation
         self.playing = eventLoop.makePromise()
         self.closed = eventLoop.makePromise()
     }
 
     /// What the consumer iterates.
-    let packets: AsyncThrowingStream<RTSPReceivedPacket, any Error>
+    let packets: RTSPPackets
+    /// Packets handed to the consumer and not yet taken.
+    let backlog = NIOLockedValueBox(0)
+    /// Packets delivered during the current read, handed to the consumer when the read completes.
+    var batch: [RTSPReceivedPacket] = []
 
     var now: Duration { .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds - origin.uptimeNanoseconds)) }
 
@@ -202,6 +209,7 @@ final class SessionDriver: @unchecked Sendable {
             playing.succeed(tracks)
         }
         for early in media.takeEarly() { deliver(early.bytes, track: early.track, isRTCP: early.isRTCP) }
+        handOver()
     }
 
     private func checkInactivity() {
@@ -252,6 +260,7 @@ final class SessionDriver: @unchecked Sendable {
     func finish(_ error: RTSPClientError?) {
         guard phase != .closed else { return }
         let wasClosing = phase == .closing
+        handOver()
         phase = .closed
         cancelTimers()
         control?.close(promise: nil)

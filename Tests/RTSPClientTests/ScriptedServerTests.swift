@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import RTP
 import RTSP
 import RTSPClient
@@ -191,6 +192,46 @@ import Testing
         _ = await consumer.value
         for _ in 0..<50 where server.methods.last != "TEARDOWN" { try await Task.sleep(for: .milliseconds(20)) }
         #expect(server.methods.last == "TEARDOWN")
+    }
+
+    @Test func aConsumerThatFallsBehindLosesWhatArrivesUntilItCatchesUpCounted() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            if request.method == "PLAY" {
+                for i in 0..<50 { connection.sendRTP(count: 4, firstSequence: UInt16(1 + 4 * i)) }  // 200 packets
+                connection.close()
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.packetBufferCapacity = 16
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        try await Task.sleep(for: .milliseconds(300))  // nobody reads while the packets arrive
+        let (packets, _) = await Self.drain(session)
+        let statistics = await session.statistics()
+        #expect(statistics.droppedByConsumer > 0)
+        #expect(packets.count + statistics.droppedByConsumer == 200)
+        #expect(packets.count == 16)
+        #expect(packets.map(\.packet.sequenceNumber) == Array(1...UInt16(packets.count)))  // the first are kept
+    }
+
+    @Test func aPacketHandlerGetsEveryPacketOnTheEventLoop() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            if request.method == "PLAY" {
+                connection.sendRTP(count: 30)
+                connection.close()
+            }
+        }
+        defer { Task { await server.stop() } }
+        let received = NIOLockedValueBox<[UInt16]>([])
+        var options = Self.quick
+        options.packetHandler = { batch in received.withLockedValue { $0 += batch.map(\.packet.sequenceNumber) } }
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let (viaSequence, error) = await Self.drain(session)
+        #expect(viaSequence.isEmpty)
+        #expect((error as? RTSPClientError)?.code == .connectionClosed)
+        #expect(received.withLockedValue { $0 } == Array(1...30))
     }
 
     @Test func bytesThatAreNotRTSPAreAProtocolViolation() async throws {
