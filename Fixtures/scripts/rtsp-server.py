@@ -2,7 +2,8 @@
 """A real RTSP server (GStreamer's gst-rtsp-server) on loopback, for fixtures and integration tests.
 
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
-                      --user U --password P] [--protocols all|tcp|udp] [--bitrate KBPS] [--lifetime S]
+                      --user U --password P] [--protocols all|tcp|udp] [--bitrate KBPS]
+                      [--tls-cert CERT.pem --tls-key KEY.pem] [--lifetime S]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds.
@@ -12,17 +13,23 @@ import argparse
 import gi
 
 gi.require_version("Gst", "1.0")
+gi.require_version("Gio", "2.0")
 gi.require_version("GstRtsp", "1.0")
 gi.require_version("GstRtspServer", "1.0")
-from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
+from gi.repository import Gio, GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 
 
-def require_login(server, factory, args):
-    """Only args.user with args.password may play /test, by Basic or by Digest (MD5, qop=auth)."""
+def access_control(server, factory, args):
+    """With --auth, only args.user with args.password may play /test, by Basic or by Digest (MD5,
+    qop=auth); with --tls-cert, connections are TLS (rtsps://) with that certificate."""
     auth = GstRtspServer.RTSPAuth()
     token = GstRtspServer.RTSPToken()
     token.set_string("media.factory.role", "viewer")
-    if args.auth == "basic":
+    if args.tls_cert:
+        auth.set_tls_certificate(Gio.TlsCertificate.new_from_files(args.tls_cert, args.tls_key))
+    if not args.auth:
+        auth.set_default_token(token)  # anyone may play
+    elif args.auth == "basic":
         auth.add_basic(GstRtspServer.RTSPAuth.make_basic(args.user, args.password), token)
         auth.set_supported_methods(GstRtsp.RTSPAuthMethod.BASIC)
     else:
@@ -43,6 +50,8 @@ def main():
     parser.add_argument("--lifetime", type=int, default=60)
     parser.add_argument("--size", default="320x240")
     parser.add_argument("--bitrate", type=int, help="x264/x265 target in kbit/s (default: the encoder's)")
+    parser.add_argument("--tls-cert", help="PEM certificate: serve rtsps:// (with --tls-key)")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     parser.add_argument("--protocols", choices=["all", "tcp", "udp"], default="all")
     parser.add_argument("--auth", choices=["basic", "digest"])
     parser.add_argument("--user", default="user")
@@ -65,8 +74,8 @@ def main():
     factory.set_shared(False)
     if args.protocols != "all":  # the other lower transport is answered with 461 Unsupported Transport
         factory.set_protocols(GstRtsp.RTSPLowerTrans.TCP if args.protocols == "tcp" else GstRtsp.RTSPLowerTrans.UDP)
-    if args.auth:
-        require_login(server, factory, args)
+    if args.auth or args.tls_cert:
+        access_control(server, factory, args)
     server.get_mount_points().add_factory("/test", factory)
     server.attach(None)
     print("ready", flush=True)

@@ -16,6 +16,8 @@ public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let protocolViolation = Code(name: "protocolViolation")
         /// The TCP (or TLS) connection to the server could not be made.
         public static let connectionFailed = Code(name: "connectionFailed")
+        /// The TLS handshake of `rtsps://` failed: an untrusted or mismatched certificate, or no common cipher.
+        public static let tlsFailed = Code(name: "tlsFailed")
         /// The server closed the connection before the session ended.
         public static let connectionClosed = Code(name: "connectionClosed")
         /// While playing, no RTP or RTCP arrived within the inactivity timeout.

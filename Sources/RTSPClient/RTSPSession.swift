@@ -53,9 +53,6 @@ public final class RTSPSession: Sendable {
 
     /// Connects to a parsed URL; see ``connect(to:options:)-(String,_)``.
     public static func connect(to url: RTSPURL, options: RTSPSessionOptions = .init()) async throws -> RTSPSession {
-        guard !url.isSecure else {
-            throw RTSPClientError(.unsupported, "rtsps:// (RTSP over TLS) is not supported yet; use rtsp://")
-        }
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let driver = SessionDriver(url: url, options: options, eventLoop: eventLoop)
         driver.continuation.onTermination = { _ in eventLoop.execute { driver.teardown() } }

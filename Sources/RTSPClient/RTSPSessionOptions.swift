@@ -2,6 +2,20 @@ import RTSP
 
 /// How an ``RTSPSession`` connects, authenticates, receives and gives up.
 public struct RTSPSessionOptions: Sendable {
+    /// How `rtsps://` checks the server: the system's trusted CAs and the URL's host, unless told otherwise.
+    public struct TLS: Sendable, Hashable {
+        /// PEM files of certificates to trust instead of the system's (a camera's own CA, or its self-signed
+        /// certificate).
+        public var trustedCertificateFiles: [String]
+        /// False accepts any certificate: for a lab camera only, never across a network you do not control.
+        public var verifiesCertificate: Bool
+
+        public init(trustedCertificateFiles: [String] = [], verifiesCertificate: Bool = true) {
+            self.trustedCertificateFiles = trustedCertificateFiles
+            self.verifiesCertificate = verifiesCertificate
+        }
+    }
+
     /// How RTP travels from the server.
     public enum Transport: String, Sendable, Hashable, CaseIterable {
         /// Interleaved in the RTSP connection (`$` frames): works through NAT and firewalls, never reorders.
@@ -37,6 +51,8 @@ public struct RTSPSessionOptions: Sendable {
     public var teardownTimeout: Duration
     /// Limits on what the server may send on the RTSP connection.
     public var framerLimits: RTSPFramer.Limits
+    /// Certificate checks for `rtsps://`. Default: verified against the system's CAs.
+    public var tls: TLS
     /// When set, each read's packets go to this closure, on the session's event loop thread, instead of
     /// to ``RTSPSession/packets`` (which then only ends, as the session does): no thread hop and no
     /// allocation per read, for consumers that hand packets on at once. It must return quickly and may
@@ -48,8 +64,9 @@ public struct RTSPSessionOptions: Sendable {
         requestTimeout: Duration = .seconds(10), udpFallbackTimeout: Duration = .seconds(3),
         inactivityTimeout: Duration = .seconds(10), receiverReportInterval: Duration = .seconds(5),
         packetBufferCapacity: Int = 4096, maxRedirects: Int = 5, firstUDPPort: UInt16? = nil,
-        teardownTimeout: Duration = .seconds(2), framerLimits: RTSPFramer.Limits = .init()
+        teardownTimeout: Duration = .seconds(2), framerLimits: RTSPFramer.Limits = .init(), tls: TLS = .init()
     ) {
+        self.tls = tls
         self.transport = transport
         self.credentials = credentials
         self.connectTimeout = connectTimeout

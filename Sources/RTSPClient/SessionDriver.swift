@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 import RTP
 import RTSP
 import SDP
@@ -38,6 +39,8 @@ final class SessionDriver: @unchecked Sendable {
     var udpPairs: [UDPPortPair] = []
     var media = MediaState()
     private(set) var fellBackToTCP = false
+    /// Made once, for the first `rtsps://` connection.
+    private var tlsContext: NIOSSLContext?
     private(set) var requestsSent = 0
 
     init(url: RTSPURL, options: RTSPSessionOptions, eventLoop: any EventLoop) {
@@ -79,11 +82,25 @@ final class SessionDriver: @unchecked Sendable {
             configuration: .init(
                 url: url, credentials: credentials, transport: mode, requestTimeout: options.requestTimeout))
         let target = (host: url.host, port: url.port)
+        var tls: NIOSSLContext?
+        if url.isSecure {
+            if tlsContext == nil {
+                do throws(RTSPClientError) {
+                    tlsContext = try TLSContext.make(options.tls)
+                } catch {
+                    return finish(error)
+                }
+            }
+            tls = tlsContext
+        }
         ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(options.connectTimeout.nanosecondCount))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(TLSContext.handler(context: tls, host: target.host))
+                    }
                     try channel.pipeline.syncOperations.addHandler(
                         ControlChannelHandler(driver: self, generation: generation))
                 }
@@ -309,6 +326,9 @@ final class SessionDriver: @unchecked Sendable {
         case .closed: return
         case .closing: finish(nil)
         case .starting, .playing:
+            if let error, let tls = TLSContext.describe(error, host: url.host) {
+                return finish(RTSPClientError(.tlsFailed, tls))
+            }
             let detail = error.map { ": \($0)" } ?? ""
             finish(
                 RTSPClientError(

@@ -46,6 +46,16 @@ struct InputOptions: ParsableArguments {
             discussion: "It is never printed; prefer RTPDUMP_PASSWORD, which other users cannot see in the process list."))
     var password: String?
 
+    @Option(
+        name: .customLong("tls-trust"),
+        help: "With rtsps://: a PEM certificate to trust (the camera's CA or its self-signed certificate); repeatable.")
+    var tlsTrust: [String] = []
+
+    @Flag(
+        name: .customLong("tls-no-verify"),
+        help: "With rtsps://: accept any certificate (a lab camera only: anyone in between can read and change the stream).")
+    var tlsNoVerify = false
+
     @Option(help: "Only RTP on this UDP port (source or destination).")
     var port: UInt16?
 
@@ -113,6 +123,7 @@ struct InputOptions: ParsableArguments {
 
     var sessionOptions: RTSPSessionOptions {
         var options = RTSPSessionOptions(transport: transport)
+        options.tls = RTSPSessionOptions.TLS(trustedCertificateFiles: tlsTrust, verifiesCertificate: !tlsNoVerify)
         let fromURL = (try? RTSPURL(input))?.credentials
         let password = password ?? ProcessInfo.processInfo.environment["RTPDUMP_PASSWORD"] ?? fromURL?.password
         if let user = user ?? fromURL?.user {

@@ -116,6 +116,51 @@ import VideoDecoding
         }
     }
 
+    /// A self-signed certificate (and its key) made by openssl for `names` (subjectAltName syntax).
+    static func certificate(_ names: String) throws -> (cert: String, key: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let cert = folder + "/cert.pem"
+        let key = folder + "/key.pem"
+        _ = try runTool(
+            "/usr/bin/openssl",
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj",
+                "/CN=swift-rtp test", "-addext", "subjectAltName=\(names)"])
+        return (cert, key)
+    }
+
+    @Test func rtspsVerifiesTheCertificateAndPlaysWhenItIsTrusted() async throws {
+        let (cert, key) = try Self.certificate("IP:127.0.0.1,DNS:localhost")
+        let server = try RealServer(["--tls-cert", cert, "--tls-key", key, "--frames", String(Self.frames)])
+        defer { server.stop() }
+        let url = "rtsps://127.0.0.1:\(server.port)/test"
+
+        // The system's CAs do not know a self-signed certificate.
+        let untrusted = await #expect(throws: RTSPClientError.self) {
+            _ = try await RTSPSession.connect(to: url, options: RTSPSessionOptions())
+        }
+        #expect(untrusted?.code == .tlsFailed)
+        #expect(untrusted?.description.contains("CERTIFICATE_VERIFY_FAILED") == true)
+
+        // A trusted certificate, but for another name than the host's.
+        let (otherCert, otherKey) = try Self.certificate("DNS:camera.example")
+        let otherServer = try RealServer(["--tls-cert", otherCert, "--tls-key", otherKey])
+        defer { otherServer.stop() }
+        var wrongName = RTSPSessionOptions()
+        wrongName.tls.trustedCertificateFiles = [otherCert]
+        let mismatch = await #expect(throws: RTSPClientError.self) {
+            _ = try await RTSPSession.connect(to: "rtsps://127.0.0.1:\(otherServer.port)/test", options: wrongName)
+        }
+        #expect(mismatch?.code == .tlsFailed)
+        #expect(mismatch?.description.contains("other names") == true)
+
+        var trusted = RTSPSessionOptions()
+        trusted.tls.trustedCertificateFiles = [cert]
+        Self.expectClean(try await Self.play(url, trusted), transport: .tcp)
+        Self.expectClean(
+            try await Self.play("rtsps://localhost:\(server.port)/test", trusted), transport: .tcp)
+    }
+
     @Test func autoTurnsA461IntoTCP() async throws {
         // A server that does not do UDP answers SETUP with 461; the client asks again for TCP. (UDP that
         // never arrives is the scripted server's case: a real one cannot be made to lose it on demand.)
