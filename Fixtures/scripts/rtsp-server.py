@@ -2,8 +2,8 @@
 """A real RTSP server (GStreamer's gst-rtsp-server) on loopback, for fixtures and integration tests.
 
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
-                      --user U --password P] [--protocols all|tcp|udp] [--bitrate KBPS]
-                      [--tls-cert CERT.pem --tls-key KEY.pem] [--lifetime S]
+                      --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
+                      [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds.
@@ -49,10 +49,11 @@ def main():
     parser.add_argument("--frames", type=int, default=90)
     parser.add_argument("--lifetime", type=int, default=60)
     parser.add_argument("--size", default="320x240")
+    parser.add_argument("--address", default="127.0.0.1", help="the address to listen on")
     parser.add_argument("--bitrate", type=int, help="x264/x265 target in kbit/s (default: the encoder's)")
     parser.add_argument("--tls-cert", help="PEM certificate: serve rtsps:// (with --tls-key)")
     parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
-    parser.add_argument("--protocols", choices=["all", "tcp", "udp"], default="all")
+    parser.add_argument("--protocols", choices=["all", "tcp", "udp", "multicast"], default="all")
     parser.add_argument("--auth", choices=["basic", "digest"])
     parser.add_argument("--user", default="user")
     parser.add_argument("--password", default="secret")
@@ -67,13 +68,18 @@ def main():
     launch = (f"( videotestsrc is-live=true num-buffers={args.frames} horizontal-speed=4 ! "
               f"video/x-raw,format=I420,width={width},height={height},framerate=30/1 ! {encoder} )")
     server = GstRtspServer.RTSPServer()
-    server.set_address("127.0.0.1")
+    server.set_address(args.address)
     server.set_service(str(args.port))
     factory = GstRtspServer.RTSPMediaFactory()
     factory.set_launch(launch)
     factory.set_shared(False)
-    if args.protocols != "all":  # the other lower transport is answered with 461 Unsupported Transport
-        factory.set_protocols(GstRtsp.RTSPLowerTrans.TCP if args.protocols == "tcp" else GstRtsp.RTSPLowerTrans.UDP)
+    if args.protocols != "all":  # the other lower transports are answered with 461 Unsupported Transport
+        factory.set_protocols({"tcp": GstRtsp.RTSPLowerTrans.TCP, "udp": GstRtsp.RTSPLowerTrans.UDP,
+                               "multicast": GstRtsp.RTSPLowerTrans.UDP_MCAST}[args.protocols])
+    if args.protocols in ("all", "multicast"):  # groups and ports the server hands to multicast clients
+        pool = GstRtspServer.RTSPAddressPool()
+        pool.add_range("239.255.42.0", "239.255.42.255", 46000 + args.port % 1000 * 10, 46009 + args.port % 1000 * 10, 1)
+        factory.set_address_pool(pool)
     if args.auth or args.tls_cert:
         access_control(server, factory, args)
     server.get_mount_points().add_factory("/test", factory)

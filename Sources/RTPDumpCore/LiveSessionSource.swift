@@ -39,7 +39,8 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         self.info = info
         source = Self.serverAddress(session.url)
         ports = session.tracks.enumerated().map { index, track -> UInt16 in
-            track.transport?.clientPorts?.rtp ?? UInt16(track.transport?.interleavedChannels?.rtp ?? UInt8(2 * index))
+            track.transport?.clientPorts?.rtp ?? track.transport?.multicastPorts?.rtp
+                ?? UInt16(track.transport?.interleavedChannels?.rtp ?? UInt8(2 * index))
         }
         // The packet sequence only ends (the packets went to the queue): that is the session's end.
         Task {

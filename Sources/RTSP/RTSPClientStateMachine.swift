@@ -11,6 +11,8 @@ public struct RTSPClientStateMachine: Sendable {
         case tcpInterleaved
         /// RTP on `firstClientPort` + 2 × track index, RTCP on the port after.
         case udp(firstClientPort: UInt16)
+        /// The server picks a multicast group and ports per track (`destination=`, `port=`).
+        case multicast
     }
 
     public struct Configuration: Sendable {
@@ -170,8 +172,8 @@ public struct RTSPClientStateMachine: Sendable {
             state = .done
             return [.redirect(target)]
         }
-        if status == 461, request.method == "SETUP", case .udp = transport {
-            transport = .tcpInterleaved  // the server does not do UDP: ask for TCP instead
+        if status == 461, request.method == "SETUP", transport != .tcpInterleaved {
+            transport = .tcpInterleaved  // the server does not do UDP (or multicast): ask for TCP instead
             return setupNext(now: now)
         }
         guard (200...299).contains(status) else {
@@ -250,6 +252,8 @@ public struct RTSPClientStateMachine: Sendable {
         case .udp(let first):
             let port = Int(first) + setupIndex * 2
             transportValue = "RTP/AVP;unicast;client_port=\(port)-\(port + 1)"
+        case .multicast:
+            transportValue = "RTP/AVP;multicast"
         }
         var headers = ["Transport": transportValue]
         if let session { headers["Session"] = session.id }

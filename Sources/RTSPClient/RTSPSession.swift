@@ -56,7 +56,7 @@ public final class RTSPSession: Sendable {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let driver = SessionDriver(url: url, options: options, eventLoop: eventLoop)
         driver.continuation.onTermination = { _ in eventLoop.execute { driver.teardown() } }
-        if options.transport != .tcp {
+        if options.transport == .udp || options.transport == .auto {
             let host = url.host.contains(":") ? "::" : "0.0.0.0"
             let pairs = try await UDPPortPairs.bind(
                 count: UDPPortPairs.maxTracks, first: options.firstUDPPort, host: host, on: eventLoop, driver: driver)

@@ -24,6 +24,9 @@ public struct RTSPSessionOptions: Sendable {
         case udp
         /// UDP first; TCP when no packet arrives within ``RTSPSessionOptions/udpFallbackTimeout``.
         case auto
+        /// UDP multicast: the server names a group and ports per track, the client joins them. With
+        /// ``RTSPSessionOptions/udpFallbackTimeout`` like `.auto`: TCP when nothing arrives.
+        case multicast
     }
 
     /// Default `.tcp`: the transport that works wherever the RTSP connection does.

@@ -116,7 +116,7 @@ extension SessionDriver {
             frame += bytes
             write(frame)
         } else if let address = media.tracks[track].rtcpAddress, track < udpPairs.count {
-            udpPairs[track].rtcp.writeAndFlush(
+            (udpPairs[track].rtcpSender ?? udpPairs[track].rtcp).writeAndFlush(
                 AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
         }
     }

@@ -48,7 +48,7 @@ final class SessionDriver: @unchecked Sendable {
         self.options = options
         self.eventLoop = eventLoop
         self.credentials = options.credentials ?? url.credentials
-        self.transport = options.transport == .tcp ? .tcp : .udp
+        self.transport = options.transport == .auto ? .udp : options.transport
         self.framer = RTSPFramer(limits: options.framerLimits)
         self.machine = RTSPClientStateMachine(configuration: .init(url: url))
         // Batches hold a read's packets; the bound (packetBufferCapacity) is kept in packets by `backlog`.
@@ -76,8 +76,12 @@ final class SessionDriver: @unchecked Sendable {
         generation += 1
         let generation = self.generation
         framer = RTSPFramer(limits: options.framerLimits)
-        let mode: RTSPClientStateMachine.TransportMode =
-            transport == .udp && !udpPairs.isEmpty ? .udp(firstClientPort: udpPairs[0].rtpPort) : .tcpInterleaved
+        let mode: RTSPClientStateMachine.TransportMode
+        switch transport {
+        case .udp where !udpPairs.isEmpty: mode = .udp(firstClientPort: udpPairs[0].rtpPort)
+        case .multicast: mode = .multicast
+        default: mode = .tcpInterleaved
+        }
         machine = RTSPClientStateMachine(
             configuration: .init(
                 url: url, credentials: credentials, transport: mode, requestTimeout: options.requestTimeout))
@@ -156,10 +160,7 @@ final class SessionDriver: @unchecked Sendable {
     /// `.auto` saw no UDP packet in time: say goodbye to the UDP session and play again over TCP.
     private func fallBackToTCP() {
         for case .send(let request, let cseq) in machine.teardown(now: now) { write(request.serialized(cseq: cseq)) }
-        for pair in udpPairs {
-            pair.rtp.close(promise: nil)
-            pair.rtcp.close(promise: nil)
-        }
+        for pair in udpPairs { pair.close() }
         udpPairs = []
         transport = .tcp
         fellBackToTCP = true
@@ -194,6 +195,7 @@ final class SessionDriver: @unchecked Sendable {
     var sessionDescription: SessionDescription? { machine.sessionDescription }
 
     var controlRemoteAddress: SocketAddress? { control?.remoteAddress }
+    var controlLocalAddress: SocketAddress? { control?.localAddress }
 
     func write(_ bytes: [UInt8]) {
         control?.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
@@ -201,13 +203,14 @@ final class SessionDriver: @unchecked Sendable {
 
     private func startPlaying(_ tracks: [RTSPClientStateMachine.Track]) {
         let interleaved = tracks.contains { $0.transport?.interleavedChannels != nil }
-        if transport == .udp && (interleaved || udpPairs.isEmpty) {
-            transport = .tcp  // the server answered 461 to UDP and the machine asked for TCP
+        if (transport == .udp && (interleaved || udpPairs.isEmpty)) || (transport == .multicast && interleaved) {
+            transport = .tcp  // the server answered 461 to UDP (or multicast) and the machine asked for TCP
             fellBackToTCP = true
         }
         media.configure(tracks: tracks, transport: transport, arrival: NIODeadline.now())
         phase = .playing
         if transport == .udp { openUDPPaths(tracks) }
+        if transport == .multicast { joinMulticast(tracks) }
         let report = options.receiverReportInterval
         repeating.append(
             eventLoop.scheduleRepeatedTask(initialDelay: .init(report), delay: .init(report)) { [self] _ in
@@ -216,9 +219,9 @@ final class SessionDriver: @unchecked Sendable {
         let check = TimeAmount.milliseconds(min(1000, max(50, options.inactivityTimeout.milliseconds / 4)))
         repeating.append(
             eventLoop.scheduleRepeatedTask(initialDelay: check, delay: check) { [self] _ in checkInactivity() })
-        if options.transport == .auto && transport == .udp {
+        if mayFallBack {
             schedule(at: now + options.udpFallbackTimeout) { [self] in
-                if phase == .playing && transport == .udp && media.rtpPackets == 0 { fallBackToTCP() }
+                if phase == .playing && mayFallBack && media.rtpPackets == 0 { fallBackToTCP() }
             }
         }
         if !playingReported {
@@ -229,17 +232,22 @@ final class SessionDriver: @unchecked Sendable {
         handOver()
     }
 
+    /// `.auto` on UDP and `.multicast` switch to TCP when nothing arrives.
+    private var mayFallBack: Bool {
+        (options.transport == .auto && transport == .udp) || (options.transport == .multicast && transport == .multicast)
+    }
+
     private func checkInactivity() {
         guard phase == .playing else { return }
         let silent = Duration.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds - media.lastArrival.uptimeNanoseconds))
         guard silent >= options.inactivityTimeout else { return }
         // With `.auto`, a silent UDP session gets TCP's chance before failing.
-        if options.transport == .auto && transport == .udp { return fallBackToTCP() }
+        if mayFallBack { return fallBackToTCP() }
         finish(
             RTSPClientError(
                 .noMedia,
                 "no RTP or RTCP from the server for \(options.inactivityTimeout) while playing"
-                    + (transport == .udp ? "; a firewall or NAT may drop UDP: try the TCP transport" : "")))
+                    + (transport != .tcp ? "; a firewall or NAT may drop UDP: try the TCP transport" : "")))
     }
 
     // MARK: Timers
@@ -282,10 +290,7 @@ final class SessionDriver: @unchecked Sendable {
         cancelTimers()
         control?.close(promise: nil)
         control = nil
-        for pair in udpPairs {
-            pair.rtp.close(promise: nil)
-            pair.rtcp.close(promise: nil)
-        }
+        for pair in udpPairs { pair.close() }
         udpPairs = []
         if !playingReported {
             playingReported = true

@@ -4,9 +4,18 @@ import RTSP
 
 /// The UDP sockets of one track: RTP on an even port, RTCP on the next (RFC 3550 section 11).
 struct UDPPortPair {
-    let rtp: any Channel
-    let rtcp: any Channel
+    typealias Channel = any NIOCore.Channel
+    let rtp: Channel
+    let rtcp: Channel
     let rtpPort: UInt16
+    /// Where RTCP is sent from when `rtcp` cannot send (it is bound to a multicast group).
+    var rtcpSender: Channel? = nil
+
+    func close() {
+        rtp.close(promise: nil)
+        rtcp.close(promise: nil)
+        rtcpSender?.close(promise: nil)
+    }
 }
 
 enum UDPPortPairs {

@@ -7,18 +7,27 @@ final class RealServer: @unchecked Sendable {
     static let script = root.appendingPathComponent("Fixtures/scripts/rtsp-server.py").path
 
     let port: Int
+    let host: String
     private let process: Process
 
-    var url: String { "rtsp://127.0.0.1:\(port)/test" }
+    var url: String { "rtsp://\(host):\(port)/test" }
 
-    /// Starts the server with `arguments` (after the port) and waits for it to listen.
-    init(_ arguments: [String]) throws {
+    /// Starts the server with `arguments` (after the port) and waits for it to listen; in network
+    /// namespace `namespace` (see ``TestNamespace``) listening on `host`, when given.
+    init(_ arguments: [String], namespace: String? = nil, host: String = "127.0.0.1") throws {
+        self.host = host
         var lastOutput = ""
         for _ in 0..<5 {
             let port = Int.random(in: 30_000..<60_000)
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [Self.script, String(port)] + arguments
+            let command = ["/usr/bin/python3", Self.script, String(port), "--address", host] + arguments
+            if let namespace {
+                process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+                process.arguments = ["netns", "exec", namespace] + command
+            } else {
+                process.executableURL = URL(fileURLWithPath: command[0])
+                process.arguments = Array(command.dropFirst())
+            }
             let output = Pipe()
             process.standardOutput = output
             process.standardError = output
@@ -66,4 +75,23 @@ final class RealServer: @unchecked Sendable {
 
 struct ServerError: Error, CustomStringConvertible {
     let description: String
+}
+
+/// A second host on this machine (`Fixtures/scripts/netns.sh`): a network namespace reached over a veth
+/// pair, at 10.77.N.2. Needs root.
+final class TestNamespace: @unchecked Sendable {
+    static var available: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") }
+    static let script = RealServer.root.appendingPathComponent("Fixtures/scripts/netns.sh").path
+
+    let name: String
+    let address: String
+
+    init(_ name: String, subnet: Int) throws {
+        self.name = name
+        address = "10.77.\(subnet).2"
+        _ = try? runTool("/bin/bash", [Self.script, "down", name])
+        _ = try runTool("/bin/bash", [Self.script, "up", name, String(subnet)])
+    }
+
+    deinit { _ = try? runTool("/bin/bash", [Self.script, "down", name]) }
 }

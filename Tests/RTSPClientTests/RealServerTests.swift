@@ -161,6 +161,20 @@ import VideoDecoding
             try await Self.play("rtsps://localhost:\(server.port)/test", trusted), transport: .tcp)
     }
 
+    /// Multicast needs a second host: on one host the server and the client would both bind the group's
+    /// ports. The server runs in a network namespace; the client joins on the interface that reaches it.
+    @Test(.enabled(if: TestNamespace.available, "multicast needs root to make a network namespace"))
+    func playsMulticastFromAServerOnAnotherHost() async throws {
+        let namespace = try TestNamespace("rtpmc\(getpid() % 10000)", subnet: Int(getpid() % 200) + 20)
+        let server = try RealServer(
+            ["--protocols", "multicast", "--frames", String(Self.frames)], namespace: namespace.name,
+            host: namespace.address)
+        defer { server.stop() }
+        let played = try await Self.play(server.url, RTSPSessionOptions(transport: .multicast))
+        Self.expectClean(played, transport: .multicast)
+        #expect(played.statistics?.fellBackToTCP == false)
+    }
+
     @Test func autoTurnsA461IntoTCP() async throws {
         // A server that does not do UDP answers SETUP with 461; the client asks again for TCP. (UDP that
         // never arrives is the scripted server's case: a real one cannot be made to lose it on demand.)
