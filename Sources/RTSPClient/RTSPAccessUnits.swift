@@ -18,33 +18,29 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
         let track: Int
         var buffer: ReorderBuffer
         var depacketizer: VideoDepacketizer
-        /// Units completed and not yet returned; reused, so that steady state allocates no array.
-        var ready: [AccessUnit] = []
-        var nextReady = 0
+        /// Units completed and not yet returned.
+        var ready = ReadyQueue<AccessUnit>()
         var finished = false
 
         public mutating func next() async throws -> AccessUnit? {
             while true {
-                if nextReady < ready.count {
-                    nextReady += 1
-                    return ready[nextReady - 1]
-                }
-                ready.removeAll(keepingCapacity: true)
-                nextReady = 0
+                if let unit = ready.take() { return unit }
                 if finished { return nil }
-                var out = ready
-                ready = []
-                if let received = try await source.next() {
-                    if received.track == track {
+                let received = try await source.next()
+                var queue = ready
+                ready = ReadyQueue()
+                queue.refill { out in
+                    if let received {
+                        guard received.track == track else { return }
                         buffer.insert(received.packet, arrival: received.arrival)
                         while let output = buffer.next(now: received.arrival) { feed(output, into: &out) }
+                    } else {
+                        finished = true
+                        while let output = buffer.flush() { feed(output, into: &out) }
+                        depacketizer.flush { out.append($0) }
                     }
-                } else {
-                    finished = true
-                    while let output = buffer.flush() { feed(output, into: &out) }
-                    depacketizer.flush { out.append($0) }
                 }
-                ready = out
+                ready = queue
             }
         }
 
@@ -80,28 +76,25 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var units: RTSPAccessUnits.AsyncIterator
         var decoder: Decoder
-        var ready: [I420Frame] = []
-        var nextReady = 0
+        var ready = ReadyQueue<I420Frame>()
         var drained = false
 
         public mutating func next() async throws -> I420Frame? {
             while true {
-                if nextReady < ready.count {
-                    nextReady += 1
-                    return ready[nextReady - 1]
-                }
-                ready.removeAll(keepingCapacity: true)
-                nextReady = 0
+                if let frame = ready.take() { return frame }
                 if drained { return nil }
-                var out = ready
-                ready = []
-                if let unit = try await units.next() {
-                    try decoder.decode(unit) { out.append($0) }
-                } else {
-                    drained = true
-                    try decoder.drain { out.append($0) }
+                let unit = try await units.next()
+                var queue = ready
+                ready = ReadyQueue()
+                try queue.refill { out in
+                    if let unit {
+                        try decoder.decode(unit) { out.append($0) }
+                    } else {
+                        drained = true
+                        try decoder.drain { out.append($0) }
+                    }
                 }
-                ready = out
+                ready = queue
             }
         }
     }

@@ -2,10 +2,12 @@ import NIOCore
 import NIOPosix
 import RTSP
 
-/// Multicast (RFC 2326 section 12.39, `multicast;destination=;port=`): after PLAY, the client binds each
-/// track's group and ports and joins the group; RTCP receiver reports go to the group's RTCP port.
+/// Multicast (RFC 2326 section 12.39, `multicast;destination=;port=`): once SETUP has named each track's
+/// group and ports, and before PLAY goes out, the client binds and joins them (joined later, the first
+/// keyframe would be gone); RTCP receiver reports go to the group's RTCP port.
 extension SessionDriver {
-    func joinMulticast(_ tracks: [RTSPClientStateMachine.Track]) {
+    /// Joins the groups of `tracks`, then calls `then` (on the event loop) unless the session failed.
+    func joinMulticast(_ tracks: [RTSPClientStateMachine.Track], then: @escaping @Sendable () -> Void) {
         // The group is joined on the interface that reaches the server, not on the default route's.
         let local = controlLocalAddress?.ipAddress
         let device = local.flatMap { local in
@@ -25,7 +27,7 @@ extension SessionDriver {
             else {
                 return finish(RTSPClientError(.protocolViolation, "the multicast group is not an IP address: \(group)"))
             }
-            media.tracks[index].rtcpAddress = rtcp
+            multicastRTCP[index] = rtcp
             pairs.append(
                 join(rtp, on: device, track: index, isRTCP: false).and(
                     join(rtcp, on: device, track: index, isRTCP: true)
@@ -49,6 +51,7 @@ extension SessionDriver {
                 return
             }
             udpPairs = joined
+            then()
         }
     }
 

@@ -37,6 +37,8 @@ final class SessionDriver: @unchecked Sendable {
     private var timers: [Scheduled<Void>] = []
     private var repeating: [RepeatedTask] = []
     var udpPairs: [UDPPortPair] = []
+    /// Multicast: each track's group RTCP address, known from SETUP, for the receiver reports.
+    var multicastRTCP: [Int: SocketAddress] = [:]
     var media = MediaState()
     private(set) var fellBackToTCP = false
     /// Made once, for the first `rtsps://` connection.
@@ -162,6 +164,7 @@ final class SessionDriver: @unchecked Sendable {
         for case .send(let request, let cseq) in machine.teardown(now: now) { write(request.serialized(cseq: cseq)) }
         for pair in udpPairs { pair.close() }
         udpPairs = []
+        multicastRTCP = [:]
         transport = .tcp
         fellBackToTCP = true
         restart()
@@ -173,6 +176,12 @@ final class SessionDriver: @unchecked Sendable {
         for action in actions {
             guard phase != .closed else { return }
             switch action {
+            case .send(let request, let cseq)
+            where request.method == "PLAY" && transport == .multicast && udpPairs.isEmpty
+                && machine.tracks.contains(where: { $0.transport?.isMulticast == true }):
+                // Join the groups first, so that the first packets (and keyframe) are not missed.
+                requestsSent += 1
+                joinMulticast(machine.tracks) { [self] in write(request.serialized(cseq: cseq)) }
             case .send(let request, let cseq):
                 requestsSent += 1
                 write(request.serialized(cseq: cseq))
@@ -210,7 +219,11 @@ final class SessionDriver: @unchecked Sendable {
         media.configure(tracks: tracks, transport: transport, arrival: NIODeadline.now())
         phase = .playing
         if transport == .udp { openUDPPaths(tracks) }
-        if transport == .multicast { joinMulticast(tracks) }
+        if transport == .multicast {
+            for (index, address) in multicastRTCP where index < media.tracks.count {
+                media.tracks[index].rtcpAddress = address
+            }
+        }
         let report = options.receiverReportInterval
         repeating.append(
             eventLoop.scheduleRepeatedTask(initialDelay: .init(report), delay: .init(report)) { [self] _ in

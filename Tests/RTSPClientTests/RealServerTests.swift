@@ -175,6 +175,20 @@ import VideoDecoding
         #expect(played.statistics?.fellBackToTCP == false)
     }
 
+    @Test func theFramesSequenceDecodesTheWholeStream() async throws {
+        let server = try RealServer(["--codec", "h265", "--frames", String(Self.frames)])
+        defer { server.stop() }
+        let session = try await RTSPSession.connect(to: server.url)
+        var frames: [I420Frame] = []
+        for try await frame in try session.accessUnits().frames(decoder: FFmpegVideoDecoder(codec: .h265)) {
+            frames.append(frame)
+        }
+        #expect((Self.frames - 2...Self.frames).contains(frames.count), "\(frames.count) frames")
+        #expect(frames.allSatisfy { !$0.mayBeDamaged && $0.width == 320 })
+        // In presentation order, one RTP frame interval (3000 at 90 kHz, 30 fps) apart.
+        #expect(zip(frames, frames.dropFirst()).allSatisfy { $1.timestamp - $0.timestamp == 3000 })
+    }
+
     @Test func autoTurnsA461IntoTCP() async throws {
         // A server that does not do UDP answers SETUP with 461; the client asks again for TCP. (UDP that
         // never arrives is the scripted server's case: a real one cannot be made to lose it on demand.)
