@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "RTSP", targets: ["RTSP"]),
         .library(name: "RTSPClient", targets: ["RTSPClient"]),
+        .library(name: "SRTP", targets: ["SRTP"]),
         .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
@@ -27,6 +28,11 @@ let package = Package(
         .target(name: "SDP"),
         // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
         .target(name: "RTSP", dependencies: ["SDP", .product(name: "Crypto", package: "swift-crypto")]),
+        // libsrtp2, through a shim header.
+        .systemLibrary(
+            name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
+        // SRTP / SRTCP receivers (libsrtp2): suites, SDES keys, authentication failures counted.
+        .target(name: "SRTP", dependencies: ["CSRTP"]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
@@ -55,12 +61,12 @@ let package = Package(
         .target(
             name: "RTPDumpCore",
             dependencies: [
-                "RTP", "PacketCapture", "H26x", "SDP", "RTSP", "RTSPClient", "VideoDecoding", "FFmpegDecoding",
+                "RTP", "PacketCapture", "H26x", "SDP", "RTSP", "RTSPClient", "SRTP", "VideoDecoding", "FFmpegDecoding",
             ]),
         .executableTarget(
             name: "rtpdump",
             dependencies: [
-                "RTPDumpCore", "SDP", "RTSP", "RTSPClient",
+                "RTPDumpCore", "SDP", "RTSP", "RTSPClient", "SRTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,6 +74,7 @@ let package = Package(
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP"]),
+        .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(
             name: "RTSPClientTests",
             dependencies: [

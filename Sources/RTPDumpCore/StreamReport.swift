@@ -5,8 +5,9 @@ import RTP
 public enum StreamReport {
     /// One JSON array of objects with the keys `ssrc`, `payloadType`, `source`, `destination`, `packets`,
     /// `lost`, `duplicates`, `reordered`, `jitterMs`, `durationSeconds`, then `clockRate`, `firstTime`,
-    /// `lastTime` (seconds since the epoch) and `truncatedPackets`.
-    public static func json(_ streams: [StreamAnalyzer.Stream]) -> String {
+    /// `lastTime` (seconds since the epoch) and `truncatedPackets`; with `srtpAuthFailures` (SSRC →
+    /// count, from ``SRTPDatagrams``), also `srtpAuthFailures`.
+    public static func json(_ streams: [StreamAnalyzer.Stream], srtpAuthFailures: [UInt32: Int]? = nil) -> String {
         let rows = streams.map { stream -> String in
             let s = stream.statistics
             var o = JSONObjectWriter()
@@ -24,6 +25,7 @@ public enum StreamReport {
             o.add("firstTime", s.firstArrival?.seconds ?? 0, decimals: 6)
             o.add("lastTime", s.lastArrival?.seconds ?? 0, decimals: 6)
             o.add("truncatedPackets", stream.truncatedPackets)
+            if let srtpAuthFailures { o.add("srtpAuthFailures", srtpAuthFailures[stream.key.ssrc] ?? 0) }
             return "  " + o.text
         }
         return rows.isEmpty ? "[]\n" : "[\n" + rows.joined(separator: ",\n") + "\n]\n"

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import H26x
 import SDP
+import SRTP
 import PacketCapture
 import RTP
 import RTPDumpCore
@@ -56,6 +57,16 @@ struct InputOptions: ParsableArguments {
         help: "With rtsps://: accept any certificate (a lab camera only: anyone in between can read and change the stream).")
     var tlsNoVerify = false
 
+    @Option(
+        name: .customLong("srtp-key"),
+        help: "Unprotect SRTP/SRTCP with this base64 key (master key then salt, as in a=crypto inline:).")
+    var srtpKey: String?
+
+    @Option(
+        name: .customLong("srtp-suite"),
+        help: "With --srtp-key: AES_CM_128_HMAC_SHA1_80 (default), AES_CM_128_HMAC_SHA1_32, AEAD_AES_128_GCM, AEAD_AES_256_GCM.")
+    var srtpSuite: String = SRTPSuite.aesCM128HMACSHA1_80.rawValue
+
     @Option(help: "Only RTP on this UDP port (source or destination).")
     var port: UInt16?
 
@@ -74,6 +85,19 @@ struct InputOptions: ParsableArguments {
     /// The input as datagrams: a capture, or a capture of an RTSP session with the RTP interleaved in its
     /// connection included. Also what the session's RTSP exchange says, when there is one.
     func openSource() throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
+        let (source, session) = try openPlainSource()
+        guard let srtpKey else { return (source, session) }
+        guard let suite = SRTPSuite(name: srtpSuite) else {
+            throw ValidationError("--srtp-suite must be one of \(SRTPSuite.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        do {
+            return (try SRTPDatagrams(source, key: SRTPKey(suite: suite, base64: srtpKey)), session)
+        } catch {
+            throw RTPDumpError("--srtp-key: \(error)")
+        }
+    }
+
+    private func openPlainSource() throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
         if isURL {
             let live = try naming(displayName) {
                 try LiveSessionSource.open(url: input, options: sessionOptions, duration: duration.map { .milliseconds(Int64($0 * 1000)) })
@@ -195,7 +219,11 @@ struct Streams: ParsableCommand {
                 clockRate: clockRate ?? format?.clockRate)
         }
         let streams = analyzer.streams
-        print(json ? StreamReport.json(streams) : StreamReport.table(streams), terminator: "")
+        let srtp = (source as? SRTPDatagrams)?.failures
+        print(json ? StreamReport.json(streams, srtpAuthFailures: srtp) : StreamReport.table(streams), terminator: "")
+        if let srtp, !json, !srtp.isEmpty {
+            printError("SRTP: \(srtp.values.reduce(0, +)) packets failed authentication and were dropped")
+        }
         finish(source.warnings)
         if streams.isEmpty {
             printError("no RTP streams found (try --port to narrow the search, or check the capture)")

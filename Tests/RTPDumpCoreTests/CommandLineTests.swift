@@ -52,6 +52,33 @@ import Testing
         #expect(!(url.stdout + url.stderr).contains("secret"))
     }
 
+    @Test(.enabled(if: present)) func srtpKeyDecodesAndStreamsCountsAuthenticationFailures() throws {
+        let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
+        let hex = try #require(manifest["key"] as? String)
+        let bytes = stride(from: 0, to: hex.count, by: 2).compactMap { offset -> UInt8? in
+            let start = hex.index(hex.startIndex, offsetBy: offset)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)
+        }
+        let key = Data(bytes).base64EncodedString()
+        let decode = try Self.run(["decode", Fixtures.capture("h264-srtp.pcap"), "--srtp-key", key, "--md5"])
+        #expect(decode.status == 0)
+        let expected = try String(
+            contentsOf: Fixtures.expected.appendingPathComponent("h264-srtp.pcap.gst-frames.md5"), encoding: .utf8)
+        #expect(decode.stdout.split(separator: "\n").map { String($0.split(separator: " ")[3]) }
+            == expected.split(separator: "\n").map(String.init))
+
+        let streams = try Self.run(["streams", Fixtures.capture("h264-srtp-flipped.pcap"), "--srtp-key", key, "--json"])
+        #expect(streams.status == 0)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(streams.stdout.utf8)) as? [[String: Any]])
+        let flipped = try #require(manifest["flippedSequenceNumbers"] as? [Int])
+        #expect(rows.first { $0["ssrc"] as? Int == manifest["ssrc"] as? Int }?["srtpAuthFailures"] as? Int == flipped.count)
+        #expect(!(streams.stdout + streams.stderr).contains(key))
+
+        let badKey = try Self.run(["streams", Fixtures.capture("h264-srtp.pcap"), "--srtp-key", "c2hvcnQ="])
+        #expect(badKey.status != 0)
+        #expect(badKey.stderr.contains("30 bytes"))
+    }
+
     @Test(.enabled(if: present)) func streamsJSONGoesToStdoutAndWarningsToStderr() throws {
         let run = try Self.run(["streams", Fixtures.capture("h264-gst-truncated.pcap"), "--json"])
         #expect(run.status == 0)

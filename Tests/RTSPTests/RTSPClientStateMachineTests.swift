@@ -191,6 +191,14 @@ import Testing
         #expect(tcp.first?.0.headers["Transport"] == "RTP/AVP/TCP;unicast;interleaved=0-1")
     }
 
+    @Test func multicastAsksForMulticastAndFallsBackToTCPOn461() throws {
+        var m = try Self.machine(transport: .multicast)
+        let multicast = try #require(Self.throughDescribe(&m))
+        #expect(multicast.headers["Transport"] == "RTP/AVP;multicast")
+        let tcp = Self.sent(m.receive(Self.answer(461, 3), now: .zero))
+        #expect(tcp.first?.0.headers["Transport"] == "RTP/AVP/TCP;unicast;interleaved=0-1")
+    }
+
     @Test func answersToOldRequestsAreIgnoredAndTeardownCloses() throws {
         var m = try Self.machine()
         _ = Self.throughDescribe(&m)

@@ -103,6 +103,17 @@ import Testing
         #expect(t.interleavedChannels == nil)
     }
 
+    @Test func multicastGroupPortsAndSource() {
+        // gst-rtsp-server's answer to a multicast SETUP, with a source= added.
+        let t = TransportHeader(
+            "RTP/AVP;multicast;destination=239.255.42.0;ttl=1;port=51840-51841;source=10.0.0.7;mode=\"PLAY\"")
+        #expect(t.isMulticast)
+        #expect(t.destination == "239.255.42.0")
+        #expect(t.multicastPorts?.rtp == 51840 && t.multicastPorts?.rtcp == 51841)
+        #expect(t.source == "10.0.0.7")
+        #expect(TransportHeader("RTP/AVP;unicast;client_port=1-2").destination == nil)
+    }
+
     @Test func outOfRangeNumbersAreIgnored() {
         let t = TransportHeader("RTP/AVP/TCP;interleaved=300-301;client_port=70000")
         #expect(t.interleavedChannels == nil)

@@ -1,0 +1,76 @@
+/// A master key and salt for one SRTP suite: given directly, or from SDES (RFC 4568 `a=crypto`).
+public struct SRTPKey: Sendable, Hashable, CustomStringConvertible {
+    public let suite: SRTPSuite
+    /// Master key followed by master salt.
+    let material: [UInt8]
+
+    /// A key from its bytes (master key followed by master salt).
+    public init(suite: SRTPSuite, material: [UInt8]) throws(SRTPError) {
+        guard material.count == suite.keyLength else {
+            throw SRTPError(
+                .invalidKey,
+                "\(suite) takes \(suite.keyLength) bytes of key and salt (\(suite.masterKeyLength) + \(suite.saltLength)), not \(material.count)")
+        }
+        self.suite = suite
+        self.material = material
+    }
+
+    /// A key from base64 (the `inline:` form: master key followed by master salt).
+    public init(suite: SRTPSuite, base64: String) throws(SRTPError) {
+        guard let bytes = Base64.decode(base64) else {
+            throw SRTPError(.invalidKey, "the SRTP key is not valid base64")
+        }
+        try self.init(suite: suite, material: bytes)
+    }
+
+    /// A key from an SDP `a=crypto` attribute value (RFC 4568 section 9.1), for example
+    /// `1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz|2^20|1:4`. The lifetime
+    /// and MKI parts are accepted and not used (one key per session).
+    public init(cryptoAttribute value: String) throws(SRTPError) {
+        let fields = value.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 3 else {
+            throw SRTPError(.invalidKey, "an a=crypto attribute is: tag suite inline:key")
+        }
+        guard let suite = SRTPSuite(name: String(fields[1])) else {
+            throw SRTPError(.unsupportedSuite, "SRTP suite \(fields[1].prefix(40)) is not one of \(SRTPSuite.allCases)")
+        }
+        let keyParams = fields[2]
+        guard keyParams.lowercased().hasPrefix("inline:") else {
+            throw SRTPError(.invalidKey, "only inline: keys are supported in a=crypto")
+        }
+        let key = keyParams.dropFirst(7).split(separator: "|", omittingEmptySubsequences: false).first ?? ""
+        try self.init(suite: suite, base64: String(key))
+    }
+
+    /// Never the key itself.
+    public var description: String { "SRTPKey(\(suite), <\(material.count) bytes>)" }
+}
+
+/// Base64 (RFC 4648) decoding without Foundation.
+enum Base64 {
+    static func decode(_ text: String) -> [UInt8]? {
+        var values: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(byte - UInt8(ascii: "a") + 26)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(byte - UInt8(ascii: "0") + 52)
+            case UInt8(ascii: "+"), UInt8(ascii: "-"): values.append(62)
+            case UInt8(ascii: "/"), UInt8(ascii: "_"): values.append(63)
+            case UInt8(ascii: "="): continue
+            default: return nil
+            }
+        }
+        guard values.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(values.count * 3 / 4)
+        var i = 0
+        while i + 1 < values.count {
+            out.append(values[i] << 2 | values[i + 1] >> 4)
+            if i + 2 < values.count { out.append(values[i + 1] << 4 | values[i + 2] >> 2) }
+            if i + 3 < values.count { out.append(values[i + 2] << 6 | values[i + 3]) }
+            i += 4
+        }
+        return out
+    }
+}

@@ -1,0 +1,102 @@
+import CSRTP
+
+/// Unprotects what one sender sends: SRTP and SRTCP of any SSRC with one master key (libsrtp's
+/// `ssrc_any_inbound`: a stream per SSRC, made on its first packet, each with its own rollover counter
+/// across sequence-number wraps and its own replay window). A packet that fails authentication or is a
+/// replay is refused and counted, never passed on.
+///
+/// Not thread-safe: use one receiver from one thread (or one actor) at a time.
+public final class SRTPReceiver {
+    /// Packets whose tag did not match (RTP and RTCP).
+    public private(set) var authenticationFailures = 0
+    /// Packets refused as replays (already received, or older than the replay window).
+    public private(set) var replays = 0
+    public let suite: SRTPSuite
+    private var session: srtp_t?
+
+    /// libsrtp's `srtp_init`, which must run once per process (a second call fails).
+    private static let initialization: srtp_err_status_t = srtp_init()
+
+    /// - Parameter replayWindow: packets of reordering the replay check tolerates (64 to 32,767;
+    ///   libsrtp's default is 128; 1024 covers what the reorder buffer holds).
+    public init(key: SRTPKey, replayWindow: Int = 1024) throws(SRTPError) {
+        guard Self.initialization == srtp_err_status_ok else {
+            throw SRTPError(.library, "libsrtp could not be initialised (error \(Self.initialization.rawValue))")
+        }
+        suite = key.suite
+        var policy = srtp_policy_t()
+        switch key.suite {
+        case .aesCM128HMACSHA1_80:
+            csrtp_crypto_policy_set_aes_cm_128_hmac_sha1_80(&policy.rtp)
+            csrtp_crypto_policy_set_aes_cm_128_hmac_sha1_80(&policy.rtcp)
+        case .aesCM128HMACSHA1_32:
+            srtp_crypto_policy_set_aes_cm_128_hmac_sha1_32(&policy.rtp)
+            csrtp_crypto_policy_set_aes_cm_128_hmac_sha1_80(&policy.rtcp)
+        case .aeadAES128GCM:
+            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp)
+            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp)
+        case .aeadAES256GCM:
+            srtp_crypto_policy_set_aes_gcm_256_16_auth(&policy.rtp)
+            srtp_crypto_policy_set_aes_gcm_256_16_auth(&policy.rtcp)
+        }
+        policy.ssrc.type = ssrc_any_inbound
+        policy.window_size = UInt(min(max(replayWindow, 64), 0x7FFF))
+        policy.allow_repeat_tx = 0
+        policy.next = nil
+        var material = key.material
+        var created: srtp_t?
+        let status = material.withUnsafeMutableBufferPointer { buffer -> srtp_err_status_t in
+            policy.key = buffer.baseAddress
+            return srtp_create(&created, &policy)  // libsrtp derives its session keys here; it keeps no pointer
+        }
+        for i in material.indices { material[i] = 0 }
+        guard status == srtp_err_status_ok, let created else {
+            throw SRTPError(
+                .library,
+                "libsrtp refused a \(key.suite) session (error \(status.rawValue)); this libsrtp may lack that suite")
+        }
+        session = created
+    }
+
+    deinit {
+        if let session { srtp_dealloc(session) }
+    }
+
+    /// The RTP packet inside an SRTP packet.
+    public func unprotect(_ packet: some Collection<UInt8>) throws(SRTPError) -> [UInt8] {
+        try run(packet, isRTCP: false)
+    }
+
+    /// The RTCP compound packet inside an SRTCP packet.
+    public func unprotectRTCP(_ packet: some Collection<UInt8>) throws(SRTPError) -> [UInt8] {
+        try run(packet, isRTCP: true)
+    }
+
+    private func run(_ packet: some Collection<UInt8>, isRTCP: Bool) throws(SRTPError) -> [UInt8] {
+        guard let session else { throw SRTPError(.library, "no SRTP session") }
+        let minimum = isRTCP ? 8 + 4 : 12
+        guard packet.count >= minimum, packet.count <= 1 << 16 else {
+            throw SRTPError(.malformed, "\(packet.count) bytes cannot be \(isRTCP ? "SRTCP" : "SRTP")")
+        }
+        var bytes = Array(packet)
+        var length = Int32(bytes.count)
+        let status = bytes.withUnsafeMutableBytes { buffer in
+            isRTCP
+                ? srtp_unprotect_rtcp(session, buffer.baseAddress, &length)
+                : srtp_unprotect(session, buffer.baseAddress, &length)
+        }
+        switch status {
+        case srtp_err_status_ok:
+            bytes.removeLast(bytes.count - Int(length))
+            return bytes
+        case srtp_err_status_auth_fail:
+            authenticationFailures += 1
+            throw SRTPError(.authenticationFailed, "an \(isRTCP ? "SRTCP" : "SRTP") packet failed authentication")
+        case srtp_err_status_replay_fail, srtp_err_status_replay_old:
+            replays += 1
+            throw SRTPError(.replayed, "an \(isRTCP ? "SRTCP" : "SRTP") packet was a replay")
+        default:
+            throw SRTPError(.malformed, "libsrtp refused an \(isRTCP ? "SRTCP" : "SRTP") packet (error \(status.rawValue))")
+        }
+    }
+}

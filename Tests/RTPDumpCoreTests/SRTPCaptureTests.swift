@@ -1,0 +1,90 @@
+import Foundation
+import H26x
+import PacketCapture
+import RTP
+import RTPDumpCore
+import SRTP
+import Testing
+import VideoDecoding
+
+/// The SRTP capture of a real sender (GStreamer's srtpenc, Fixtures/scripts/make-srtp-fixture.sh), against
+/// pylibsrtp's decryption decoded by GStreamer (expected/h264-srtp.pcap.gst-frames.md5).
+@Suite struct SRTPCaptureTests {
+    static func key() throws -> SRTPKey {
+        let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
+        let hex = try #require(manifest["key"] as? String)
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(try #require(UInt8(hex[index..<next], radix: 16)))
+            index = next
+        }
+        return try SRTPKey(suite: .aesCM128HMACSHA1_80, material: bytes)
+    }
+
+    static func flipped() throws -> [UInt16] {
+        let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
+        return try #require(manifest["flippedSequenceNumbers"] as? [Int]).map { UInt16($0) }
+    }
+
+    static func decode(_ capture: String) throws -> (md5s: [String], source: SRTPDatagrams) {
+        let source = try SRTPDatagrams(try CaptureFile(contentsOf: Fixtures.capture(capture)), key: key())
+        var datagrams: any DatagramSource = source
+        var md5s: [String] = []
+        _ = try FrameDecoding.decode(&datagrams, filter: StreamFilter(port: 5030), codec: nil, threads: 1) {
+            md5s.append(FrameDigest.md5($0))
+        }
+        return (md5s, source)
+    }
+
+    @Test func decryptedFramesEqualTheReferences() throws {
+        let expected = try String(
+            contentsOf: Fixtures.expected.appendingPathComponent("h264-srtp.pcap.gst-frames.md5"), encoding: .utf8
+        ).split(separator: "\n").map(String.init)
+        #expect(expected.count == 180)
+        let run = try Self.decode("h264-srtp.pcap")
+        #expect(run.md5s == expected)
+        #expect(run.source.failures.isEmpty)
+    }
+
+    @Test func exactlyTheFlippedPacketsFailAndNoneOfTheirBytesGoOn() throws {
+        let flipped = try Self.flipped()
+        #expect(flipped.count == 40)
+        let source = try SRTPDatagrams(
+            try CaptureFile(contentsOf: Fixtures.capture("h264-srtp-flipped.pcap")), key: Self.key())
+        var passed: [UInt16] = []
+        while let datagram = try source.nextDatagram() {
+            guard datagram.destination.port == 5030 else { continue }
+            passed.append(try RTPPacket(datagram.payload).sequenceNumber)
+        }
+        #expect(source.failures.values.reduce(0, +) == flipped.count)
+        #expect(Set(passed).isDisjoint(with: flipped))
+        #expect(passed.count + flipped.count == 1485)
+    }
+
+    @Test func aWrongKeyFailsEveryPacket() throws {
+        var bytes = [UInt8](repeating: 7, count: 30)
+        bytes[0] = 1
+        let source = try SRTPDatagrams(
+            try CaptureFile(contentsOf: Fixtures.capture("h264-srtp.pcap")),
+            key: SRTPKey(suite: .aesCM128HMACSHA1_80, material: bytes))
+        #expect(try source.nextDatagram() == nil)
+        #expect(source.failures.values.reduce(0, +) == 1487)
+    }
+
+    @Test func aReplayedPacketIsRefused() throws {
+        var capture = try CaptureFile(contentsOf: Fixtures.capture("h264-srtp.pcap"))
+        let receiver = try SRTPReceiver(key: Self.key())
+        var first: ArraySlice<UInt8>?
+        while first == nil, let datagram = try capture.nextDatagram() {
+            if datagram.destination.port == 5030 { first = datagram.payload }
+        }
+        let packet = try #require(first)
+        let plain = try receiver.unprotect(packet)
+        #expect(plain.count == packet.count - 10)  // the 80-bit tag removed
+        #expect((try? RTPPacket(plain))?.payloadType == 96)
+        #expect(throws: SRTPError.self) { try receiver.unprotect(packet) }
+        #expect(receiver.replays == 1)
+    }
+}
