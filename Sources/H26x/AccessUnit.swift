@@ -1,3 +1,5 @@
+import RTP
+
 /// One coded picture's NAL units, with its timestamp and what the receiver knows about its integrity.
 ///
 /// The NAL units live in one buffer, copied there once from the RTP payloads. The depacketizer lends an
@@ -16,6 +18,18 @@ public struct AccessUnit: Sendable {
     /// RTP packets lost while it was being received (0 when complete). NAL units that lost a fragment are
     /// left out; the others are intact.
     public let lostPackets: Int
+    /// When the sender captured it, on its wall clock (from its RTCP sender reports); nil until the first
+    /// report. The depacketizer does not see RTCP: whoever runs it sets this (`RTSPAccessUnits`, `rtpdump`).
+    public var captureTime: WallClockTime? = nil
+
+    /// This access unit with its ``captureTime`` from `clock` (unchanged when there is no clock or no
+    /// sender report yet).
+    public func captured(by clock: SenderClock?) -> AccessUnit {
+        guard let time = clock?.wallClock(rtpTimestamp: timestamp) else { return self }
+        var unit = self
+        unit.captureTime = time
+        return unit
+    }
 
     /// Whether every packet arrived.
     public var isComplete: Bool { lostPackets == 0 }

@@ -25,6 +25,8 @@ public struct AccessUnitStreams: Sendable {
     private var keys: [StreamKey] = []
     /// Reused for what the reorder buffer releases per datagram, so that steady state allocates nothing.
     private var eventBuffer: [OrderedPackets.Event] = []
+    /// Each sender's clock, from its RTCP sender reports (H.264 and H.265 use a 90 kHz RTP clock).
+    private var clocks: [UInt32: SenderClock] = [:]
 
     public init(
         filter: StreamFilter = StreamFilter(), codec: VideoCodec? = nil,
@@ -39,6 +41,13 @@ public struct AccessUnitStreams: Sendable {
 
     /// Offers a datagram; `emit` receives the access units it completes, with their stream.
     public mutating func add(_ datagram: UDPDatagram, emit: (StreamKey, AccessUnit) -> Void) {
+        if RTPPacket.looksLikeRTCP(datagram.payload) {
+            guard let packets = try? RTCPPacket.parseCompound(datagram.payload) else { return }
+            for case .senderReport(let report) in packets {
+                clocks[report.ssrc, default: SenderClock(clockRate: 90_000)].update(with: report)
+            }
+            return
+        }
         var events = eventBuffer
         eventBuffer = []  // moved out: `events` is the only reference, so appending reuses its storage
         ordered.add(datagram) { events.append($0) }
@@ -55,7 +64,8 @@ public struct AccessUnitStreams: Sendable {
         for position in streams.indices {
             let key = keys[position]
             if streams[position].depacketizer == nil { decide(position, codec: .h264, emit: emit) }
-            streams[position].depacketizer?.flush { emit(key, $0) }
+            let clock = clocks[key.ssrc]
+            streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock)) }
         }
     }
 
@@ -97,10 +107,12 @@ public struct AccessUnitStreams: Sendable {
 
     private mutating func feed(_ position: Int, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void) {
         let key = keys[position]
+        let clock = clocks[key.ssrc]
         switch output {
-        case .packet(let packet, _): streams[position].depacketizer?.push(packet) { emit(key, $0) }
-        case .loss(let loss): streams[position].depacketizer?.noteLoss(loss.count) { emit(key, $0) }
-        case .discontinuity: streams[position].depacketizer?.flush { emit(key, $0) }
+        case .packet(let packet, _): streams[position].depacketizer?.push(packet) { emit(key, $0.captured(by: clock)) }
+        case .loss(let loss):
+            streams[position].depacketizer?.noteLoss(loss.count) { emit(key, $0.captured(by: clock)) }
+        case .discontinuity: streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock)) }
         }
     }
 }

@@ -5,13 +5,15 @@ import RTP
 /// The output of `rtpdump nals` and `rtpdump extract`.
 public enum NALListing {
     /// One line per NAL unit, `nal ssrc=0x.. ts=<RTP timestamp> <TYPE> <bytes>`, then one per access unit,
-    /// `au ssrc=0x.. ts=<RTP timestamp> nals=<n> bytes=<n> keyframe=0|1 complete=0|1 lost=<packets>`.
+    /// `au ssrc=0x.. ts=<RTP timestamp> nals=<n> bytes=<n> keyframe=0|1 complete=0|1 lost=<packets>`, then
+    /// ` wallclock=<seconds since 1970>` (the sender's capture time) once a sender report has arrived.
     public static func lines(_ key: StreamKey, _ unit: AccessUnit) -> [String] {
         let prefix = "ssrc=\(hex32(key.ssrc)) ts=\(unit.rtpTimestamp)"
         var lines = unit.nalUnits.map { "nal \(prefix) \($0.typeName) \($0.bytes.count)" }
         lines.append(
             "au \(prefix) nals=\(unit.nalUnits.count) bytes=\(unit.payloadSize) keyframe=\(unit.isKeyframe ? 1 : 0)"
-                + " complete=\(unit.isComplete ? 1 : 0) lost=\(unit.lostPackets)")
+                + " complete=\(unit.isComplete ? 1 : 0) lost=\(unit.lostPackets)"
+                + (unit.captureTime.map { " wallclock=\($0)" } ?? ""))
         return lines
     }
 
