@@ -24,7 +24,7 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> AccessUnit? {
             while true {
-                if let unit = ready.take() { return unit }
+                if let unit = ready.take() { return unit.captured(by: source.clock(track: track)) }
                 if finished { return nil }
                 let received = try await source.next()
                 var queue = ready
@@ -81,7 +81,10 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
 
         public mutating func next() async throws -> I420Frame? {
             while true {
-                if let frame = ready.take() { return frame }
+                if var frame = ready.take() {
+                    frame.captureTime = units.source.clock(track: units.track)?.wallClock(rtpTimestamp: frame.timestamp)
+                    return frame
+                }
                 if drained { return nil }
                 let unit = try await units.next()
                 var queue = ready

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import RTP
 
 /// The RTP packets of a session in arrival order: an `AsyncSequence` of ``RTSPReceivedPacket``.
 ///
@@ -10,10 +11,18 @@ public struct RTSPPackets: AsyncSequence, Sendable {
     let batches: AsyncThrowingStream<[RTSPReceivedPacket], any Error>
     /// Packets handed over and not yet taken by the consumer.
     let backlog: NIOLockedValueBox<Int>
+    /// Each track's sender clock, from its RTCP sender reports (the event loop writes, consumers read).
+    let clocks: NIOLockedValueBox<[Int: SenderClock]>
+
+    /// The wall-clock time of RTP timestamp `timestamp` of `track`, once its sender has reported.
+    public func wallClock(track: Int, rtpTimestamp timestamp: UInt64) -> WallClockTime? {
+        clocks.withLockedValue { $0[track] }?.wallClock(rtpTimestamp: timestamp)
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var batches: AsyncThrowingStream<[RTSPReceivedPacket], any Error>.AsyncIterator
         let backlog: NIOLockedValueBox<Int>
+        let clocks: NIOLockedValueBox<[Int: SenderClock]>
         var batch: [RTSPReceivedPacket] = []
         var index = 0
 
@@ -27,6 +36,9 @@ public struct RTSPPackets: AsyncSequence, Sendable {
             index += 1
             return batch[index - 1]
         }
+
+        /// The sender clock of `track`, as the latest sender report set it.
+        func clock(track: Int) -> SenderClock? { clocks.withLockedValue { $0[track] } }
 
         /// The rest of the current batch and, when it is used up, the next whole batch: for consumers
         /// that hand packets on in bulk (one wake-up per read).
@@ -44,6 +56,6 @@ public struct RTSPPackets: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(batches: batches.makeAsyncIterator(), backlog: backlog)
+        AsyncIterator(batches: batches.makeAsyncIterator(), backlog: backlog, clocks: clocks)
     }
 }

@@ -73,6 +73,8 @@ extension SessionDriver {
         for case .senderReport(let report) in packets {
             media.tracks[track].lastSenderReport = (UInt32(truncatingIfNeeded: report.ntpTimestamp >> 16), arrival)
             media.tracks[track].senderReports += 1
+            let clockRate = media.tracks[track].description.format.clockRate
+            clocks.withLockedValue { $0[track, default: SenderClock(clockRate: clockRate)].update(with: report) }
         }
         // BYE from the track's sender: its stream is over; when every track's is, so is the session.
         for case .goodbye(let bye) in packets {

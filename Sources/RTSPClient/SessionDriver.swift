@@ -55,7 +55,7 @@ final class SessionDriver: @unchecked Sendable {
         self.machine = RTSPClientStateMachine(configuration: .init(url: url))
         // Batches hold a read's packets; the bound (packetBufferCapacity) is kept in packets by `backlog`.
         let stream = AsyncThrowingStream.makeStream(of: [RTSPReceivedPacket].self)
-        self.packets = RTSPPackets(batches: stream.stream, backlog: backlog)
+        self.packets = RTSPPackets(batches: stream.stream, backlog: backlog, clocks: clocks)
         self.continuation = stream.continuation
         self.playing = eventLoop.makePromise()
         self.closed = eventLoop.makePromise()
@@ -65,6 +65,8 @@ final class SessionDriver: @unchecked Sendable {
     let packets: RTSPPackets
     /// Packets handed to the consumer and not yet taken.
     let backlog = NIOLockedValueBox(0)
+    /// Each track's sender clock, shared with the consumer's iterators.
+    let clocks = NIOLockedValueBox<[Int: SenderClock]>([:])
     /// Packets delivered during the current read, handed to the consumer when the read completes.
     var batch: [RTSPReceivedPacket] = []
 

@@ -1,3 +1,5 @@
+import RTP
+
 /// A decoded picture in I420 (8-bit Y, then U, then V at half width and height), with the stream's own
 /// timestamp, never the time it was decoded or received.
 public struct I420Frame: Sendable {
@@ -18,6 +20,9 @@ public struct I420Frame: Sendable {
     public let storage: [UInt8]
     public let strideY: Int
     public let strideUV: Int
+    /// When the sender captured it, on its wall clock (RTCP sender reports), when known. Set by whoever
+    /// knows the sender's clock (`RTSPDecodedFrames`); decoders leave it nil.
+    public var captureTime: WallClockTime? = nil
 
     /// Chroma plane size: (width + 1) / 2 by (height + 1) / 2.
     public var chromaWidth: Int { (width + 1) / 2 }

@@ -17,6 +17,8 @@ import VideoDecoding
         var frames: [I420Frame] = []
         var statistics: RTSPSessionStatistics?
         var codec: String?
+        /// Each access unit's RTP timestamp and capture time (once a sender report has come).
+        var times: [(rtp: UInt32, capture: Double?)] = []
     }
 
     /// Connects, decodes every frame until the server ends the stream (RTCP BYE), and tears down.
@@ -31,6 +33,7 @@ import VideoDecoding
         while let unit = try await units.next() {
             played.accessUnits += 1
             if !unit.isComplete { played.incomplete += 1 }
+            played.times.append((unit.rtpTimestamp, unit.captureTime?.secondsSince1970))
             try decoder.decode(unit) { played.frames.append($0) }
         }
         try decoder.drain { played.frames.append($0) }
@@ -108,6 +111,23 @@ import VideoDecoding
         ).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         let serverSSRC = try #require(played.statistics?.tracks.first?.ssrc)
         #expect(reports.count == played.statistics?.receiverReportsSent)
+
+        // Capture times: tshark's decoding of the server's sender reports, moved by the RTP time.
+        let senderReports = try runTool(
+            "/usr/bin/tshark",
+            ["-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y", "rtcp.pt==200", "-T", "fields",
+                "-e", "rtcp.timestamp.ntp.msw", "-e", "rtcp.timestamp.ntp.lsw", "-e", "rtcp.timestamp.rtp"]
+        ).split(separator: "\n").map { line -> (seconds: Double, rtp: UInt32) in
+            let f = line.split(separator: "\t").map { UInt64($0) ?? 0 }
+            return (Double(f[0]) + Double(f[1]) / 4_294_967_296 - 2_208_988_800, UInt32(truncatingIfNeeded: f[2]))
+        }
+        #expect(!senderReports.isEmpty)
+        let stamped = played.times.filter { $0.capture != nil }
+        #expect(!stamped.isEmpty)
+        for unit in stamped {
+            let mapped = senderReports.map { $0.seconds + Double(Int32(bitPattern: unit.rtp &- $0.rtp)) / 90_000 }
+            #expect(mapped.contains { abs($0 - (unit.capture ?? 0)) < 0.001 })
+        }
         #expect(reports.count >= 2)
         for report in reports {
             // "ours,theirs" for the SSRCs (tshark lists the sender's and the block's), then cumulative lost.
