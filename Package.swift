@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "RTSP", targets: ["RTSP"]),
         .library(name: "RTSPClient", targets: ["RTSPClient"]),
         .library(name: "SRTP", targets: ["SRTP"]),
+        .library(name: "RTPTransport", targets: ["RTPTransport"]),
         .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
@@ -33,6 +34,15 @@ let package = Package(
             name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
         // SRTP / SRTCP receivers (libsrtp2): suites, SDES keys, authentication failures counted.
         .target(name: "SRTP", dependencies: ["CSRTP"]),
+        // RTP without RTSP: the RTPTransport protocol, UDP with hello and heartbeat, RTP in an HTTP body.
+        .target(
+            name: "RTPTransport",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
@@ -75,6 +85,9 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
+        .testTarget(
+            name: "RTPTransportTests",
+            dependencies: ["RTPTransport", "RTPDumpCore", "PacketCapture", "RTP", "VideoDecoding"]),
         .testTarget(
             name: "RTSPClientTests",
             dependencies: [

@@ -1,0 +1,118 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// RTP over UDP from a sender that starts when it hears a "hello" datagram and keeps sending while it
+/// hears a heartbeat: the hello goes out first, then the heartbeat on a timer (every `interval`, whether
+/// or not packets arrive: a sender that stalls must still hear that the receiver is there).
+public final class UDPHeartbeatTransport: RTPTransport, Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        public var hello: [UInt8]
+        public var heartbeat: [UInt8]
+        public var interval: Duration
+        /// The local port; 0 lets the system pick.
+        public var localPort: Int
+
+        public init(
+            host: String, port: Int, hello: [UInt8], heartbeat: [UInt8], interval: Duration = .seconds(1),
+            localPort: Int = 0
+        ) {
+            self.host = host
+            self.port = port
+            self.hello = hello
+            self.heartbeat = heartbeat
+            self.interval = interval
+            self.localPort = localPort
+        }
+    }
+
+    public let configuration: Configuration
+    private let state = NIOLockedValueBox<(channel: (any Channel)?, timer: RepeatedTask?, heartbeats: Int)>(
+        (nil, nil, 0))
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Heartbeats sent so far.
+    public var heartbeatsSent: Int { state.withLockedValue { $0.heartbeats } }
+
+    public func start() async throws -> AsyncThrowingStream<[UInt8], any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self)
+        let remote: SocketAddress
+        do {
+            remote = try SocketAddress.makeAddressResolvingHost(configuration.host, port: configuration.port)
+        } catch {
+            throw RTPTransportError(.connectionFailed, "cannot resolve \(configuration.host): \(error)")
+        }
+        let channel: any Channel
+        do {
+            channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(DatagramYielder(continuation: continuation))
+                    }
+                }
+                .bind(host: remote.protocol == .inet6 ? "::" : "0.0.0.0", port: configuration.localPort).get()
+        } catch {
+            throw RTPTransportError(.connectionFailed, "cannot bind UDP port \(configuration.localPort): \(error)")
+        }
+        let hello = configuration.hello
+        let heartbeat = configuration.heartbeat
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: ByteBuffer(bytes: hello)), promise: nil)
+        let interval = TimeAmount.nanoseconds(configuration.interval.nanosecondsCount)
+        let state = self.state
+        let timer = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            channel.writeAndFlush(
+                AddressedEnvelope(remoteAddress: remote, data: ByteBuffer(bytes: heartbeat)), promise: nil)
+            state.withLockedValue { $0.heartbeats += 1 }
+        }
+        state.withLockedValue {
+            $0.channel = channel
+            $0.timer = timer
+        }
+        continuation.onTermination = { _ in
+            timer.cancel()
+            channel.close(promise: nil)
+        }
+        return stream
+    }
+
+    public func close() async {
+        let (channel, timer) = state.withLockedValue { ($0.channel, $0.timer) }
+        timer?.cancel()
+        try? await channel?.close()
+    }
+}
+
+/// Hands each datagram's bytes to the transport's sequence.
+final class DatagramYielder: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+
+    init(continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        continuation.yield(Array(unwrapInboundIn(data).data.readableBytesView))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        continuation.finish()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // ICMP port unreachable (the sender not there yet) is reported as an error: not fatal for UDP.
+    }
+}
+
+extension Duration {
+    var nanosecondsCount: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

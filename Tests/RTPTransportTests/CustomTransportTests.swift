@@ -1,0 +1,150 @@
+import Foundation
+import PacketCapture
+import RTP
+import RTPDumpCore
+import RTPTransport
+import Testing
+import VideoDecoding
+
+/// The custom transports end to end on loopback against small real senders
+/// (`Fixtures/scripts/rtp-senders.py`) that send the RTP of h264-gst.pcap; what arrives must decode to
+/// GStreamer's frames of that capture (expected/h264-gst.pcap.gst-frames.md5).
+@Suite(.serialized) struct CustomTransportTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let capture = root.appendingPathComponent("Fixtures/captures/h264-gst.pcap").path
+    static let packetCount = 1079
+
+    /// A sender process; `output` is what it printed after "ready" (read once it has exited).
+    final class Sender: @unchecked Sendable {
+        let process = Process()
+        let pipe = Pipe()
+        let port = Int.random(in: 30_000..<60_000)
+
+        init(_ mode: String) throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [
+                root.appendingPathComponent("Fixtures/scripts/rtp-senders.py").path, mode, String(port), capture,
+                "5000",
+            ]
+            process.standardOutput = pipe
+            try process.run()
+            var line: [UInt8] = []
+            while let byte = pipe.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A { line.append(byte) }
+            guard line == Array("ready".utf8) else {
+                throw RTPTransportError(.connectionFailed, "the sender did not start: \(String(decoding: line, as: UTF8.self))")
+            }
+        }
+
+        func finish() -> String {
+            for _ in 0..<1000 where process.isRunning { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            return String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    struct Packets: DatagramSource {
+        var datagrams: [UDPDatagram]
+        var warnings: CaptureWarnings { CaptureWarnings() }
+        mutating func nextDatagram() throws -> UDPDatagram? { datagrams.isEmpty ? nil : datagrams.removeFirst() }
+    }
+
+    /// GStreamer's frames of the capture, and ours of `packets`.
+    static func frames(of packets: [[UInt8]]) throws -> (ours: [String], reference: [String]) {
+        let address = SocketAddress(address: .v4(0x7F00_0001), port: 5000)
+        var source = Packets(
+            datagrams: packets.enumerated().map {
+                UDPDatagram(
+                    recordIndex: $0.offset, time: ArrivalTime(nanoseconds: Int64($0.offset) * 1_000_000),
+                    source: address, destination: address, payload: $0.element[...], isTruncated: false)
+            })
+        var ours: [String] = []
+        _ = try FrameDecoding.decode(&source, filter: StreamFilter(), codec: nil, threads: 1) {
+            ours.append(FrameDigest.md5($0))
+        }
+        let reference = try String(
+            contentsOf: root.appendingPathComponent("Fixtures/expected/h264-gst.pcap.gst-frames.md5"), encoding: .utf8
+        ).split(separator: "\n").map(String.init)
+        return (ours, reference)
+    }
+
+    @Test func udpWithHelloAndATimerDrivenHeartbeatThroughASendersStall() async throws {
+        let sender = try Sender("udp")
+        let transport = UDPHeartbeatTransport(
+            .init(
+                host: "127.0.0.1", port: sender.port, hello: Array("HELLO".utf8), heartbeat: Array("BEAT".utf8),
+                interval: .milliseconds(300)))
+        let stream = try await transport.start()
+        var packets: [[UInt8]] = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        var iterator = stream.makeAsyncIterator()
+        while packets.count < Self.packetCount, ContinuousClock.now < deadline {
+            // The sender stalls for 2 s: only the heartbeat timer keeps it going.
+            guard let packet = try await iterator.next() else { break }
+            packets.append(packet)
+        }
+        await transport.close()
+        let report = sender.finish()
+        #expect(report.hasPrefix("heartbeats"), "\(report)")
+        #expect(packets.count == Self.packetCount)
+        #expect(transport.heartbeatsSent >= 5)
+        let (ours, reference) = try Self.frames(of: packets)
+        #expect(ours == reference)
+    }
+
+    @Test func rtpInAChunkedHTTPBody() async throws {
+        let sender = try Sender("http")
+        defer { _ = sender.finish() }
+        let transport = HTTPStreamTransport(host: "127.0.0.1", port: sender.port, path: "/stream")
+        var packets: [[UInt8]] = []
+        for try await packet in try await transport.start() { packets.append(packet) }
+        #expect(packets.count == Self.packetCount)
+        let (ours, reference) = try Self.frames(of: packets)
+        #expect(ours == reference)
+        kill(sender.process.processIdentifier, SIGKILL)
+    }
+
+    @Test(arguments: [
+        ("/zero", RTPTransportError.Code.invalidLength, "length of 0"),
+        ("/huge", .invalidLength, "above the limit"),
+        ("/cut", .truncated, "into a packet"),
+        ("/missing", .protocolViolation, "404"),
+    ])
+    func badStreamsEndWithAClearError(path: String, code: RTPTransportError.Code, words: String) async throws {
+        let sender = try Sender("http")
+        defer { kill(sender.process.processIdentifier, SIGKILL) }
+        let transport = HTTPStreamTransport(host: "127.0.0.1", port: sender.port, path: path)
+        var received = 0
+        let error = await #expect(throws: RTPTransportError.self) {
+            for try await _ in try await transport.start() { received += 1 }
+        }
+        #expect(error?.code == code)
+        #expect(error?.description.contains(words) == true, "\(error?.description ?? "")")
+        #expect(received <= Self.packetCount)
+    }
+}
+
+@Suite struct LengthPrefixedFramerTests {
+    @Test func packetsSplitAcrossAppendsComeOutWhole() throws {
+        var framer = LengthPrefixedFramer()
+        let stream: [UInt8] = [0, 0, 0, 3, 1, 2, 3, 0, 0, 0, 1, 9]
+        var packets: [[UInt8]] = []
+        for byte in stream {
+            framer.append([byte])
+            while let packet = try framer.next() { packets.append(packet) }
+        }
+        #expect(packets == [[1, 2, 3], [9]])
+        #expect(framer.pendingBytes == 0)
+    }
+
+    @Test func theLimitIsKept() {
+        var framer = LengthPrefixedFramer(maxPacketBytes: 100)
+        framer.append([0, 0, 0, 101] + [UInt8](repeating: 0, count: 101))
+        #expect((#expect(throws: RTPTransportError.self) { try framer.next() })?.code == .invalidLength)
+        var exact = LengthPrefixedFramer(maxPacketBytes: 100)
+        exact.append([0, 0, 0, 100] + [UInt8](repeating: 7, count: 100))
+        #expect((try? exact.next())?.count == 100)
+    }
+}
