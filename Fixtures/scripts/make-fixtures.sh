@@ -101,4 +101,6 @@ bash "$here/gst_references.sh"
 bash "$fixtures/../scripts/ensure-packages.sh" gstreamer1.0-libav
 bash "$here/gst_frame_md5.sh"
 bash "$here/ffmpeg_frame_md5.sh"
+# SRTP: a real srtpenc capture, its flipped variant, pylibsrtp's decryption decoded by GStreamer.
+bash "$here/make-srtp-fixture.sh"
 echo "fixtures regenerated in $fixtures"
