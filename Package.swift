@@ -38,6 +38,7 @@ let package = Package(
         .target(
             name: "RTPTransport",
             dependencies: [
+                "RTP",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -47,7 +48,7 @@ let package = Package(
         .target(
             name: "RTSPClient",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "VideoDecoding",
+                "RTSP", "SDP", "RTP", "H26x", "VideoDecoding", "SRTP",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -91,7 +92,7 @@ let package = Package(
         .testTarget(
             name: "RTSPClientTests",
             dependencies: [
-                "RTSPClient", "RTSP", "RTP", "H26x", "VideoDecoding", "FFmpegDecoding",
+                "RTSPClient", "RTSP", "RTP", "H26x", "VideoDecoding", "FFmpegDecoding", "PacketCapture",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -27,6 +27,9 @@ let package = Package(
         .executableTarget(name: "FuzzRTSPFramer", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSDP", dependencies: [.product(name: "SDP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzWWWAuthenticate", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzLengthPrefixed", dependencies: [.product(name: "RTPTransport", package: "swift-rtp")]),
+        .executableTarget(name: "FuzzSRTP", dependencies: [.product(name: "SRTP", package: "swift-rtp")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 seconds="${1:-300}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzRTPPacket FuzzRTCP FuzzCapture FuzzH264Depacketizer FuzzHEVCDepacketizer FuzzSPS FuzzRTSPFramer FuzzSDP FuzzWWWAuthenticate)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzRTPPacket FuzzRTCP FuzzCapture FuzzH264Depacketizer FuzzHEVCDepacketizer FuzzSPS FuzzRTSPFramer FuzzSDP FuzzWWWAuthenticate FuzzLengthPrefixed FuzzSRTP)
 mkdir -p artifacts
 for target in "${targets[@]}"; do
     swift build -c debug --sanitize fuzzer --sanitize address --product "$target" >/dev/null
@@ -22,6 +22,8 @@ for target in "${targets[@]}"; do
         FuzzRTSPFramer) printf 'RTSP/1.0 200 OK\r\nCSeq: 2\r\nTransport: RTP/AVP/TCP;interleaved=0-1\r\nContent-Length: 3\r\n\r\nv=0$\x00\x00\x02\x80\x60' > "$corpus/seed" ;;
         FuzzSDP) printf 'v=0\r\ns=x\r\nm=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1;sprop-parameter-sets=Z0IA,aM4=\r\na=control:trackID=1\r\n' > "$corpus/seed" ;;
         FuzzWWWAuthenticate) printf 'Basic realm="cam", Digest realm="cam", qop="auth", algorithm=SHA-256, nonce="abc", stale=true' > "$corpus/seed" ;;
+        FuzzLengthPrefixed) printf '\x03\x00\x00\x00\x03\x80\x60\x00\x00\x00\x00\x01\x09' > "$corpus/seed" ;;
+        FuzzSRTP) cp ../Fixtures/captures/h264-srtp.pcap "$corpus"/ ;;
         FuzzRTCP) printf '\x81\xc9\x00\x07\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\x07' > "$corpus/seed" ;;
     esac
     log="artifacts/$target.log"

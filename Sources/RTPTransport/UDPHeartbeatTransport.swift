@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RTP
 
 /// RTP over UDP from a sender that starts when it hears a "hello" datagram and keeps sending while it
 /// hears a heartbeat: the hello goes out first, then the heartbeat on a timer (every `interval`, whether
@@ -62,7 +63,7 @@ public final class UDPHeartbeatTransport: RTPTransport, Sendable {
         let hello = configuration.hello
         let heartbeat = configuration.heartbeat
         channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: ByteBuffer(bytes: hello)), promise: nil)
-        let interval = TimeAmount.nanoseconds(configuration.interval.nanosecondsCount)
+        let interval = TimeAmount.nanoseconds(configuration.interval.nanosecondCount)
         let state = self.state
         let timer = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             channel.writeAndFlush(
@@ -107,12 +108,5 @@ final class DatagramYielder: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // ICMP port unreachable (the sender not there yet) is reported as an error: not fatal for UDP.
-    }
-}
-
-extension Duration {
-    var nanosecondsCount: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

@@ -39,6 +39,10 @@ public struct RTSPClientStateMachine: Sendable {
         public var control: RTSPURL
         public var format: VideoFormat
         public var transport: TransportHeader?
+        /// The media is SRTP (`RTP/SAVP`): SETUP asks for that profile.
+        public var isSecure: Bool = false
+        /// Its `a=crypto` attributes (RFC 4568), raw: the keys for SRTP.
+        public var cryptoAttributes: [String] = []
     }
 
     public enum Action: Sendable {
@@ -209,7 +213,10 @@ public struct RTSPClientStateMachine: Sendable {
             sessionDescription = description
             tracks = description.media.compactMap { media in
                 media.videoFormat.map {
-                    Track(control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil)
+                    Track(
+                        control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil,
+                        isSecure: media.transportProtocol.uppercased().contains("SAVP"),
+                        cryptoAttributes: media.cryptoAttributes)
                 }
             }
             guard !tracks.isEmpty else {
@@ -246,14 +253,15 @@ public struct RTSPClientStateMachine: Sendable {
 
     private mutating func setupNext(now: Duration) -> [Action] {
         let transportValue: String
+        let profile = tracks[setupIndex].isSecure ? "RTP/SAVP" : "RTP/AVP"
         switch transport {
         case .tcpInterleaved:
-            transportValue = "RTP/AVP/TCP;unicast;interleaved=\(setupIndex * 2)-\(setupIndex * 2 + 1)"
+            transportValue = "\(profile)/TCP;unicast;interleaved=\(setupIndex * 2)-\(setupIndex * 2 + 1)"
         case .udp(let first):
             let port = Int(first) + setupIndex * 2
-            transportValue = "RTP/AVP;unicast;client_port=\(port)-\(port + 1)"
+            transportValue = "\(profile);unicast;client_port=\(port)-\(port + 1)"
         case .multicast:
-            transportValue = "RTP/AVP;multicast"
+            transportValue = "\(profile);multicast"
         }
         var headers = ["Transport": transportValue]
         if let session { headers["Session"] = session.id }

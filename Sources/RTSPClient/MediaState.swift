@@ -1,6 +1,7 @@
 import NIOCore
 import RTP
 import RTSP
+import SRTP
 
 /// What a session knows about its tracks' media: where packets come from (interleaved channels or UDP
 /// sockets), RFC 3550 statistics per track, the last sender report, and packets that arrived before
@@ -15,6 +16,8 @@ struct MediaState {
         var senderReports = 0
         /// The sender said BYE.
         var ended = false
+        /// For `RTP/SAVP` tracks: unprotects its SRTP and SRTCP with the `a=crypto` key.
+        var srtp: SRTPReceiver?
         /// Where RTCP for this track goes: an interleaved channel, or the server's RTCP port.
         var rtcpChannel: UInt8?
         var rtcpAddress: SocketAddress?
@@ -42,6 +45,8 @@ struct MediaState {
     var earlyPacketsDropped = 0
     var unknownChannelFrames = 0
     var receiverReportsSent = 0
+    /// SRTP / SRTCP packets that failed authentication (or were replays), dropped.
+    var srtpFailures = 0
 
     mutating func configure(
         tracks: [RTSPClientStateMachine.Track], transport: RTSPSessionOptions.Transport, arrival: NIODeadline

@@ -44,6 +44,8 @@ public struct RTSPSessionStatistics: Sendable {
     /// Interleaved frames on channels no track was set up on.
     public var unknownChannelFrames: Int
     public var receiverReportsSent: Int
+    /// SRTP / SRTCP packets that failed authentication (or were replays) and were dropped.
+    public var srtpAuthFailures: Int
     /// Keepalive requests sent and answered count as requests; this counts all requests sent.
     public var requestsSent: Int
 }

@@ -86,6 +86,7 @@ public final class RTSPSession: Sendable {
         return (try? await driver.eventLoop.submit { driver.statistics() }.get())
             ?? RTSPSessionStatistics(
                 transport: .tcp, fellBackToTCP: false, tracks: [], invalidPackets: 0, droppedByConsumer: 0,
-                earlyPacketsDropped: 0, unknownChannelFrames: 0, receiverReportsSent: 0, requestsSent: 0)
+                earlyPacketsDropped: 0, unknownChannelFrames: 0, receiverReportsSent: 0, srtpAuthFailures: 0,
+                requestsSent: 0)
     }
 }

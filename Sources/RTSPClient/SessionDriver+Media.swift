@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RTP
 import RTSP
+import SRTP
 
 /// The media side of the driver: packets in (interleaved or UDP), RTCP in and out.
 extension SessionDriver {
@@ -32,6 +33,15 @@ extension SessionDriver {
     func deliver(_ bytes: [UInt8], track: Int, isRTCP: Bool) {
         let arrival = NIODeadline.now()
         media.lastArrival = arrival
+        var bytes = bytes
+        if let srtp = media.tracks[track].srtp {
+            // What fails authentication is counted and goes no further.
+            do throws(SRTPError) {
+                bytes = isRTCP ? try srtp.unprotectRTCP(bytes) : try srtp.unprotect(bytes)
+            } catch {
+                return media.srtpFailures += 1
+            }
+        }
         if isRTCP { return receivedRTCP(bytes, track: track, arrival: arrival) }
         guard let packet = try? RTPPacket(bytes) else { return media.invalidPackets += 1 }
         let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
@@ -156,6 +166,7 @@ extension SessionDriver {
                     senderReports: $0.senderReports)
             }, invalidPackets: media.invalidPackets, droppedByConsumer: media.droppedByConsumer,
             earlyPacketsDropped: media.earlyPacketsDropped, unknownChannelFrames: media.unknownChannelFrames,
-            receiverReportsSent: media.receiverReportsSent, requestsSent: requestsSent)
+            receiverReportsSent: media.receiverReportsSent, srtpAuthFailures: media.srtpFailures,
+            requestsSent: requestsSent)
     }
 }

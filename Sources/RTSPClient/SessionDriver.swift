@@ -4,6 +4,7 @@ import NIOPosix
 import NIOSSL
 import RTP
 import RTSP
+import SRTP
 import SDP
 
 /// Carries out an ``RTSPClientStateMachine``'s actions on one event loop: the RTSP connection, the UDP
@@ -219,6 +220,13 @@ final class SessionDriver: @unchecked Sendable {
             fellBackToTCP = true
         }
         media.configure(tracks: tracks, transport: transport, arrival: NIODeadline.now())
+        for (index, track) in tracks.enumerated() where track.isSecure {
+            do throws(SRTPError) {
+                media.tracks[index].srtp = try Self.srtpReceiver(for: track)
+            } catch {
+                return finish(RTSPClientError(.unsupported, "track \(index) is SRTP and \(error)"))
+            }
+        }
         phase = .playing
         if transport == .udp { openUDPPaths(tracks) }
         if transport == .multicast {
@@ -245,6 +253,19 @@ final class SessionDriver: @unchecked Sendable {
         }
         for early in media.takeEarly() { deliver(early.bytes, track: early.track, isRTCP: early.isRTCP) }
         handOver()
+    }
+
+    /// The receiver for an `RTP/SAVP` track: its first `a=crypto` key this library can use.
+    static func srtpReceiver(for track: RTSPClientStateMachine.Track) throws(SRTPError) -> SRTPReceiver {
+        var lastError = SRTPError(.invalidKey, "its SDP gives no a=crypto key (SDES); MIKEY is not supported")
+        for attribute in track.cryptoAttributes {
+            do throws(SRTPError) {
+                return try SRTPReceiver(key: SRTPKey(cryptoAttribute: attribute))
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
     }
 
     /// `.auto` on UDP and `.multicast` switch to TCP when nothing arrives.

@@ -40,6 +40,13 @@ final class ScriptedServer: Sendable {
             send(bytes)
         }
 
+        /// Packets as they are (RTP, SRTP...), as interleaved frames on `channel`.
+        func sendInterleaved(_ packets: [[UInt8]], channel number: UInt8 = 0) {
+            var bytes: [UInt8] = []
+            for packet in packets { bytes += [0x24, number, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet }
+            send(bytes)
+        }
+
         func close() { channel.close(promise: nil) }
     }
 
@@ -115,17 +122,19 @@ extension ScriptedServer.Connection {
     /// The usual answers to OPTIONS, DESCRIBE, SETUP (TCP, channels 0-1) and PLAY, so that a script
     /// changes only what its case is about. Returns false for anything else.
     @discardableResult
-    func answerNormally(_ request: RTSPMessage, session: String = "12345678;timeout=60") -> Bool {
+    func answerNormally(
+        _ request: RTSPMessage, session: String = "12345678;timeout=60", sdp: String = ScriptedServer.sdp
+    ) -> Bool {
         guard case .request(let method, _) = request.kind else { return false }
         switch method {
         case "OPTIONS": respond(request, "200 OK", ["Public: OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN, GET_PARAMETER"])
         case "DESCRIBE":
             respond(request, "200 OK", ["Content-Type: application/sdp"],
-                body: ScriptedServer.sdp)
+                body: sdp)
         case "SETUP":
             let transport = request.header("Transport") ?? ""
             if transport.contains("TCP") {
-                respond(request, "200 OK", ["Session: \(session)", "Transport: RTP/AVP/TCP;unicast;interleaved=0-1"])
+                respond(request, "200 OK", ["Session: \(session)", "Transport: \(transport)"])
             } else {
                 respond(request, "200 OK",
                     ["Session: \(session)", "Transport: \(transport);server_port=9-10"])  // discard port: nothing arrives
