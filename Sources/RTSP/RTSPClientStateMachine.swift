@@ -52,6 +52,10 @@ public struct RTSPClientStateMachine: Sendable {
         case respond(status: Int, reason: String, cseq: Int)
         /// Media flows now: the tracks and their transports.
         case playing([Track])
+        /// PAUSE was answered: the server holds the media (keepalives go on).
+        case paused
+        /// PLAY after a pause was answered: media flows again.
+        case resumed
         /// Call ``tick(now:)`` at this time (since the machine's clock origin).
         case wakeUp(at: Duration)
         /// Close this connection and start again at this URL.
@@ -62,7 +66,7 @@ public struct RTSPClientStateMachine: Sendable {
     }
 
     enum State: Sendable {
-        case idle, options, describe, setup, play, playing, tearingDown, done
+        case idle, options, describe, setup, play, playing, pausing, paused, resuming, tearingDown, done
     }
 
     public let configuration: Configuration
@@ -121,13 +125,31 @@ public struct RTSPClientStateMachine: Sendable {
                         "the RTSP server did not answer \(request.method) within \(configuration.requestTimeout)"))
             ]
         }
-        guard state == .playing, let due = nextKeepalive, now >= due, pending == nil, let session else {
+        guard state == .playing || state == .paused, let due = nextKeepalive, now >= due, pending == nil,
+            let session
+        else {
             return pending.map { [.wakeUp(at: $0.sentAt + configuration.requestTimeout)] } ?? []
         }
         nextKeepalive = now + session.keepaliveInterval
         let method = publicMethods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
         return send(RTSPRequest(method: method, url: configuration.url, headers: ["Session": session.id]), now: now)
             + [.wakeUp(at: now + session.keepaliveInterval)]
+    }
+
+    /// Asks the server to hold the media (PAUSE); ``Action/paused`` follows its answer. Nothing happens
+    /// unless the session is playing.
+    public mutating func pause(now: Duration) -> [Action] {
+        guard state == .playing, let session else { return [] }  // a pending keepalive's answer is then ignored
+        state = .pausing
+        return send(RTSPRequest(method: "PAUSE", url: configuration.url, headers: ["Session": session.id]), now: now)
+    }
+
+    /// Resumes a paused session (PLAY without a range: from where it paused, RFC 2326 section 10.5);
+    /// ``Action/resumed`` follows its answer. Nothing happens unless the session is paused.
+    public mutating func resume(now: Duration) -> [Action] {
+        guard state == .paused, let session else { return [] }
+        state = .resuming
+        return send(RTSPRequest(method: "PLAY", url: configuration.url, headers: ["Session": session.id]), now: now)
     }
 
     /// Ends the session: TEARDOWN when there is one.
@@ -246,7 +268,13 @@ public struct RTSPClientStateMachine: Sendable {
         case .tearingDown:
             state = .done
             return [.closed]
-        case .playing, .idle, .done:
+        case .pausing:
+            state = .paused
+            return [.paused]
+        case .resuming:
+            state = .playing
+            return [.resumed]
+        case .playing, .paused, .idle, .done:
             return []
         }
     }

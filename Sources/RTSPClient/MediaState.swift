@@ -16,6 +16,8 @@ struct MediaState {
         var senderReports = 0
         /// The sender said BYE.
         var ended = false
+        /// Set by a resume: the next RTP packet is flagged as a discontinuity.
+        var resumed = false
         /// For `RTP/SAVP` tracks: unprotects its SRTP and SRTCP with the `a=crypto` key.
         var srtp: SRTPReceiver?
         /// Where RTCP for this track goes: an interleaved channel, or the server's RTCP port.

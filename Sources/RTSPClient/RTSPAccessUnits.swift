@@ -32,6 +32,12 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
                 queue.refill { out in
                     if let received {
                         guard received.track == track else { return }
+                        if received.isDiscontinuity {
+                            // After a pause: what was held ends here, and the numbering starts again.
+                            while let output = buffer.flush() { feed(output, into: &out) }
+                            depacketizer.flush { out.append($0) }
+                            buffer = ReorderBuffer(configuration: buffer.configuration)
+                        }
                         buffer.insert(received.packet, arrival: received.arrival)
                         while let output = buffer.next(now: received.arrival) { feed(output, into: &out) }
                     } else {

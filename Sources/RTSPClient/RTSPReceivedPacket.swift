@@ -7,11 +7,15 @@ public struct RTSPReceivedPacket: Sendable {
     public var packet: RTPPacket
     /// When it arrived, on a monotonic clock.
     public var arrival: ArrivalTime
+    /// The first packet of its track after ``RTSPSession/resume()``: the server dropped what it did not
+    /// send while paused, so the sequence numbers jump here without anything being lost on the way.
+    public var isDiscontinuity: Bool
 
-    public init(track: Int, packet: RTPPacket, arrival: ArrivalTime) {
+    public init(track: Int, packet: RTPPacket, arrival: ArrivalTime, isDiscontinuity: Bool = false) {
         self.track = track
         self.packet = packet
         self.arrival = arrival
+        self.isDiscontinuity = isDiscontinuity
     }
 }
 
@@ -22,7 +26,8 @@ public struct RTSPSessionStatistics: Sendable {
         /// The sender's SSRC, once a packet has arrived.
         public var ssrc: UInt32?
         public var packets: UInt64
-        /// Expected minus received (RFC 3550 A.3); can be negative with duplicates.
+        /// Expected minus received (RFC 3550 A.3); can be negative with duplicates. The sequence numbers
+        /// a server skips while paused count here too.
         public var lost: Int64
         public var duplicates: UInt64
         public var jitterMilliseconds: Double

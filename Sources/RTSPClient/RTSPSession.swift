@@ -80,6 +80,25 @@ public final class RTSPSession: Sendable {
         try? await driver.closed.futureResult.get()
     }
 
+    /// Asks the server to hold the media (PAUSE) and returns once it has answered; keepalives go on and
+    /// silence does not count as inactivity until ``resume()``.
+    ///
+    /// - Throws: ``RTSPClientError`` when the session is not playing, or ends (an error answer ends it).
+    public func pause() async throws {
+        let driver = self.driver
+        let promise = driver.eventLoop.makePromise(of: Void.self)
+        driver.eventLoop.execute { driver.pauseOrResume(pausing: true, promise: promise) }
+        try await promise.futureResult.get()
+    }
+
+    /// Resumes a paused session (PLAY, from where it paused) and returns once the server has answered.
+    public func resume() async throws {
+        let driver = self.driver
+        let promise = driver.eventLoop.makePromise(of: Void.self)
+        driver.eventLoop.execute { driver.pauseOrResume(pausing: false, promise: promise) }
+        try await promise.futureResult.get()
+    }
+
     /// What the session has received and sent so far.
     public func statistics() async -> RTSPSessionStatistics {
         let driver = self.driver

@@ -49,7 +49,9 @@ extension SessionDriver {
         media.tracks[track].senderSSRC = packet.ssrc
         media.tracks[track].statistics.record(
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrival: time)
-        batch.append(RTSPReceivedPacket(track: track, packet: packet, arrival: time))
+        let resumed = media.tracks[track].resumed
+        media.tracks[track].resumed = false
+        batch.append(RTSPReceivedPacket(track: track, packet: packet, arrival: time, isDiscontinuity: resumed))
     }
 
     /// Hands the packets of this read to the consumer, in one piece.

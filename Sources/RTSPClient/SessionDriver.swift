@@ -42,6 +42,10 @@ final class SessionDriver: @unchecked Sendable {
     var multicastRTCP: [Int: SocketAddress] = [:]
     var media = MediaState()
     private(set) var fellBackToTCP = false
+    /// Paused: the server holds the media, so silence is not inactivity.
+    private(set) var isPaused = false
+    /// The caller of ``pause()`` or ``resume()``, waiting for the answer.
+    private var controlRequest: EventLoopPromise<Void>?
     /// Made once, for the first `rtsps://` connection.
     private var tlsContext: NIOSSLContext?
     private(set) var requestsSent = 0
@@ -194,6 +198,16 @@ final class SessionDriver: @unchecked Sendable {
                 startPlaying(tracks)
             case .wakeUp(let at):
                 schedule(at: at) { [self] in perform(machine.tick(now: now)) }
+            case .paused:
+                isPaused = true
+                controlRequest?.succeed()
+                controlRequest = nil
+            case .resumed:
+                isPaused = false
+                for index in media.tracks.indices { media.tracks[index].resumed = true }
+                media.lastArrival = NIODeadline.now()
+                controlRequest?.succeed()
+                controlRequest = nil
             case .redirect(let target):
                 redirect(to: target)
             case .failed(let error):
@@ -274,7 +288,7 @@ final class SessionDriver: @unchecked Sendable {
     }
 
     private func checkInactivity() {
-        guard phase == .playing else { return }
+        guard phase == .playing, !isPaused else { return }
         let silent = Duration.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds - media.lastArrival.uptimeNanoseconds))
         guard silent >= options.inactivityTimeout else { return }
         // With `.auto`, a silent UDP session gets TCP's chance before failing.
@@ -306,6 +320,20 @@ final class SessionDriver: @unchecked Sendable {
 
     // MARK: Ending
 
+    /// PAUSE (`pausing: true`) or PLAY again; `promise` succeeds when the server has answered, and fails
+    /// when the session is not playing (or not paused) or ends first. On the event loop.
+    func pauseOrResume(pausing: Bool, promise: EventLoopPromise<Void>) {
+        let actions = pausing ? machine.pause(now: now) : machine.resume(now: now)
+        guard phase == .playing, controlRequest == nil, !actions.isEmpty else {
+            return promise.fail(
+                RTSPClientError(
+                    .protocolViolation,
+                    pausing ? "pause() needs a playing session" : "resume() needs a paused session"))
+        }
+        controlRequest = promise
+        perform(actions)
+    }
+
     /// Ends the session politely: TEARDOWN when there is a session, then the sockets close. On the event loop.
     func teardown() {
         switch phase {
@@ -332,6 +360,8 @@ final class SessionDriver: @unchecked Sendable {
             playingReported = true
             playing.fail(error ?? RTSPClientError(.connectionClosed, "the session was torn down before it played"))
         }
+        controlRequest?.fail(error ?? RTSPClientError(.connectionClosed, "the session ended"))
+        controlRequest = nil
         if let error, !wasClosing {
             continuation.finish(throwing: error)
         } else {

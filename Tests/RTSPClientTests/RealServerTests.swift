@@ -209,6 +209,31 @@ import VideoDecoding
         #expect(zip(frames, frames.dropFirst()).allSatisfy { $1.timestamp - $0.timestamp == 3000 })
     }
 
+    @Test func pauseHoldsTheMediaAndResumeBringsItBack() async throws {
+        let server = try RealServer(["--frames", "300"])
+        defer { server.stop() }
+        var options = RTSPSessionOptions()
+        options.inactivityTimeout = .milliseconds(800)  // shorter than the pause: silence must not count
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        var units = try session.accessUnits().makeAsyncIterator()
+        for _ in 0..<30 { _ = try await units.next() }
+        try await session.pause()
+        let pausedAt = await session.statistics().tracks.first?.packets ?? 0
+        try await Task.sleep(for: .milliseconds(1500))
+        let afterPause = await session.statistics().tracks.first?.packets ?? 0
+        #expect(afterPause - pausedAt < 20, "\(afterPause - pausedAt) packets while paused")
+        try await session.resume()
+        var after = 0
+        while after < 30, let unit = try await units.next() {
+            after += 1
+            #expect(unit.isComplete)
+        }
+        #expect(after == 30)
+        let error = await #expect(throws: RTSPClientError.self) { try await session.resume() }  // not paused
+        #expect(error?.description.contains("paused") == true)
+        await session.teardown()
+    }
+
     @Test func autoTurnsA461IntoTCP() async throws {
         // A server that does not do UDP answers SETUP with 461; the client asks again for TCP. (UDP that
         // never arrives is the scripted server's case: a real one cannot be made to lose it on demand.)

@@ -199,6 +199,26 @@ import Testing
         #expect(tcp.first?.0.headers["Transport"] == "RTP/AVP/TCP;unicast;interleaved=0-1")
     }
 
+    @Test func pauseThenResumeWithKeepalivesInBetween() throws {
+        var m = try Self.machine()
+        _ = try #require(Self.throughDescribe(&m))
+        _ = m.receive(Self.answer(200, 3, [("Session", "abc;timeout=10"), ("Transport", "RTP/AVP/TCP;interleaved=0-1")]), now: .zero)
+        _ = m.receive(Self.answer(200, 4), now: .zero)  // PLAY
+        #expect(Self.sent(m.resume(now: .zero)).isEmpty)  // not paused
+        let pause = Self.sent(m.pause(now: .seconds(1)))
+        #expect(pause.first?.0.method == "PAUSE")
+        #expect(pause.first?.0.headers["Session"] == "abc")
+        let paused = m.receive(Self.answer(200, 5), now: .seconds(1))
+        #expect(paused.contains { if case .paused = $0 { true } else { false } })
+        #expect(Self.sent(m.tick(now: .seconds(6))).first?.0.method == "GET_PARAMETER")  // keepalive while paused
+        _ = m.receive(Self.answer(200, 6), now: .seconds(6))
+        let resume = Self.sent(m.resume(now: .seconds(7)))
+        #expect(resume.first?.0.method == "PLAY")
+        #expect(resume.first?.0.headers["Range"] == nil)  // from where it paused
+        let resumed = m.receive(Self.answer(200, 7), now: .seconds(7))
+        #expect(resumed.contains { if case .resumed = $0 { true } else { false } })
+    }
+
     @Test func answersToOldRequestsAreIgnoredAndTeardownCloses() throws {
         var m = try Self.machine()
         _ = Self.throughDescribe(&m)
