@@ -4,6 +4,7 @@
 #                                    the key below) → UDP 5030 (SRTP) and 5031 (SRTCP), captured by tshark
 #   captures/h264-srtp-flipped.pcap  the same with one byte flipped in some SRTP packets (srtp_flip.py)
 #   expected/h264-srtp.json          the key, and which packets were flipped (sequence numbers)
+#   captures/srtp-wrap.pcap          200 SRTP packets across the sequence-number wrap (srtp_wrap.py, pylibsrtp)
 #   expected/h264-srtp.pcap.gst-frames.md5   the capture decrypted by pylibsrtp (srtp_decrypt.py), then
 #                                    GStreamer's decode of that plain RTP, one MD5 per frame
 # usage: make-srtp-fixture.sh
@@ -35,3 +36,5 @@ gst-launch-1.0 -q filesrc location="$work/plain.pcap" ! pcapparse dst-port=5030 
     avdec_h264 max-threads=1 ! video/x-raw,format=I420 ! checksumsink hash=md5 | awk '{print $2}' \
     > "$expected/h264-srtp.pcap.gst-frames.md5"
 echo "h264-srtp.pcap: $(wc -l < "$expected/h264-srtp.pcap.gst-frames.md5") frames"
+# 200 packets across the sequence-number wrap, protected by pylibsrtp (the rollover counter's test).
+python3 "$here/srtp_wrap.py" "$key_hex" "$captures/srtp-wrap.pcap"

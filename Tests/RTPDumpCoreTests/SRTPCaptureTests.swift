@@ -73,6 +73,20 @@ import VideoDecoding
         #expect(source.failures.values.reduce(0, +) == 1487)
     }
 
+    /// pylibsrtp protected 200 packets whose sequence numbers wrap (65436 ... 65535, 0 ... 99): only a
+    /// receiver that counts the rollover computes the right index for those after the wrap.
+    @Test func theRolloverCounterCarriesAcrossTheSequenceWrap() throws {
+        let source = try SRTPDatagrams(try CaptureFile(contentsOf: Fixtures.capture("srtp-wrap.pcap")), key: Self.key())
+        var sequence: [UInt16] = []
+        while let datagram = try source.nextDatagram() {
+            let packet = try RTPPacket(datagram.payload)
+            sequence.append(packet.sequenceNumber)
+            #expect(packet.payload.allSatisfy { $0 == UInt8(truncatingIfNeeded: sequence.count - 1) })
+        }
+        #expect(source.failures.isEmpty)
+        #expect(sequence == (0..<200).map { UInt16(truncatingIfNeeded: 65436 + $0) })
+    }
+
     @Test func aReplayedPacketIsRefused() throws {
         var capture = try CaptureFile(contentsOf: Fixtures.capture("h264-srtp.pcap"))
         let receiver = try SRTPReceiver(key: Self.key())
