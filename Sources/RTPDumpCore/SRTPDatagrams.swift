@@ -30,7 +30,7 @@ public final class SRTPDatagrams: DatagramSource {
                 return UDPDatagram(
                     recordIndex: datagram.recordIndex, time: datagram.time, source: datagram.source,
                     destination: datagram.destination, payload: plain[...], isTruncated: false)
-            } catch where error.code == .authenticationFailed || error.code == .replayed {
+            } catch  where error.code == .authenticationFailed || error.code == .replayed {
                 failures[ssrc(of: datagram.payload, isRTCP: isRTCP), default: 0] += 1
             } catch {
                 malformed += 1

@@ -60,7 +60,10 @@ final class HTTPPacketHandler: ChannelInboundHandler {
     var framer: LengthPrefixedFramer
     var failed = false
 
-    init(request: HTTPRequestHead, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation, maxPacketBytes: Int) {
+    init(
+        request: HTTPRequestHead, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation,
+        maxPacketBytes: Int
+    ) {
         self.request = request
         self.continuation = continuation
         self.framer = LengthPrefixedFramer(maxPacketBytes: maxPacketBytes)
@@ -91,7 +94,9 @@ final class HTTPPacketHandler: ChannelInboundHandler {
             }
         case .end:
             if framer.pendingBytes > 0 {
-                fail(context, RTPTransportError(.truncated, "the stream ended \(framer.pendingBytes) bytes into a packet"))
+                fail(
+                    context,
+                    RTPTransportError(.truncated, "the stream ended \(framer.pendingBytes) bytes into a packet"))
             } else {
                 continuation.finish()
                 context.close(promise: nil)

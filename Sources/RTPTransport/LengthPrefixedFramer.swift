@@ -27,7 +27,8 @@ public struct LengthPrefixedFramer: Sendable {
     ///   ``maxPacketBytes``: the stream cannot be followed after that.
     public mutating func next() throws(RTPTransportError) -> [UInt8]? {
         guard buffer.count - start >= 4 else { return nil }
-        let length = Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8
+        let length =
+            Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8
             | Int(buffer[start + 3])
         guard length > 0 else {
             throw RTPTransportError(.invalidLength, "a packet length of 0 in the stream (at byte \(start))")

@@ -112,7 +112,8 @@ final class SessionDriver: @unchecked Sendable {
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
-                        try channel.pipeline.syncOperations.addHandler(TLSContext.handler(context: tls, host: target.host))
+                        try channel.pipeline.syncOperations.addHandler(
+                            TLSContext.handler(context: tls, host: target.host))
                     }
                     try channel.pipeline.syncOperations.addHandler(
                         ControlChannelHandler(driver: self, generation: generation))
@@ -132,7 +133,8 @@ final class SessionDriver: @unchecked Sendable {
                 case .failure(let error):
                     guard generation == self.generation else { return }
                     // NIO lists every address tried; the first reason is the one a user can act on.
-                    let reason = (error as? NIOConnectionError)?.connectionErrors.first.map { "\($0.error)" } ?? "\(error)"
+                    let reason =
+                        (error as? NIOConnectionError)?.connectionErrors.first.map { "\($0.error)" } ?? "\(error)"
                     finish(
                         RTSPClientError(
                             .connectionFailed,
@@ -157,7 +159,8 @@ final class SessionDriver: @unchecked Sendable {
         redirects += 1
         guard redirects <= options.maxRedirects else {
             return finish(
-                RTSPClientError(.tooManyRedirects, "more than \(options.maxRedirects) redirects; the last went to \(target)"))
+                RTSPClientError(
+                    .tooManyRedirects, "more than \(options.maxRedirects) redirects; the last went to \(target)"))
         }
         var target = target
         // Credentials go along only to the same host; a redirect elsewhere carries its own, if any.
@@ -284,12 +287,14 @@ final class SessionDriver: @unchecked Sendable {
 
     /// `.auto` on UDP and `.multicast` switch to TCP when nothing arrives.
     private var mayFallBack: Bool {
-        (options.transport == .auto && transport == .udp) || (options.transport == .multicast && transport == .multicast)
+        (options.transport == .auto && transport == .udp)
+            || (options.transport == .multicast && transport == .multicast)
     }
 
     private func checkInactivity() {
         guard phase == .playing, !isPaused else { return }
-        let silent = Duration.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds - media.lastArrival.uptimeNanoseconds))
+        let silent = Duration.nanoseconds(
+            Int64(NIODeadline.now().uptimeNanoseconds - media.lastArrival.uptimeNanoseconds))
         guard silent >= options.inactivityTimeout else { return }
         // With `.auto`, a silent UDP session gets TCP's chance before failing.
         if mayFallBack { return fallBackToTCP() }
@@ -304,10 +309,11 @@ final class SessionDriver: @unchecked Sendable {
 
     func schedule(at time: Duration, _ body: @escaping @Sendable () -> Void) {
         let delay = max(.zero, time - now)
-        timers.append(eventLoop.scheduleTask(in: .nanoseconds(delay.nanosecondCount)) { [self] in
-            guard phase != .closed else { return }
-            body()
-        })
+        timers.append(
+            eventLoop.scheduleTask(in: .nanoseconds(delay.nanosecondCount)) { [self] in
+                guard phase != .closed else { return }
+                body()
+            })
         if timers.count > 64 { timers.removeFirst(timers.count - 64) }  // old ones have fired long ago
     }
 

@@ -54,7 +54,9 @@ enum UDPPortPairs {
                         .bind(host: host, port: base + offset).get()
                     bound.append(channel)
                 }
-                return (0..<count).map { UDPPortPair(rtp: bound[2 * $0], rtcp: bound[2 * $0 + 1], rtpPort: UInt16(base + 2 * $0)) }
+                return (0..<count).map {
+                    UDPPortPair(rtp: bound[2 * $0], rtcp: bound[2 * $0 + 1], rtpPort: UInt16(base + 2 * $0))
+                }
             } catch {
                 lastError = error
                 for channel in bound { try? await channel.close() }

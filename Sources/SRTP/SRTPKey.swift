@@ -9,7 +9,8 @@ public struct SRTPKey: Sendable, Hashable, CustomStringConvertible {
         guard material.count == suite.keyLength else {
             throw SRTPError(
                 .invalidKey,
-                "\(suite) takes \(suite.keyLength) bytes of key and salt (\(suite.masterKeyLength) + \(suite.saltLength)), not \(material.count)")
+                "\(suite) takes \(suite.keyLength) bytes of key and salt (\(suite.masterKeyLength) + \(suite.saltLength)), not \(material.count)"
+            )
         }
         self.suite = suite
         self.material = material

@@ -96,7 +96,8 @@ public final class SRTPReceiver {
             replays += 1
             throw SRTPError(.replayed, "an \(isRTCP ? "SRTCP" : "SRTP") packet was a replay")
         default:
-            throw SRTPError(.malformed, "libsrtp refused an \(isRTCP ? "SRTCP" : "SRTP") packet (error \(status.rawValue))")
+            throw SRTPError(
+                .malformed, "libsrtp refused an \(isRTCP ? "SRTCP" : "SRTP") packet (error \(status.rawValue))")
         }
     }
 }

@@ -32,7 +32,8 @@ struct InputOptions: ParsableArguments {
     @Argument(help: "A capture file (pcap or pcapng), or an RTSP URL (rtsp://[user:password@]host[:port]/path).")
     var input: String
 
-    @Option(help: "With an RTSP URL: how RTP travels: tcp (interleaved), udp, or auto (UDP, then TCP if nothing arrives).")
+    @Option(
+        help: "With an RTSP URL: how RTP travels: tcp (interleaved), udp, or auto (UDP, then TCP if nothing arrives).")
     var transport: RTSPSessionOptions.Transport = .tcp
 
     @Option(help: "With an RTSP URL: stop after this many seconds (default: until the server ends the stream).")
@@ -44,7 +45,8 @@ struct InputOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "With an RTSP URL: the password (else the one in the URL, else the RTPDUMP_PASSWORD environment variable).",
-            discussion: "It is never printed; prefer RTPDUMP_PASSWORD, which other users cannot see in the process list."))
+            discussion:
+                "It is never printed; prefer RTPDUMP_PASSWORD, which other users cannot see in the process list."))
     var password: String?
 
     @Option(
@@ -54,7 +56,9 @@ struct InputOptions: ParsableArguments {
 
     @Flag(
         name: .customLong("tls-no-verify"),
-        help: "With rtsps://: accept any certificate (a lab camera only: anyone in between can read and change the stream).")
+        help:
+            "With rtsps://: accept any certificate (a lab camera only: anyone in between can read and change the stream)."
+    )
     var tlsNoVerify = false
 
     @Option(
@@ -64,7 +68,9 @@ struct InputOptions: ParsableArguments {
 
     @Option(
         name: .customLong("srtp-suite"),
-        help: "With --srtp-key: AES_CM_128_HMAC_SHA1_80 (default), AES_CM_128_HMAC_SHA1_32, AEAD_AES_128_GCM, AEAD_AES_256_GCM.")
+        help:
+            "With --srtp-key: AES_CM_128_HMAC_SHA1_80 (default), AES_CM_128_HMAC_SHA1_32, AEAD_AES_128_GCM, AEAD_AES_256_GCM."
+    )
     var srtpSuite: String = SRTPSuite.aesCM128HMACSHA1_80.rawValue
 
     @Option(help: "Only RTP on this UDP port (source or destination).")
@@ -88,7 +94,8 @@ struct InputOptions: ParsableArguments {
         let (source, session) = try openPlainSource()
         guard let srtpKey else { return (source, session) }
         guard let suite = SRTPSuite(name: srtpSuite) else {
-            throw ValidationError("--srtp-suite must be one of \(SRTPSuite.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "--srtp-suite must be one of \(SRTPSuite.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         do {
             return (try SRTPDatagrams(source, key: SRTPKey(suite: suite, base64: srtpKey)), session)
@@ -100,7 +107,8 @@ struct InputOptions: ParsableArguments {
     private func openPlainSource() throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
         if isURL {
             let live = try naming(displayName) {
-                try LiveSessionSource.open(url: input, options: sessionOptions, duration: duration.map { .milliseconds(Int64($0 * 1000)) })
+                try LiveSessionSource.open(
+                    url: input, options: sessionOptions, duration: duration.map { .milliseconds(Int64($0 * 1000)) })
             }
             return (live, live.info)
         }

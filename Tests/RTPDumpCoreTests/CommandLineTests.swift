@@ -64,14 +64,16 @@ import Testing
         #expect(decode.status == 0)
         let expected = try String(
             contentsOf: Fixtures.expected.appendingPathComponent("h264-srtp.pcap.gst-frames.md5"), encoding: .utf8)
-        #expect(decode.stdout.split(separator: "\n").map { String($0.split(separator: " ")[3]) }
-            == expected.split(separator: "\n").map(String.init))
+        #expect(
+            decode.stdout.split(separator: "\n").map { String($0.split(separator: " ")[3]) }
+                == expected.split(separator: "\n").map(String.init))
 
         let streams = try Self.run(["streams", Fixtures.capture("h264-srtp-flipped.pcap"), "--srtp-key", key, "--json"])
         #expect(streams.status == 0)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(streams.stdout.utf8)) as? [[String: Any]])
         let flipped = try #require(manifest["flippedSequenceNumbers"] as? [Int])
-        #expect(rows.first { $0["ssrc"] as? Int == manifest["ssrc"] as? Int }?["srtpAuthFailures"] as? Int == flipped.count)
+        #expect(
+            rows.first { $0["ssrc"] as? Int == manifest["ssrc"] as? Int }?["srtpAuthFailures"] as? Int == flipped.count)
         #expect(!(streams.stdout + streams.stderr).contains(key))
 
         let badKey = try Self.run(["streams", Fixtures.capture("h264-srtp.pcap"), "--srtp-key", "c2hvcnQ="])

@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct SenderClockTests {
     static func report(ntpSeconds: UInt64, fraction: UInt64 = 0, rtp: UInt32) -> RTCPSenderReport {
-        RTCPSenderReport(ssrc: 1, ntpTimestamp: ntpSeconds << 32 | fraction, rtpTimestamp: rtp, packetCount: 0, octetCount: 0)
+        RTCPSenderReport(
+            ssrc: 1, ntpTimestamp: ntpSeconds << 32 | fraction, rtpTimestamp: rtp, packetCount: 0, octetCount: 0)
     }
 
     @Test func noReportNoTime() {

@@ -32,7 +32,8 @@ import VideoDecoding
             var line: [UInt8] = []
             while let byte = pipe.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A { line.append(byte) }
             guard line == Array("ready".utf8) else {
-                throw RTPTransportError(.connectionFailed, "the sender did not start: \(String(decoding: line, as: UTF8.self))")
+                throw RTPTransportError(
+                    .connectionFailed, "the sender did not start: \(String(decoding: line, as: UTF8.self))")
             }
         }
 

@@ -50,7 +50,8 @@ func runTool(_ executable: String, _ arguments: [String]) throws -> String {
     let data = output.fileHandleForReading.readDataToEndOfFile()
     while process.isRunning { usleep(10_000) }
     guard process.terminationStatus == 0 else {
-        throw ServerError(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        throw ServerError(
+            description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
     }
     return String(decoding: data, as: UTF8.self)
 }

@@ -45,7 +45,9 @@ import Testing
     }
 
     @Test func decodesOverUDPWithThePasswordFromTheEnvironment() throws {
-        let server = try RealServer(["--auth", "basic", "--user", "viewer", "--password", "right-one", "--frames", "60"])
+        let server = try RealServer([
+            "--auth", "basic", "--user", "viewer", "--password", "right-one", "--frames", "60",
+        ])
         defer { server.stop() }
         let run = try Self.run(
             ["decode", server.url, "--md5", "--transport", "udp", "--user", "viewer"],

@@ -106,8 +106,10 @@ import VideoDecoding
 
         let reports = try runTool(
             "/usr/bin/tshark",
-            ["-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y", "rtcp.pt==201", "-T", "fields",
-                "-e", "rtcp.ssrc.identifier", "-e", "rtcp.ssrc.cum_nr"]
+            [
+                "-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y", "rtcp.pt==201", "-T", "fields",
+                "-e", "rtcp.ssrc.identifier", "-e", "rtcp.ssrc.cum_nr",
+            ]
         ).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         let serverSSRC = try #require(played.statistics?.tracks.first?.ssrc)
         #expect(reports.count == played.statistics?.receiverReportsSent)
@@ -115,8 +117,10 @@ import VideoDecoding
         // Capture times: tshark's decoding of the server's sender reports, moved by the RTP time.
         let senderReports = try runTool(
             "/usr/bin/tshark",
-            ["-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y", "rtcp.pt==200", "-T", "fields",
-                "-e", "rtcp.timestamp.ntp.msw", "-e", "rtcp.timestamp.ntp.lsw", "-e", "rtcp.timestamp.rtp"]
+            [
+                "-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y", "rtcp.pt==200", "-T", "fields",
+                "-e", "rtcp.timestamp.ntp.msw", "-e", "rtcp.timestamp.ntp.lsw", "-e", "rtcp.timestamp.rtp",
+            ]
         ).split(separator: "\n").map { line -> (seconds: Double, rtp: UInt32) in
             let f = line.split(separator: "\t").map { UInt64($0) ?? 0 }
             return (Double(f[0]) + Double(f[1]) / 4_294_967_296 - 2_208_988_800, UInt32(truncatingIfNeeded: f[2]))
@@ -131,7 +135,9 @@ import VideoDecoding
         #expect(reports.count >= 2)
         for report in reports {
             // "ours,theirs" for the SSRCs (tshark lists the sender's and the block's), then cumulative lost.
-            #expect(report.first?.split(separator: ",").contains { UInt32($0.dropFirst(2), radix: 16) == serverSSRC } == true)
+            #expect(
+                report.first?.split(separator: ",").contains { UInt32($0.dropFirst(2), radix: 16) == serverSSRC }
+                    == true)
             #expect(report.last == "0")
         }
     }
@@ -144,8 +150,10 @@ import VideoDecoding
         let key = folder + "/key.pem"
         _ = try runTool(
             "/usr/bin/openssl",
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj",
-                "/CN=swift-rtp test", "-addext", "subjectAltName=\(names)"])
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj",
+                "/CN=swift-rtp test", "-addext", "subjectAltName=\(names)",
+            ])
         return (cert, key)
     }
 

@@ -31,8 +31,9 @@ import VideoDecoding
     }
 
     static func key() throws -> String {
-        let manifest = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: fixtures.appendingPathComponent("expected/h264-srtp.json"))) as? [String: Any]
+        let manifest =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: fixtures.appendingPathComponent("expected/h264-srtp.json"))) as? [String: Any]
         let hex = try #require(manifest?["key"] as? String)
         let bytes = stride(from: 0, to: hex.count, by: 2).compactMap { offset -> UInt8? in
             let start = hex.index(hex.startIndex, offsetBy: offset)

@@ -43,7 +43,9 @@ final class ScriptedServer: Sendable {
         /// Packets as they are (RTP, SRTP...), as interleaved frames on `channel`.
         func sendInterleaved(_ packets: [[UInt8]], channel number: UInt8 = 0) {
             var bytes: [UInt8] = []
-            for packet in packets { bytes += [0x24, number, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet }
+            for packet in packets {
+                bytes += [0x24, number, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
+            }
             send(bytes)
         }
 
@@ -102,7 +104,10 @@ private final class ScriptHandler: ChannelInboundHandler {
     let record: (String) -> Void
     var framer = RTSPFramer()
 
-    init(script: @escaping ScriptedServer.Script, connection: ScriptedServer.Connection, record: @escaping (String) -> Void) {
+    init(
+        script: @escaping ScriptedServer.Script, connection: ScriptedServer.Connection,
+        record: @escaping (String) -> Void
+    ) {
         self.script = script
         self.connection = connection
         self.record = record
@@ -129,15 +134,16 @@ extension ScriptedServer.Connection {
         switch method {
         case "OPTIONS": respond(request, "200 OK", ["Public: OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN, GET_PARAMETER"])
         case "DESCRIBE":
-            respond(request, "200 OK", ["Content-Type: application/sdp"],
+            respond(
+                request, "200 OK", ["Content-Type: application/sdp"],
                 body: sdp)
         case "SETUP":
             let transport = request.header("Transport") ?? ""
             if transport.contains("TCP") {
                 respond(request, "200 OK", ["Session: \(session)", "Transport: \(transport)"])
             } else {
-                respond(request, "200 OK",
-                    ["Session: \(session)", "Transport: \(transport);server_port=9-10"])  // discard port: nothing arrives
+                // The discard port: nothing ever arrives over UDP.
+                respond(request, "200 OK", ["Session: \(session)", "Transport: \(transport);server_port=9-10"])
             }
         case "PLAY": respond(request, "200 OK", ["Session: \(session)"])
         case "TEARDOWN", "GET_PARAMETER": respond(request, "200 OK", ["Session: \(session)"])

@@ -29,12 +29,16 @@ import Testing
 
     @Test func anEndless401IsUnauthorizedAfterOneRetry() async throws {
         let server = try await ScriptedServer { request, connection in
-            connection.respond(request, "401 Unauthorized", ["WWW-Authenticate: Digest realm=\"cam\", nonce=\"n\(request.cseq ?? 0)\""])
+            connection.respond(
+                request, "401 Unauthorized", ["WWW-Authenticate: Digest realm=\"cam\", nonce=\"n\(request.cseq ?? 0)\""]
+            )
         }
         defer { Task { await server.stop() } }
         var options = Self.quick
         options.credentials = Credentials(user: "admin", password: "hunter2")
-        let error = await #expect(throws: RTSPClientError.self) { try await RTSPSession.connect(to: server.url, options: options) }
+        let error = await #expect(throws: RTSPClientError.self) {
+            try await RTSPSession.connect(to: server.url, options: options)
+        }
         #expect(error?.code == .unauthorized)
         #expect(error?.description.contains("hunter2") == false)
         #expect(server.methods == ["OPTIONS", "OPTIONS"])
@@ -44,7 +48,8 @@ import Testing
         let server = try await ScriptedServer { request, connection in
             let authorization = request.header("Authorization") ?? ""
             if authorization.isEmpty {
-                connection.respond(request, "401 Unauthorized", ["WWW-Authenticate: Digest realm=\"cam\", nonce=\"old\""])
+                connection.respond(
+                    request, "401 Unauthorized", ["WWW-Authenticate: Digest realm=\"cam\", nonce=\"old\""])
             } else if authorization.contains("nonce=\"old\"") {
                 connection.respond(
                     request, "401 Unauthorized", ["WWW-Authenticate: Digest realm=\"cam\", nonce=\"new\", stale=true"])
@@ -105,7 +110,9 @@ import Testing
     }
 
     @Test func aMissingSessionTimeoutMeansSixtySeconds() async throws {
-        let server = try await ScriptedServer { request, connection in connection.answerNormally(request, session: "abc") }
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request, session: "abc")
+        }
         defer { Task { await server.stop() } }
         let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
         #expect(session.tracks.count == 1)
@@ -235,7 +242,8 @@ import Testing
     }
 
     @Test func bytesThatAreNotRTSPAreAProtocolViolation() async throws {
-        let server = try await ScriptedServer { _, connection in connection.send(Array("HTTP/1.1 200 OK\r\n\r\n".utf8)) }
+        let server = try await ScriptedServer { _, connection in connection.send(Array("HTTP/1.1 200 OK\r\n\r\n".utf8))
+        }
         defer { Task { await server.stop() } }
         let error = await #expect(throws: RTSPClientError.self) {
             try await RTSPSession.connect(to: server.url, options: Self.quick)

@@ -202,7 +202,9 @@ import Testing
     @Test func pauseThenResumeWithKeepalivesInBetween() throws {
         var m = try Self.machine()
         _ = try #require(Self.throughDescribe(&m))
-        _ = m.receive(Self.answer(200, 3, [("Session", "abc;timeout=10"), ("Transport", "RTP/AVP/TCP;interleaved=0-1")]), now: .zero)
+        _ = m.receive(
+            Self.answer(200, 3, [("Session", "abc;timeout=10"), ("Transport", "RTP/AVP/TCP;interleaved=0-1")]),
+            now: .zero)
         _ = m.receive(Self.answer(200, 4), now: .zero)  // PLAY
         #expect(Self.sent(m.resume(now: .zero)).isEmpty)  // not paused
         let pause = Self.sent(m.pause(now: .seconds(1)))

@@ -25,7 +25,9 @@ import Testing
     @Test func badInputSaysWhat() {
         let notBase64 = #expect(throws: SRTPError.self) { try SRTPKey(suite: .aeadAES128GCM, base64: "not base64!") }
         #expect(notBase64?.code == .invalidKey)
-        let suite = #expect(throws: SRTPError.self) { try SRTPKey(cryptoAttribute: "1 F8_128_HMAC_SHA1_80 inline:AAAA") }
+        let suite = #expect(throws: SRTPError.self) {
+            try SRTPKey(cryptoAttribute: "1 F8_128_HMAC_SHA1_80 inline:AAAA")
+        }
         #expect(suite?.code == .unsupportedSuite)
         let short = #expect(throws: SRTPError.self) { try SRTPKey(cryptoAttribute: "1 AES_CM_128_HMAC_SHA1_80") }
         #expect(short?.code == .invalidKey)
