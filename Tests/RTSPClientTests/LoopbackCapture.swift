@@ -46,6 +46,7 @@ func runTool(_ executable: String, _ arguments: [String]) throws -> String {
     process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
+    process.standardError = FileHandle.nullDevice  // progress chatter (openssl, tshark); the exit status says enough
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     while process.isRunning { usleep(10_000) }
