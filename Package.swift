@@ -33,7 +33,7 @@ let package = Package(
         .systemLibrary(
             name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
         // SRTP / SRTCP receivers (libsrtp2): suites, SDES keys, authentication failures counted.
-        .target(name: "SRTP", dependencies: ["CSRTP"]),
+        .target(name: "SRTP", dependencies: ["CSRTP", "RTP"]),
         // RTP without RTSP: the RTPTransport protocol, UDP with hello and heartbeat, RTP in an HTTP body.
         .target(
             name: "RTPTransport",

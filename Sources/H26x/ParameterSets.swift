@@ -1,3 +1,5 @@
+import RTP
+
 /// The parameter sets (VPS, SPS, PPS) a stream has announced, by type and id: from the SDP and in band.
 public struct ParameterSets: Sendable {
     public let codec: VideoCodec

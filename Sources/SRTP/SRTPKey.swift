@@ -1,3 +1,5 @@
+import RTP
+
 /// A master key and salt for one SRTP suite: given directly, or from SDES (RFC 4568 `a=crypto`).
 public struct SRTPKey: Sendable, Hashable, CustomStringConvertible {
     public let suite: SRTPSuite
@@ -18,7 +20,7 @@ public struct SRTPKey: Sendable, Hashable, CustomStringConvertible {
 
     /// A key from base64 (the `inline:` form: master key followed by master salt).
     public init(suite: SRTPSuite, base64: String) throws(SRTPError) {
-        guard let bytes = Base64.decode(base64) else {
+        guard let bytes = Base64.decode(base64[...]) else {
             throw SRTPError(.invalidKey, "the SRTP key is not valid base64")
         }
         try self.init(suite: suite, material: bytes)
@@ -45,33 +47,4 @@ public struct SRTPKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Never the key itself.
     public var description: String { "SRTPKey(\(suite), <\(material.count) bytes>)" }
-}
-
-/// Base64 (RFC 4648) decoding without Foundation.
-enum Base64 {
-    static func decode(_ text: String) -> [UInt8]? {
-        var values: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(byte - UInt8(ascii: "a") + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(byte - UInt8(ascii: "0") + 52)
-            case UInt8(ascii: "+"), UInt8(ascii: "-"): values.append(62)
-            case UInt8(ascii: "/"), UInt8(ascii: "_"): values.append(63)
-            case UInt8(ascii: "="): continue
-            default: return nil
-            }
-        }
-        guard values.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(values.count * 3 / 4)
-        var i = 0
-        while i + 1 < values.count {
-            out.append(values[i] << 2 | values[i + 1] >> 4)
-            if i + 2 < values.count { out.append(values[i + 1] << 4 | values[i + 2] >> 2) }
-            if i + 3 < values.count { out.append(values[i + 2] << 6 | values[i + 3]) }
-            i += 4
-        }
-        return out
-    }
 }

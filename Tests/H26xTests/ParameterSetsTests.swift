@@ -70,14 +70,6 @@ import Testing
         }
         return out
     }
-
-    @Test func base64DecoderAcceptsMissingPaddingAndURLAlphabet() {
-        #expect(Base64.decode("aM48gA") == Packets.pps)
-        #expect(Base64.decode("aM48gA==") == Packets.pps)
-        #expect(Base64.decode("-_8=") == [0xFB, 0xFF])
-        #expect(Base64.decode("a") == nil)
-        #expect(Base64.decode("aM==gA") == nil)
-    }
 }
 
 @Suite struct SequenceParameterSetTests {

@@ -1,5 +1,6 @@
-/// Decodes base64 (RFC 4648), with or without padding, as SDP `sprop-*` parameters carry it.
-enum Base64 {
+/// Decodes base64 (RFC 4648), with or without padding, as SDP `sprop-*` parameters and `a=crypto`
+/// keys carry it. For the package's modules (H26x, SRTP); not public API.
+package enum Base64 {
     private static let table: [UInt8] = {
         var t = [UInt8](repeating: 0xFF, count: 256)
         for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
@@ -12,7 +13,7 @@ enum Base64 {
     }()
 
     /// The decoded bytes, or nil when `text` holds a character outside the alphabet or has a bad length.
-    static func decode(_ text: Substring) -> [UInt8]? {
+    package static func decode(_ text: Substring) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count * 3 / 4)
         var accumulator: UInt32 = 0
