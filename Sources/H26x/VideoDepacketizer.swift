@@ -41,6 +41,16 @@ public struct VideoDepacketizer: Sendable {
         h265?.flush(emit: emit)
     }
 
+    /// Takes what a ``ReorderBuffer`` released: a packet is pushed, a loss noted, a discontinuity (the
+    /// sender restarted) flushes what was being assembled.
+    public mutating func consume(_ output: ReorderBuffer.Output, emit: (AccessUnit) -> Void) {
+        switch output {
+        case .packet(let packet, _): push(packet, emit: emit)
+        case .loss(let loss): noteLoss(loss.count, emit: emit)
+        case .discontinuity: flush(emit: emit)
+        }
+    }
+
     public var parameterSets: ParameterSets {
         h264?.parameterSets ?? h265?.parameterSets ?? ParameterSets(codec: codec)
     }

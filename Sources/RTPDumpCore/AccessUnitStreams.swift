@@ -108,11 +108,6 @@ public struct AccessUnitStreams: Sendable {
     private mutating func feed(_ position: Int, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void) {
         let key = keys[position]
         let clock = clocks[key.ssrc]
-        switch output {
-        case .packet(let packet, _): streams[position].depacketizer?.push(packet) { emit(key, $0.captured(by: clock)) }
-        case .loss(let loss):
-            streams[position].depacketizer?.noteLoss(loss.count) { emit(key, $0.captured(by: clock)) }
-        case .discontinuity: streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock)) }
-        }
+        streams[position].depacketizer?.consume(output) { emit(key, $0.captured(by: clock)) }
     }
 }

@@ -34,27 +34,21 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
                         guard received.track == track else { return }
                         if received.isDiscontinuity {
                             // After a pause: what was held ends here, and the numbering starts again.
-                            while let output = buffer.flush() { feed(output, into: &out) }
+                            while let output = buffer.flush() { depacketizer.consume(output) { out.append($0) } }
                             depacketizer.flush { out.append($0) }
                             buffer = ReorderBuffer(configuration: buffer.configuration)
                         }
                         buffer.insert(received.packet, arrival: received.arrival)
-                        while let output = buffer.next(now: received.arrival) { feed(output, into: &out) }
+                        while let output = buffer.next(now: received.arrival) {
+                            depacketizer.consume(output) { out.append($0) }
+                        }
                     } else {
                         finished = true
-                        while let output = buffer.flush() { feed(output, into: &out) }
+                        while let output = buffer.flush() { depacketizer.consume(output) { out.append($0) } }
                         depacketizer.flush { out.append($0) }
                     }
                 }
                 ready = queue
-            }
-        }
-
-        private mutating func feed(_ output: ReorderBuffer.Output, into out: inout [AccessUnit]) {
-            switch output {
-            case .packet(let packet, _): depacketizer.push(packet) { out.append($0) }
-            case .loss(let loss): depacketizer.noteLoss(loss.count) { out.append($0) }
-            case .discontinuity: depacketizer.flush { out.append($0) }
             }
         }
     }
