@@ -74,14 +74,6 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
             destination: SocketAddress(address: .v4(0x7F00_0001), port: ports[received.track]),
             payload: received.packet.bytes, isTruncated: false)
     }
-
-    /// Tears the session down (blocking until it is over).
-    public func close() {
-        let result = BlockingResult<Void>()
-        let session = self.session
-        Task { await result.set { await session.teardown() } }
-        try? result.wait()
-    }
 }
 
 /// Packets from the event loop to a synchronous reader, which waits for them.

@@ -30,20 +30,19 @@ public struct TransportHeader: Sendable, Hashable {
         interleavedChannels = pair("interleaved").flatMap { a, b in
             (0...255).contains(a) && (0...255).contains(b) ? (UInt8(a), UInt8(b)) : nil
         }
-        clientPorts = pair("client_port").flatMap { a, b in
-            (0...65535).contains(a) && (0...65535).contains(b) ? (UInt16(a), UInt16(b)) : nil
+        func ports(_ name: String) -> (UInt16, UInt16)? {
+            pair(name).flatMap { a, b in
+                (0...65535).contains(a) && (0...65535).contains(b) ? (UInt16(a), UInt16(b)) : nil
+            }
         }
-        serverPorts = pair("server_port").flatMap { a, b in
-            (0...65535).contains(a) && (0...65535).contains(b) ? (UInt16(a), UInt16(b)) : nil
-        }
+        clientPorts = ports("client_port")
+        serverPorts = ports("server_port")
         func text(_ name: String) -> String? {
             fields.first { $0.lowercased().hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
         }
         destination = text("destination")
         source = text("source")
-        multicastPorts = pair("port").flatMap { a, b in
-            (0...65535).contains(a) && (0...65535).contains(b) ? (UInt16(a), UInt16(b)) : nil
-        }
+        multicastPorts = ports("port")
         ssrc = fields.first { $0.lowercased().hasPrefix("ssrc=") }.flatMap { UInt32($0.dropFirst(5), radix: 16) }
     }
 

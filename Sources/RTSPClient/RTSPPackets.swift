@@ -39,20 +39,6 @@ public struct RTSPPackets: AsyncSequence, Sendable {
 
         /// The sender clock of `track`, as the latest sender report set it.
         func clock(track: Int) -> SenderClock? { clocks.withLockedValue { $0[track] } }
-
-        /// The rest of the current batch and, when it is used up, the next whole batch: for consumers
-        /// that hand packets on in bulk (one wake-up per read).
-        public mutating func nextBatch() async throws -> ArraySlice<RTSPReceivedPacket>? {
-            if index < batch.count {
-                defer { index = batch.count }
-                return batch[index...]
-            }
-            guard let next = try await batches.next() else { return nil }
-            backlog.withLockedValue { $0 -= next.count }
-            batch = next
-            index = next.count
-            return next[...]
-        }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {

@@ -20,11 +20,9 @@ public enum SRTPSuite: String, Sendable, Hashable, CaseIterable, CustomStringCon
 
     /// The suite named `name` (case-insensitive), or nil.
     public init?(name: String) {
-        guard let suite = Self.allCases.first(where: { $0.rawValue.caseInsensitiveCompare(name) }) else { return nil }
+        guard let suite = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+            return nil
+        }
         self = suite
     }
-}
-
-extension String {
-    fileprivate func caseInsensitiveCompare(_ other: String) -> Bool { lowercased() == other.lowercased() }
 }
