@@ -81,6 +81,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What the tests share: running programs (rtpdump, tshark, the test servers) and reading them.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"]),
@@ -88,10 +90,13 @@ let package = Package(
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(
             name: "RTPTransportTests",
-            dependencies: ["RTPTransport", "RTPDumpCore", "PacketCapture", "RTP", "VideoDecoding"]),
+            dependencies: [
+                "TestSupport", "RTPTransport", "RTPDumpCore", "PacketCapture", "RTP", "VideoDecoding",
+            ]),
         .testTarget(
             name: "RTSPClientTests",
             dependencies: [
+                "TestSupport",
                 "RTSPClient", "RTSP", "RTP", "H26x", "VideoDecoding", "FFmpegDecoding", "PacketCapture",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -99,8 +104,10 @@ let package = Package(
             ]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding", "H26x"]),
         .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
-        .testTarget(name: "RTPDumpCoreTests",
+        .testTarget(
+            name: "RTPDumpCoreTests",
             dependencies: [
+                "TestSupport",
                 "RTPDumpCore", "PacketCapture", "RTP", "H26x", "SDP", "RTSPClient", "VideoDecoding", "FFmpegDecoding",
             ]),
     ],

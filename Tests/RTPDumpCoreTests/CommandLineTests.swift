@@ -1,34 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The `rtpdump` executable itself (built beside the tests): what a user types and sees.
 @Suite struct CommandLineTests {
-    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        .deletingLastPathComponent().appendingPathComponent("rtpdump")
-    static var present: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
+    static var present: Bool { RTPDumpBinary.present }
 
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
-    }
+    static func run(_ arguments: [String]) throws -> ProgramRun { try RTPDumpBinary.run(arguments) }
 
     @Test(.enabled(if: present)) func decodeScalesToTheAskedSize() throws {
         let run = try Self.run(["decode", Fixtures.capture("h264-ffmpeg.pcap"), "--md5", "--size", "160x120"])

@@ -3,6 +3,7 @@ import PacketCapture
 import RTP
 import RTPDumpCore
 import RTPTransport
+import TestSupport
 import Testing
 import VideoDecoding
 
@@ -29,11 +30,9 @@ import VideoDecoding
             ]
             process.standardOutput = pipe
             try process.run()
-            var line: [UInt8] = []
-            while let byte = pipe.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A { line.append(byte) }
-            guard line == Array("ready".utf8) else {
-                throw RTPTransportError(
-                    .connectionFailed, "the sender did not start: \(String(decoding: line, as: UTF8.self))")
+            let line = firstLine(of: pipe.fileHandleForReading)
+            guard line == "ready" else {
+                throw RTPTransportError(.connectionFailed, "the sender did not start: \(line)")
             }
         }
 

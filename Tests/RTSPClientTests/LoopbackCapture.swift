@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// tshark capturing one TCP port on loopback to a file, for references made from what really crossed
 /// the wire.
@@ -41,18 +42,11 @@ final class LoopbackCapture: @unchecked Sendable {
 
 /// Runs a program and returns its standard output, failing on a non-zero exit.
 func runTool(_ executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice  // progress chatter (openssl, tshark); the exit status says enough
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    while process.isRunning { usleep(10_000) }
-    guard process.terminationStatus == 0 else {
+    let run = try runProgram(executable, arguments)
+    guard run.status == 0 else {
         throw ServerError(
-            description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+            description:
+                "\(executable) \(arguments.joined(separator: " ")) exited \(run.status): \(run.stderr.suffix(500))")
     }
-    return String(decoding: data, as: UTF8.self)
+    return run.stdout
 }

@@ -1,34 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtpdump` on rtsp:// URLs, against the real server: what a user types and sees.
 @Suite struct RTPDumpURLTests {
-    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        .deletingLastPathComponent().appendingPathComponent("rtpdump")
-
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var all: String { stdout + stderr }
-    }
-
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProgramRun {
+        try RTPDumpBinary.run(arguments, environment: environment)
     }
 
     @Test func aWrongPasswordExitsNonZeroNamingThe401AndNeverShowsThePassword() throws {

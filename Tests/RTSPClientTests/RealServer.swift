@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// gst-rtsp-server on loopback (`Fixtures/scripts/rtsp-server.py`), started for a test and stopped after it.
 final class RealServer: @unchecked Sendable {
@@ -33,35 +34,20 @@ final class RealServer: @unchecked Sendable {
             process.standardError = output
             try process.run()
             // "ready" on the first line, or the reason it could not start (a taken port, a missing package).
-            let line = Self.firstLine(output.fileHandleForReading)
+            let line = firstLine(of: output.fileHandleForReading)
             if line == "ready" {
                 self.port = port
                 self.process = process
                 return
             }
-            lastOutput = line
+            // Not ready: a taken port, or a traceback (a missing package) that spans lines.
             kill(process.processIdentifier, SIGKILL)
+            lastOutput =
+                line + "\n" + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         }
         throw ServerError(
             description: "rtsp-server.py did not start (scripts/test installs python3-gi, gir1.2-gst-rtsp-server-1.0 "
                 + "and the GStreamer plugins): \(lastOutput)")
-    }
-
-    private static func firstLine(_ handle: FileHandle) -> String {
-        var bytes: [UInt8] = []
-        while true {
-            let chunk = handle.readData(ofLength: 1)
-            guard let byte = chunk.first else { break }
-            if byte == 0x0A {
-                if bytes != Array("ready".utf8) && bytes.count < 4000 {
-                    // A traceback spans lines: read what else there is.
-                    bytes += Array(handle.readDataToEndOfFile())
-                }
-                break
-            }
-            bytes.append(byte)
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     func stop() {
