@@ -24,7 +24,9 @@ let package = Package(
     ],
     targets: [
         // RTP and RTCP packet views, sequence tracking, reordering and receiver statistics. No dependencies.
-        .target(name: "RTP"),
+        // libm: Double.rounded() (the wall clock) is a call to it on Linux, which executables without
+        // Foundation (the fuzzers) do not link otherwise.
+        .target(name: "RTP", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // Session descriptions (RFC 8866) with typed H.264 / H.265 format parameters.
         .target(name: "SDP"),
         // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
