@@ -39,7 +39,9 @@ public struct RTSPSessionOptions: Sendable {
     public var requestTimeout: Duration
     /// With `.auto`: how long to wait for the first UDP packet after PLAY before switching to TCP. Default 3 s.
     public var udpFallbackTimeout: Duration
-    /// While playing: how long without any RTP or RTCP before the session fails. Default 10 s.
+    /// While playing: how long without any RTP or RTCP before the session fails with `.noMedia`. Default 10 s.
+    /// The client sends TEARDOWN first (the RTSP connection may be alive when only the media is blocked), so
+    /// the error arrives when it is answered or after ``teardownTimeout``.
     public var inactivityTimeout: Duration
     /// How often RTCP receiver reports go to the server (RFC 3550 allows 5 s as the minimum). Default 5 s.
     public var receiverReportInterval: Duration

@@ -49,6 +49,8 @@ final class SessionDriver: @unchecked Sendable {
     /// Made once, for the first `rtsps://` connection.
     private var tlsContext: NIOSSLContext?
     private(set) var requestsSent = 0
+    /// What the packet sequence ends with once TEARDOWN is answered, when the client ended a failed session.
+    private var closingError: RTSPClientError?
 
     init(url: RTSPURL, options: RTSPSessionOptions, eventLoop: any EventLoop) {
         self.url = url
@@ -298,8 +300,9 @@ final class SessionDriver: @unchecked Sendable {
         guard silent >= options.inactivityTimeout else { return }
         // With `.auto`, a silent UDP session gets TCP's chance before failing.
         if mayFallBack { return fallBackToTCP() }
-        finish(
-            RTSPClientError(
+        // The RTSP connection may well be alive (UDP blocked on the way): TEARDOWN frees the server's session.
+        teardown(
+            reporting: RTSPClientError(
                 .noMedia,
                 "no RTP or RTCP from the server for \(options.inactivityTimeout) while playing"
                     + (transport != .tcp ? "; a firewall or NAT may drop UDP: try the TCP transport" : "")))
@@ -340,21 +343,24 @@ final class SessionDriver: @unchecked Sendable {
         perform(actions)
     }
 
-    /// Ends the session politely: TEARDOWN when there is a session, then the sockets close. On the event loop.
-    func teardown() {
+    /// Ends the session politely: TEARDOWN when there is a session, then the sockets close; the packet
+    /// sequence then ends with `error`, or normally when it is nil. On the event loop.
+    func teardown(reporting error: RTSPClientError? = nil) {
         switch phase {
         case .closed, .closing: return
         case .starting, .playing:
             phase = .closing
+            closingError = error
             schedule(at: now + options.teardownTimeout) { [self] in finish(nil) }
             perform(machine.teardown(now: now))
         }
     }
 
     /// Closes everything and ends the packet sequence, with `error` when the session failed.
-    func finish(_ error: RTSPClientError?) {
+    func finish(_ failure: RTSPClientError?) {
         guard phase != .closed else { return }
-        let wasClosing = phase == .closing
+        // Once closing, how the connection ends is no news: the reason for closing is.
+        let error = phase == .closing ? closingError : failure
         handOver()
         phase = .closed
         cancelTimers()
@@ -368,7 +374,7 @@ final class SessionDriver: @unchecked Sendable {
         }
         controlRequest?.fail(error ?? RTSPClientError(.connectionClosed, "the session ended"))
         controlRequest = nil
-        if let error, !wasClosing {
+        if let error {
             continuation.finish(throwing: error)
         } else {
             continuation.finish()
