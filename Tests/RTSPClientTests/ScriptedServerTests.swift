@@ -202,7 +202,7 @@ import Testing
         consumer.cancel()
         let (_, error) = await consumer.value
         #expect(error == nil)
-        for _ in 0..<50 where server.methods.last != "TEARDOWN" { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<250 where server.methods.last != "TEARDOWN" { try await Task.sleep(for: .milliseconds(20)) }
         #expect(server.methods.last == "TEARDOWN")
     }
 
@@ -218,7 +218,11 @@ import Testing
         var options = Self.quick
         options.packetBufferCapacity = 16
         let session = try await RTSPSession.connect(to: server.url, options: options)
-        try await Task.sleep(for: .milliseconds(300))  // nobody reads while the packets arrive
+        // Nobody reads while the packets arrive: wait (however slow the machine) until all 200 have.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, await session.statistics().droppedByConsumer < 200 - 16 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let (packets, _) = await Self.drain(session)
         let statistics = await session.statistics()
         #expect(statistics.droppedByConsumer > 0)
