@@ -58,6 +58,7 @@ public enum FrameDecoding {
                 try decoder?.decode(unit, emit: onFrame)
             } catch { failure = error }
         }
+        // Pulled, not forEachDatagram: decoding is too slow to run on a live session's receiving thread.
         while let datagram = try capture.nextDatagram() {
             streams.add(datagram, emit: take)
             if let failure { throw failure }

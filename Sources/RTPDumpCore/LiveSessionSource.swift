@@ -7,7 +7,8 @@ import RTSPClient
 /// A live RTSP session as the commands' datagram source: packets as they arrive, each presented as a
 /// datagram from the server to the track's client port (UDP) or interleaved channel (TCP). The commands
 /// are synchronous; ``nextDatagram()`` waits for the next packet, and returns nil when the session ends
-/// or `duration` has passed (then the session is torn down).
+/// or `duration` has passed (then the session is torn down). ``forEachDatagram(_:)`` runs its body on the
+/// session's event loop instead, as each read arrives, while the caller waits: no thread hop per read.
 public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     public let session: RTSPSession
     /// What the commands read from a session capture: the SDP and the transports.
@@ -68,6 +69,19 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
 
     public func nextDatagram() throws -> UDPDatagram? {
         guard let received = try queue.next() else { return nil }
+        return datagram(received)
+    }
+
+    public func forEachDatagram(_ body: (UDPDatagram) throws -> Void) throws {
+        // The caller waits until the session ends, so `body` never runs after this returns.
+        try withoutActuallyEscaping(body) { body in
+            try queue.consumeOnPushingThread(
+                { [self] received in try body(datagram(received)) },
+                stop: { [session] in Task { await session.teardown() } })
+        }
+    }
+
+    private func datagram(_ received: RTSPReceivedPacket) -> UDPDatagram {
         index += 1
         return UDPDatagram(
             recordIndex: index - 1, time: received.arrival, source: source,
@@ -85,14 +99,33 @@ final class PacketQueue: @unchecked Sendable {
     private var packets: [RTSPReceivedPacket] = []
     private var head = 0
     private var ended = false
+    /// The reader is waiting for packets (then a push wakes it).
+    private var waiting = false
+    /// Set by ``consumeOnPushingThread(_:stop:)``: what each pushed packet goes to instead of the queue.
+    private var consumer: ((RTSPReceivedPacket) throws -> Void)?
+    private var consumerFailure: (any Error)?
     private var failure: (any Error)?
 
     func push(_ batch: ArraySlice<RTSPReceivedPacket>) {
         condition.lock()
+        if let consumer {
+            defer { condition.unlock() }
+            do {
+                for packet in batch { try consumer(packet) }
+            } catch {
+                consumerFailure = error
+                self.consumer = nil
+                condition.signal()
+            }
+            return
+        }
         packets.append(contentsOf: batch)
         if packets.count - head > Self.capacity { head = packets.count - Self.capacity }
-        condition.signal()
+        let wake = waiting
         condition.unlock()
+        // Signalled after unlocking, and only when the reader sleeps: a reader woken while the lock is still
+        // held would only block again on it.
+        if wake { condition.signal() }
     }
 
     func end(_ error: (any Error)?) {
@@ -103,21 +136,54 @@ final class PacketQueue: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Runs `consumer` on every packet in order (first those queued, here; then each batch on the thread that
+    /// pushes it, under the lock) until the session ends or `consumer` throws; then calls `stop` and
+    /// rethrows. Returns when the session has ended, throwing its error if it failed.
+    func consumeOnPushingThread(
+        _ consumer: @escaping (RTSPReceivedPacket) throws -> Void, stop: () -> Void
+    ) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        do {
+            while head < packets.count {
+                head += 1
+                try consumer(packets[head - 1])
+            }
+        } catch {
+            consumerFailure = error
+        }
+        packets.removeAll(keepingCapacity: true)
+        head = 0
+        if consumerFailure == nil { self.consumer = consumer }
+        while !ended && consumerFailure == nil { condition.wait() }
+        self.consumer = nil
+        if let consumerFailure {
+            stop()
+            throw consumerFailure
+        }
+        if let failure { throw failure }
+    }
+
     func next() throws -> RTSPReceivedPacket? {
         condition.lock()
         defer { condition.unlock() }
-        while head == packets.count && !ended { condition.wait() }
+        if head == packets.count || (head > 4096 && head * 2 > packets.count) {
+            // Release what was taken (it holds the packets' bytes): all of it, keeping the storage, once
+            // caught up; or the taken half, for a reader that stays behind.
+            packets.removeFirst(head)
+            head = 0
+        }
+        while head == packets.count && !ended {
+            waiting = true
+            condition.wait()
+            waiting = false
+        }
         guard head < packets.count else {
             if let failure { throw failure }
             return nil
         }
         head += 1
-        let packet = packets[head - 1]
-        if head > 4096 && head * 2 > packets.count {
-            packets.removeFirst(head)
-            head = 0
-        }
-        return packet
+        return packets[head - 1]
     }
 }
 

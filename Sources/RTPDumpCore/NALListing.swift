@@ -40,7 +40,7 @@ public enum NALListing {
         var failure: Error?
         var parameterSets: ParameterSets?
         // Parameter sets seen so far by the chosen stream, kept here from its access units.
-        let take = { (key: StreamKey, unit: AccessUnit) in
+        func take(_ key: StreamKey, _ unit: AccessUnit) {
             guard failure == nil else { return }
             if chosen == nil { chosen = key }
             guard key == chosen else { return }
@@ -60,7 +60,7 @@ public enum NALListing {
                 chunk.removeAll(keepingCapacity: true)
             }
         }
-        while let datagram = try capture.nextDatagram() { streams.add(datagram, emit: take) }
+        try capture.forEachDatagram { streams.add($0, emit: take) }
         streams.finish(emit: take)
         if let failure { throw failure }
         if !chunk.isEmpty {

@@ -10,11 +10,11 @@ public enum PacketListing {
         _ capture: inout Source, filter: StreamFilter, write: (String) -> Void
     ) throws {
         var start: ArrivalTime?
-        while let datagram = try capture.nextDatagram() {
+        try capture.forEachDatagram { datagram in
             guard filter.admits(datagram), !RTPPacket.looksLikeRTCP(datagram.payload),
                 let header = try? RTPFixedHeader(datagram.payload),
                 filter.admits(ssrc: header.ssrc, payloadType: header.payloadType)
-            else { continue }
+            else { return }
             let origin = start ?? datagram.time
             start = origin
             let seconds = formatFixed(Double(datagram.time.nanoseconds - origin.nanoseconds) / 1e9, decimals: 6)
@@ -33,8 +33,8 @@ public enum PacketListing {
         write: (String) -> Void
     ) throws {
         var ordered = OrderedPackets(filter: filter, configuration: configuration)
-        let emit = { (event: OrderedPackets.Event) in write(line(event)) }
-        while let datagram = try capture.nextDatagram() { ordered.add(datagram, emit: emit) }
+        func emit(_ event: OrderedPackets.Event) { write(line(event)) }
+        try capture.forEachDatagram { ordered.add($0, emit: emit) }
         ordered.finish(emit: emit)
     }
 

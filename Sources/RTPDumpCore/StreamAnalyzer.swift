@@ -74,7 +74,7 @@ public struct StreamAnalyzer: Sendable {
         _ capture: inout Source, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil
     ) throws -> StreamAnalyzer {
         var analyzer = StreamAnalyzer(filter: filter, clockRate: clockRate)
-        while let datagram = try capture.nextDatagram() { analyzer.add(datagram) }
+        try capture.forEachDatagram { analyzer.add($0) }
         return analyzer
     }
 }

@@ -284,7 +284,7 @@ struct NALs: ParsableCommand {
             for line in NALListing.lines(key, unit) { print(line) }
         }
         try naming(options.displayName) {
-            while let datagram = try capture.nextDatagram() { streams.add(datagram, emit: emit) }
+            try capture.forEachDatagram { streams.add($0, emit: emit) }
         }
         streams.finish(emit: emit)
         finish(capture.warnings)
