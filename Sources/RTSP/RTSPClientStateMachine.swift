@@ -1,7 +1,9 @@
 import SDP
 
 /// The RTSP client's logic, sans I/O (the swift-nio-ssh habit): events and the time go in, actions come
-/// out, and the I/O layer carries them out. OPTIONS → DESCRIBE → SETUP (each video track) → PLAY, then
+/// out, and the I/O layer carries them out. OPTIONS → DESCRIBE → SETUP (each video track, or those
+/// selected) → PLAY, straight through or, ``Configuration/stepwise``, waiting for the caller after DESCRIBE
+/// and after SETUP; then
 /// keepalives at half the session timeout (GET_PARAMETER when the server lists it, else OPTIONS), and
 /// TEARDOWN. Answers 401 with Basic or Digest (once, or once more when the nonce is stale), follows 3xx
 /// redirects (never from rtsps to rtsp), falls back from UDP to TCP on 461, answers the server's own
@@ -22,15 +24,23 @@ public struct RTSPClientStateMachine: Sendable {
         public var transport: TransportMode
         /// How long to wait for an answer. Default 10 s.
         public var requestTimeout: Duration
+        /// Stop after DESCRIBE (``Action/described(_:)``) until ``setup(tracks:now:)``, and after SETUP
+        /// (``Action/setUp(_:)``) until ``play(now:)``. Default false: straight through to PLAY.
+        public var stepwise: Bool
+        /// Which of the offered video tracks (indices into ``Action/described(_:)``'s list) to set up when
+        /// not stepwise; nil: all of them.
+        public var trackSelection: [Int]?
 
         public init(
             url: RTSPURL, credentials: Credentials? = nil, transport: TransportMode = .tcpInterleaved,
-            requestTimeout: Duration = .seconds(10)
+            requestTimeout: Duration = .seconds(10), stepwise: Bool = false, trackSelection: [Int]? = nil
         ) {
             self.url = url
             self.credentials = credentials ?? url.credentials
             self.transport = transport
             self.requestTimeout = requestTimeout
+            self.stepwise = stepwise
+            self.trackSelection = trackSelection
         }
     }
 
@@ -50,6 +60,12 @@ public struct RTSPClientStateMachine: Sendable {
         case send(RTSPRequest, cseq: Int)
         /// Answer a request of the server: `status` for its `cseq`.
         case respond(status: Int, reason: String, cseq: Int)
+        /// Stepwise: DESCRIBE was answered; these video tracks are offered (no transport yet). Waits for
+        /// ``RTSPClientStateMachine/setup(tracks:now:)``.
+        case described([Track])
+        /// Stepwise: every selected track is set up, with the transport the server agreed on. Waits for
+        /// ``RTSPClientStateMachine/play(now:)`` (keepalives go on meanwhile).
+        case setUp([Track])
         /// Media flows now: the tracks and their transports.
         case playing([Track])
         /// PAUSE was answered: the server holds the media (keepalives go on).
@@ -66,7 +82,8 @@ public struct RTSPClientStateMachine: Sendable {
     }
 
     enum State: Sendable {
-        case idle, options, describe, setup, play, playing, pausing, paused, resuming, tearingDown, done
+        case idle, options, describe, described, setup, ready, play, playing, pausing, paused, resuming, tearingDown
+        case done
     }
 
     public let configuration: Configuration
@@ -78,6 +95,7 @@ public struct RTSPClientStateMachine: Sendable {
     private var publicMethods: Set<String> = []
     private var transport: TransportMode
     public private(set) var session: SessionHeader?
+    /// The tracks set up (or being set up); after DESCRIBE and before SETUP, every video track offered.
     public private(set) var tracks: [Track] = []
     /// The DESCRIBE answer's session description, once it has arrived.
     public private(set) var sessionDescription: SessionDescription?
@@ -125,7 +143,8 @@ public struct RTSPClientStateMachine: Sendable {
                         "the RTSP server did not answer \(request.method) within \(configuration.requestTimeout)"))
             ]
         }
-        guard state == .playing || state == .paused, let due = nextKeepalive, now >= due, pending == nil,
+        guard state == .playing || state == .paused || state == .ready, let due = nextKeepalive, now >= due,
+            pending == nil,
             let session
         else {
             return pending.map { [.wakeUp(at: $0.sentAt + configuration.requestTimeout)] } ?? []
@@ -134,6 +153,46 @@ public struct RTSPClientStateMachine: Sendable {
         let method = publicMethods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
         return send(RTSPRequest(method: method, url: configuration.url, headers: ["Session": session.id]), now: now)
             + [.wakeUp(at: now + session.keepaliveInterval)]
+    }
+
+    /// Stepwise, after ``Action/described(_:)``: sets up the offered tracks at `selection` (indices into
+    /// that list; nil: all), in the order offered. Nothing happens in another state; a selection that
+    /// names no offered track fails the session with `.noVideoTrack`.
+    public mutating func setup(tracks selection: [Int]?, now: Duration) -> [Action] {
+        guard state == .described else { return [] }
+        return startSetup(selection, now: now)
+    }
+
+    /// Stepwise, after ``Action/setUp(_:)``: PLAY; ``Action/playing(_:)`` follows its answer. Nothing
+    /// happens in another state.
+    public mutating func play(now: Duration) -> [Action] {
+        guard state == .ready, pending == nil else { return [] }
+        return sendPlay(now: now)
+    }
+
+    private mutating func startSetup(_ selection: [Int]?, now: Duration) -> [Action] {
+        if let selection {
+            let chosen = Set(selection)
+            tracks = tracks.indices.filter { chosen.contains($0) }.map { tracks[$0] }
+            guard !tracks.isEmpty else {
+                return fail(
+                    RTSPClientError(.noVideoTrack, "the selected tracks \(selection) are none of those offered"))
+            }
+        }
+        state = .setup
+        setupIndex = 0
+        return setupNext(now: now)
+    }
+
+    private mutating func sendPlay(now: Duration) -> [Action] {
+        guard let session else {
+            return fail(RTSPClientError(.protocolViolation, "no Session to play: SETUP gave none"))
+        }
+        state = .play
+        return send(
+            RTSPRequest(
+                method: "PLAY", url: configuration.url, headers: ["Session": session.id, "Range": "npt=0.000-"]),
+            now: now)
     }
 
     /// Asks the server to hold the media (PAUSE); ``Action/paused`` follows its answer. Nothing happens
@@ -244,9 +303,11 @@ public struct RTSPClientStateMachine: Sendable {
             guard !tracks.isEmpty else {
                 return fail(RTSPClientError(.noVideoTrack, "the session description offers no H.264 or H.265 track"))
             }
-            state = .setup
-            setupIndex = 0
-            return setupNext(now: now)
+            if configuration.stepwise {
+                state = .described
+                return [.described(tracks)]
+            }
+            return startSetup(configuration.trackSelection, now: now)
         case .setup:
             guard let value = message.header("Session"), let header = SessionHeader(value) else {
                 return fail(RTSPClientError(.protocolViolation, "the SETUP answer has no Session header"))
@@ -255,11 +316,13 @@ public struct RTSPClientStateMachine: Sendable {
             tracks[setupIndex].transport = message.header("Transport").map(TransportHeader.init)
             setupIndex += 1
             if setupIndex < tracks.count { return setupNext(now: now) }
-            state = .play
-            return send(
-                RTSPRequest(
-                    method: "PLAY", url: configuration.url, headers: ["Session": header.id, "Range": "npt=0.000-"]),
-                now: now)
+            if configuration.stepwise {
+                state = .ready
+                let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
+                nextKeepalive = now + interval
+                return [.setUp(tracks), .wakeUp(at: now + interval)]
+            }
+            return sendPlay(now: now)
         case .play:
             state = .playing
             let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
@@ -274,7 +337,7 @@ public struct RTSPClientStateMachine: Sendable {
         case .resuming:
             state = .playing
             return [.resumed]
-        case .playing, .paused, .idle, .done:
+        case .playing, .paused, .idle, .done, .described, .ready:
             return []
         }
     }

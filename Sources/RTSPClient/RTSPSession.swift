@@ -53,23 +53,44 @@ public final class RTSPSession: Sendable {
 
     /// Connects to a parsed URL; see ``connect(to:options:)-(String,_)``.
     public static func connect(to url: RTSPURL, options: RTSPSessionOptions = .init()) async throws -> RTSPSession {
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let driver = SessionDriver(url: url, options: options, eventLoop: eventLoop)
-        driver.continuation.onTermination = { _ in eventLoop.execute { driver.teardown() } }
-        if options.transport == .udp || options.transport == .auto {
-            let host = url.host.contains(":") ? "::" : "0.0.0.0"
-            let pairs = try await UDPPortPairs.bind(
-                count: UDPPortPairs.maxTracks, first: options.firstUDPPort, host: host, on: eventLoop, driver: driver)
-            try await eventLoop.submit { driver.udpPairs = pairs }.get()
+        let driver = try await SessionDriver.prepare(url: url, options: options)
+        let tracks = try await driver.awaitStep { driver.start() }
+        return try await RTSPSession(playing: driver, tracks: tracks)
+    }
+
+    /// Connects and asks what the server offers (OPTIONS, DESCRIBE), nothing set up yet: choose tracks
+    /// with ``RTSPDescribedSession/setup(tracks:)``, then ``RTSPDescribedSession/play()``.
+    ///
+    /// ```swift
+    /// let described = try await RTSPSession.describe("rtsp://camera/stream")
+    /// let h265 = described.offeredTracks.indices.filter { described.offeredTracks[$0].format.codec == .h265 }
+    /// try await described.setup(tracks: h265)
+    /// let session = try await described.play()
+    /// ```
+    ///
+    /// - Throws: as ``connect(to:options:)-(String,_)`` does.
+    public static func describe(_ url: String, options: RTSPSessionOptions = .init()) async throws
+        -> RTSPDescribedSession
+    {
+        try await describe(RTSPURL(url), options: options)
+    }
+
+    /// Describes a parsed URL; see ``describe(_:options:)-(String,_)``.
+    public static func describe(_ url: RTSPURL, options: RTSPSessionOptions = .init()) async throws
+        -> RTSPDescribedSession
+    {
+        let driver = try await SessionDriver.prepare(url: url, options: options)
+        let offered = try await driver.awaitStep {
+            driver.stepwise = true
+            driver.start()
         }
-        let tracks = try await withTaskCancellationHandler {
-            eventLoop.execute { driver.start() }
-            return try await driver.playing.futureResult.get()
-        } onCancel: {
-            eventLoop.execute { driver.teardown() }
-        }
-        let description = try await eventLoop.submit { driver.sessionDescription }.get()
-        return RTSPSession(driver: driver, tracks: tracks, description: description)
+        return try await RTSPDescribedSession(driver: driver, offeredTracks: offered)
+    }
+
+    /// The session of a driver that has played `tracks`.
+    convenience init(playing driver: SessionDriver, tracks: [RTSPClientStateMachine.Track]) async throws {
+        let description = try await driver.eventLoop.submit { driver.sessionDescription }.get()
+        self.init(driver: driver, tracks: tracks, description: description)
     }
 
     /// Sends TEARDOWN, waits for the answer (at most ``RTSPSessionOptions/teardownTimeout``) and closes

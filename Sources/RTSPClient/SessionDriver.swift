@@ -16,8 +16,6 @@ final class SessionDriver: @unchecked Sendable {
     let eventLoop: any EventLoop
     let options: RTSPSessionOptions
     let continuation: AsyncThrowingStream<[RTSPReceivedPacket], any Error>.Continuation
-    /// Succeeds with the tracks when PLAY is answered; fails when the session fails before that.
-    let playing: EventLoopPromise<[RTSPClientStateMachine.Track]>
     /// Succeeds when the session is over, however it ended.
     let closed: EventLoopPromise<Void>
 
@@ -33,7 +31,8 @@ final class SessionDriver: @unchecked Sendable {
     private var control: (any Channel)?
     private var generation = 0
     private(set) var phase = Phase.starting
-    private var playingReported = false
+    /// PLAY has been answered (on this connection or an earlier one).
+    private var hasPlayed = false
     private var redirects = 0
     private var timers: [Scheduled<Void>] = []
     private var repeating: [RepeatedTask] = []
@@ -51,6 +50,13 @@ final class SessionDriver: @unchecked Sendable {
     private(set) var requestsSent = 0
     /// What the packet sequence ends with once TEARDOWN is answered, when the client ended a failed session.
     private var closingError: RTSPClientError?
+    /// Stop after DESCRIBE and after SETUP for the caller (``RTSPDescribedSession``). Off once the caller
+    /// has chosen its tracks: a new connection (fallback to TCP) then goes straight through with them.
+    var stepwise = false
+    /// The tracks the caller chose, by index into those offered; nil: all.
+    private var selection: [Int]?
+    /// The caller of a step (describe, setup, play), waiting for it to be answered: the tracks.
+    var stepRequest: EventLoopPromise<[RTSPClientStateMachine.Track]>?
 
     init(url: RTSPURL, options: RTSPSessionOptions, eventLoop: any EventLoop) {
         self.url = url
@@ -64,7 +70,6 @@ final class SessionDriver: @unchecked Sendable {
         let stream = AsyncThrowingStream.makeStream(of: [RTSPReceivedPacket].self)
         self.packets = RTSPPackets(batches: stream.stream, backlog: backlog, clocks: clocks)
         self.continuation = stream.continuation
-        self.playing = eventLoop.makePromise()
         self.closed = eventLoop.makePromise()
     }
 
@@ -95,7 +100,8 @@ final class SessionDriver: @unchecked Sendable {
         }
         machine = RTSPClientStateMachine(
             configuration: .init(
-                url: url, credentials: credentials, transport: mode, requestTimeout: options.requestTimeout))
+                url: url, credentials: credentials, transport: mode, requestTimeout: options.requestTimeout,
+                stepwise: stepwise, trackSelection: selection))
         let target = (host: url.host, port: url.port)
         var tls: NIOSSLContext?
         if url.isSecure {
@@ -199,8 +205,13 @@ final class SessionDriver: @unchecked Sendable {
                 write(request.serialized(cseq: cseq))
             case .respond(let status, let reason, let cseq):
                 write(Array("RTSP/1.0 \(status) \(reason)\r\nCSeq: \(cseq)\r\n\r\n".utf8))
+            case .described(let tracks), .setUp(let tracks):
+                stepRequest?.succeed(tracks)
+                stepRequest = nil
             case .playing(let tracks):
                 startPlaying(tracks)
+                stepRequest?.succeed(tracks)
+                stepRequest = nil
             case .wakeUp(let at):
                 schedule(at: at) { [self] in perform(machine.tick(now: now)) }
             case .paused:
@@ -266,10 +277,7 @@ final class SessionDriver: @unchecked Sendable {
                 if phase == .playing && mayFallBack && media.rtpPackets == 0 { fallBackToTCP() }
             }
         }
-        if !playingReported {
-            playingReported = true
-            playing.succeed(tracks)
-        }
+        hasPlayed = true
         for early in media.takeEarly() { deliver(early.bytes, track: early.track, isRTCP: early.isRTCP) }
         handOver()
     }
@@ -336,11 +344,39 @@ final class SessionDriver: @unchecked Sendable {
         guard phase == .playing, controlRequest == nil, !actions.isEmpty else {
             return promise.fail(
                 RTSPClientError(
-                    .protocolViolation,
-                    pausing ? "pause() needs a playing session" : "resume() needs a paused session"))
+                    .invalidCall, pausing ? "pause() needs a playing session" : "resume() needs a paused session"))
         }
         controlRequest = promise
         perform(actions)
+    }
+
+    /// Stepwise: SETUP of the offered tracks at `selection` (nil: all); `promise` gets them with their
+    /// transports. On the event loop.
+    func setup(selection: [Int]?, promise: EventLoopPromise<[RTSPClientStateMachine.Track]>) {
+        if phase == .closed || phase == .closing {
+            return promise.fail(RTSPClientError(.connectionClosed, "the session is over"))
+        }
+        guard phase == .starting, stepRequest == nil, stepwise else {
+            return promise.fail(RTSPClientError(.invalidCall, "setup() comes once, after describe"))
+        }
+        self.selection = selection
+        stepwise = false
+        stepRequest = promise
+        perform(machine.setup(tracks: selection, now: now))
+    }
+
+    /// Stepwise: PLAY; `promise` gets the tracks once it is answered (at once when a new connection has
+    /// already played them). On the event loop.
+    func play(promise: EventLoopPromise<[RTSPClientStateMachine.Track]>) {
+        if phase == .playing, hasPlayed { return promise.succeed(machine.tracks) }
+        if phase == .closed || phase == .closing {
+            return promise.fail(RTSPClientError(.connectionClosed, "the session is over"))
+        }
+        guard phase == .starting, stepRequest == nil, !stepwise else {
+            return promise.fail(RTSPClientError(.invalidCall, "play() comes once, after setup"))
+        }
+        stepRequest = promise
+        perform(machine.play(now: now))
     }
 
     /// Ends the session politely: TEARDOWN when there is a session, then the sockets close; the packet
@@ -368,12 +404,10 @@ final class SessionDriver: @unchecked Sendable {
         control = nil
         for pair in udpPairs { pair.close() }
         udpPairs = []
-        if !playingReported {
-            playingReported = true
-            playing.fail(error ?? RTSPClientError(.connectionClosed, "the session was torn down before it played"))
-        }
         controlRequest?.fail(error ?? RTSPClientError(.connectionClosed, "the session ended"))
         controlRequest = nil
+        stepRequest?.fail(error ?? RTSPClientError(.connectionClosed, "the session was torn down before it played"))
+        stepRequest = nil
         if let error {
             continuation.finish(throwing: error)
         } else {

@@ -105,8 +105,9 @@ import Testing
         let failure = try #require(error as? RTSPClientError)
         #expect(failure.code == .timeout)
         #expect(failure.description.contains("GET_PARAMETER"))
-        // keepalive at half the 1 s timeout, then the 0.8 s request timeout
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Keepalive at half the 1 s timeout, then the 0.8 s request timeout: about 1.3 s. The bound only
+        // tells a typed timeout from a hang (the inactivity timeout is 30 s), on however loaded a machine.
+        #expect(ContinuousClock.now - start < .seconds(20))
     }
 
     @Test func aMissingSessionTimeoutMeansSixtySeconds() async throws {

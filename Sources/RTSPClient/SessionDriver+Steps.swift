@@ -1,0 +1,39 @@
+import NIOCore
+import NIOPosix
+import RTSP
+
+/// Making a driver, and waiting for the steps of a session (describe, setup, play) from async code.
+extension SessionDriver {
+    /// A driver for `url` on the next event loop, its UDP ports bound when the transport may use them, and
+    /// the session torn down when the packet sequence's consumer goes away.
+    static func prepare(url: RTSPURL, options: RTSPSessionOptions) async throws -> SessionDriver {
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let driver = SessionDriver(url: url, options: options, eventLoop: eventLoop)
+        driver.continuation.onTermination = { _ in eventLoop.execute { driver.teardown() } }
+        if options.transport == .udp || options.transport == .auto {
+            let host = url.host.contains(":") ? "::" : "0.0.0.0"
+            let pairs = try await UDPPortPairs.bind(
+                count: UDPPortPairs.maxTracks, first: options.firstUDPPort, host: host, on: eventLoop, driver: driver)
+            try await eventLoop.submit { driver.udpPairs = pairs }.get()
+        }
+        return driver
+    }
+
+    /// Runs `step` on the event loop with a step request waiting, and returns the tracks it ends with.
+    /// Cancelling the task tears the session down.
+    func awaitStep(_ step: @escaping @Sendable () -> Void) async throws -> [RTSPClientStateMachine.Track] {
+        let promise = eventLoop.makePromise(of: [RTSPClientStateMachine.Track].self)
+        return try await withTaskCancellationHandler {
+            eventLoop.execute { [self] in
+                guard stepRequest == nil else {
+                    return promise.fail(RTSPClientError(.invalidCall, "another step of the session is under way"))
+                }
+                stepRequest = promise
+                step()
+            }
+            return try await promise.futureResult.get()
+        } onCancel: {
+            eventLoop.execute { [self] in teardown() }
+        }
+    }
+}
