@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+#if os(Linux)
+// FFmpeg's headers are on the default include path; through pkg-config the libraries would be linked too.
+let ffmpegPkgConfig: String? = nil
+#else
+let ffmpegPkgConfig: String? = "libavcodec"
+#endif
+
 let package = Package(
     name: "swift-rtp",
     products: [
@@ -62,12 +69,15 @@ let package = Package(
         .target(name: "CH26x"),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
         .target(name: "VideoDecoding", dependencies: ["H26x"]),
-        // libavcodec / libswscale, through a C shim for the macros Swift cannot import.
+        // FFmpeg's headers (pkg-config finds them on Apple platforms; on Linux they are on the default path, and
+        // pkg-config would also link the libraries, which CFFmpegLoader opens only when a decoder is made).
         .systemLibrary(
-            name: "CFFmpeg", pkgConfig: "libavcodec",
+            name: "CFFmpeg", pkgConfig: ffmpegPkgConfig,
             providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"]), .brew(["ffmpeg"])]),
+        // libavcodec / libavutil / libswscale opened with dlopen on first use, their functions in a table.
+        .target(name: "CFFmpegLoader", dependencies: ["CFFmpeg"]),
         // The FFmpeg (libavcodec) implementation of VideoDecoder.
-        .target(name: "FFmpegDecoding", dependencies: ["VideoDecoding", "CFFmpeg", "H26x"]),
+        .target(name: "FFmpegDecoding", dependencies: ["VideoDecoding", "CFFmpegLoader", "H26x"]),
         // pcap / pcapng readers, link layers, IPv4/IPv6 (with fragment reassembly) and UDP.
         .target(name: "PacketCapture", dependencies: ["RTP"]),
         // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.

@@ -1,4 +1,4 @@
-import CFFmpeg
+import CFFmpegLoader
 import H26x
 import VideoDecoding
 
@@ -30,6 +30,8 @@ public final class FFmpegVideoDecoder: VideoDecoder {
 
     public let codec: VideoCodec
     public let configuration: Configuration
+    /// libavcodec's, libavutil's and libswscale's functions, loaded with the first decoder.
+    private let ff: cffmpeg_api
     private var context: UnsafeMutablePointer<AVCodecContext>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
@@ -53,17 +55,17 @@ public final class FFmpegVideoDecoder: VideoDecoder {
     public init(
         codec: VideoCodec, parameterSets: ParameterSets? = nil, configuration: Configuration = Configuration()
     ) throws {
+        self.ff = try FFmpegLibrary.functions()
         self.codec = codec
         self.configuration = configuration
         self.pool = FramePool(capacity: configuration.poolCapacity)
         self.parameterSets = parameterSets ?? ParameterSets(codec: codec)
         self.initialParameterSets = self.parameterSets
-        cffmpeg_set_log_level(cffmpeg_log_quiet())
-        guard let decoder = avcodec_find_decoder(codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC) else {
+        guard let decoder = ff.avcodec_find_decoder(codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC) else {
             throw VideoDecodingError(.decoderUnavailable, "this libavcodec has no \(codec) decoder")
         }
-        guard let context = avcodec_alloc_context3(decoder), let frame = av_frame_alloc(),
-            let packet = av_packet_alloc()
+        guard let context = ff.avcodec_alloc_context3(decoder), let frame = ff.av_frame_alloc(),
+            let packet = ff.av_packet_alloc()
         else { throw VideoDecodingError(.decoderFailure, "libavcodec could not allocate a decoder") }
         self.context = context
         self.frame = frame
@@ -72,7 +74,7 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         if let sets = parameterSets, !sets.isEmpty {
             var extradata: [UInt8] = []
             for set in sets.all { extradata += [0, 0, 0, 1] + set.bytes }
-            if let buffer = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(
+            if let buffer = ff.av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(
                 to: UInt8.self)
             {
                 buffer.update(from: extradata, count: extradata.count)
@@ -80,19 +82,19 @@ public final class FFmpegVideoDecoder: VideoDecoder {
                 context.pointee.extradata_size = Int32(extradata.count)
             }
         }
-        let status = avcodec_open2(context, decoder, nil)
+        let status = ff.avcodec_open2(context, decoder, nil)
         guard status >= 0 else {
             throw VideoDecodingError(
-                .decoderFailure, "libavcodec could not open the \(codec) decoder: \(Self.message(status))")
+                .decoderFailure, "libavcodec could not open the \(codec) decoder: \(message(status))")
         }
         inFlight.reserveCapacity(64)
     }
 
     deinit {
-        avcodec_free_context(&context)
-        av_frame_free(&frame)
-        av_packet_free(&packet)
-        if let scaler { sws_freeContext(scaler) }
+        ff.avcodec_free_context(&context)
+        ff.av_frame_free(&frame)
+        ff.av_packet_free(&packet)
+        if let scaler { ff.sws_freeContext(scaler) }
     }
 
     public func configure(parameterSets sets: ParameterSets) throws {
@@ -120,20 +122,20 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         }
         if status < 0 && status != cffmpeg_eagain() {
             decodeErrors += 1
-            lastError = Self.message(status)
+            lastError = message(status)
         }
         try receive(emit: emit)
     }
 
     public func drain(emit: (I420Frame) -> Void) throws {
-        _ = avcodec_send_packet(context, nil)
+        _ = ff.avcodec_send_packet(context, nil)
         try receive(emit: emit)
-        avcodec_flush_buffers(context)
+        ff.avcodec_flush_buffers(context)
         inFlight.removeAll(keepingCapacity: true)
     }
 
     public func flush() {
-        avcodec_flush_buffers(context)
+        ff.avcodec_flush_buffers(context)
         inFlight.removeAll(keepingCapacity: true)
     }
 
@@ -153,21 +155,21 @@ public final class FFmpegVideoDecoder: VideoDecoder {
             packet.pointee.flags = keyframe ? AV_PKT_FLAG_KEY : 0
             // The packet is not reference-counted: libavcodec copies what it keeps before this returns.
             defer { packet.pointee.data = nil }
-            return avcodec_send_packet(context, packet)
+            return ff.avcodec_send_packet(context, packet)
         }
     }
 
     private func receive(emit: (I420Frame) -> Void) throws {
         guard let frame else { return }
         while true {
-            let status = avcodec_receive_frame(context, frame)
+            let status = ff.avcodec_receive_frame(context, frame)
             if status == cffmpeg_eagain() || status == cffmpeg_eof() { return }
             if status < 0 {
                 decodeErrors += 1
-                lastError = Self.message(status)
+                lastError = message(status)
                 return
             }
-            defer { av_frame_unref(frame) }
+            defer { ff.av_frame_unref(frame) }
             let pts =
                 frame.pointee.best_effort_timestamp != cffmpeg_nopts()
                 ? frame.pointee.best_effort_timestamp : frame.pointee.pts
@@ -195,11 +197,11 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         let size = I420Frame.storageSize(height: outHeight, strideY: strideY, strideUV: strideUV)
         let direct = (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P) && configuration.outputSize == nil
         if !direct {
-            scaler = sws_getCachedContext(
+            scaler = ff.sws_getCachedContext(
                 scaler, Int32(width), Int32(height), format, Int32(outWidth), Int32(outHeight), AV_PIX_FMT_YUV420P,
                 SWS_BILINEAR, nil, nil, nil)
             guard scaler != nil else {
-                let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "format \(format.rawValue)"
+                let name = ff.av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "format \(format.rawValue)"
                 throw VideoDecodingError(
                     .unsupportedPixelFormat, "decoded pictures are \(name), which libswscale cannot convert to I420")
             }
@@ -231,7 +233,7 @@ public final class FFmpegVideoDecoder: VideoDecoder {
                     withUnsafePointer(to: &frame.pointee.linesize) { sourceStrides in
                         withUnsafeMutablePointer(to: &destinations) { destinationPlanes in
                             withUnsafeMutablePointer(to: &strides) { destinationStrides in
-                                _ = sws_scale(
+                                _ = ff.sws_scale(
                                     scaler,
                                     UnsafeRawPointer(sourcePlanes).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
                                     UnsafeRawPointer(sourceStrides).assumingMemoryBound(to: Int32.self), 0,
@@ -250,10 +252,10 @@ public final class FFmpegVideoDecoder: VideoDecoder {
             storage: storage, strideY: strideY, strideUV: strideUV)
     }
 
-    static func message(_ status: Int32) -> String {
+    /// libavcodec's words for an error status.
+    func message(_ status: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
-        return buffer.withUnsafeMutableBufferPointer {
-            String(cString: cffmpeg_error_string(status, $0.baseAddress, $0.count))
-        }
+        _ = buffer.withUnsafeMutableBufferPointer { ff.av_strerror(status, $0.baseAddress, $0.count) }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

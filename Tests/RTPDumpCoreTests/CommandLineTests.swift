@@ -17,6 +17,21 @@ import Testing
         #expect(run.stderr.contains("75 frames"))
     }
 
+    /// FFmpeg and the hundred libraries it pulls in are loaded by `decode` alone: other commands start
+    /// without them (CFFmpegLoader). The dynamic loader's own log says which libraries a run opened.
+    @Test(.enabled(if: present)) func onlyDecodingLoadsFFmpeg() throws {
+        #if os(Linux)
+        let capture = Fixtures.capture("h264-ffmpeg.pcap")
+        let streams = try RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
+        #expect(streams.status == 0)
+        #expect(streams.stderr.contains("libswiftCore"))  // the log is there...
+        #expect(!streams.stderr.contains("libavcodec"))  // ...and FFmpeg is not in it
+        let decode = try RTPDumpBinary.run(["decode", capture, "--md5"], environment: ["LD_DEBUG": "files"])
+        #expect(decode.status == 0)
+        #expect(decode.stderr.contains("libavcodec.so"))
+        #endif
+    }
+
     @Test(.enabled(if: present)) func badInputFailsWithAMessageOnStderr() throws {
         let garbage = try Self.run(["streams", Fixtures.capture("garbage.bin")])
         #expect(garbage.status != 0)

@@ -9,8 +9,8 @@ public struct ProgramRun: Sendable {
     public var all: String { stdout + stderr }
 }
 
-/// Runs a program to its end. Its standard error is read after its standard output: the programs the
-/// tests run write little there.
+/// Runs a program to its end. Both outputs are read at once (standard error on another thread), so a
+/// program that writes a lot to either cannot block on a full pipe.
 public func runProgram(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:]
 ) throws -> ProgramRun {
@@ -23,8 +23,11 @@ public func runProgram(
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    let stderrBox = LockedData()
+    let reader = Thread { stderrBox.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    let stderr = stderrBox.wait()
     process.waitUntilExit()
     return ProgramRun(
         status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
@@ -47,4 +50,24 @@ public func firstLine(of handle: FileHandle) -> String {
     var line: [UInt8] = []
     while let byte = handle.readData(ofLength: 1).first, byte != 0x0A { line.append(byte) }
     return String(decoding: line, as: UTF8.self)
+}
+
+/// Data handed from one thread to another, waited for.
+private final class LockedData: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var data: Data?
+
+    func set(_ value: Data) {
+        condition.lock()
+        data = value
+        condition.signal()
+        condition.unlock()
+    }
+
+    func wait() -> Data {
+        condition.lock()
+        defer { condition.unlock() }
+        while data == nil { condition.wait() }
+        return data ?? Data()
+    }
 }
