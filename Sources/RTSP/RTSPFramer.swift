@@ -43,11 +43,24 @@ public struct RTSPFramer: Sendable {
 
     /// Adds bytes from the connection.
     public mutating func append<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Adds bytes from the connection, copied in one piece (what a socket read hands over; the generic
+    /// ``append(_:)-(Bytes)`` is not specialized across modules and copies byte by byte).
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        compact()
+        buffer.append(
+            contentsOf: UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+    }
+
+    /// Drops what was framed once it is at least half the buffer.
+    private mutating func compact() {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeSubrange(0..<start)
             start = 0
         }
-        buffer.append(contentsOf: bytes)
     }
 
     /// The next whole frame, or nil until more bytes arrive.

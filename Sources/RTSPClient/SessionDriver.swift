@@ -420,7 +420,7 @@ final class SessionDriver: @unchecked Sendable {
 
     func controlBytes(_ buffer: ByteBuffer, generation: Int) {
         guard generation == self.generation, phase != .closed else { return }
-        framer.append(buffer.readableBytesView)
+        buffer.withUnsafeReadableBytes { framer.append($0) }
         do {
             while phase != .closed, generation == self.generation, let frame = try framer.next() {
                 switch frame {
