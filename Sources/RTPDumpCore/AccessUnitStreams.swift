@@ -23,6 +23,8 @@ public struct AccessUnitStreams: Sendable {
     private var index: [StreamKey: Int] = [:]
     private var streams: [Stream] = []
     private var keys: [StreamKey] = []
+    /// The stream of the last event: the next is almost always of the same one (no hashing then).
+    private var last = 0
     /// Reused for what the reorder buffer releases per datagram, so that steady state allocates nothing.
     private var eventBuffer: [OrderedPackets.Event] = []
     /// Each sender's clock, from its RTCP sender reports (H.264 and H.265 use a 90 kHz RTP clock).
@@ -76,10 +78,14 @@ public struct AccessUnitStreams: Sendable {
 
     private mutating func handle(_ event: OrderedPackets.Event, emit: (StreamKey, AccessUnit) -> Void) {
         let position: Int
-        if let known = index[event.stream] {
+        if last < keys.count, keys[last] == event.stream {
+            position = last
+        } else if let known = index[event.stream] {
             position = known
+            last = known
         } else {
             position = streams.count
+            last = position
             index[event.stream] = position
             streams.append(
                 Stream(

@@ -15,6 +15,8 @@ public struct OrderedPackets: Sendable {
     private var index: [StreamKey: Int] = [:]
     private var buffers: [ReorderBuffer] = []
     private var keys: [StreamKey] = []
+    /// The stream of the last packet: the next is almost always of the same one (no hashing then).
+    private var last = 0
     /// Datagrams that matched the filter but were not valid RTP (including snaplen-truncated ones).
     public private(set) var rejected = 0
 
@@ -33,10 +35,14 @@ public struct OrderedPackets: Sendable {
         guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return }
         let key = StreamKey(ssrc: packet.ssrc, source: datagram.source, destination: datagram.destination)
         let position: Int
-        if let known = index[key] {
+        if last < keys.count, keys[last] == key {
+            position = last
+        } else if let known = index[key] {
             position = known
+            last = known
         } else {
             position = buffers.count
+            last = position
             index[key] = position
             buffers.append(ReorderBuffer(configuration: configuration))
             keys.append(key)
