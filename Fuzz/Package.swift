@@ -15,7 +15,7 @@ let package = Package(
             dependencies: [
                 .product(name: "RTP", package: "swift-rtp"), .product(name: "PacketCapture", package: "swift-rtp"),
             ]),
-        // The packet-script player both depacketizer targets use.
+        // The packet-script player both depacketizer targets use, and the chunking the framer targets use.
         .target(
             name: "FuzzSupport",
             dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
@@ -24,11 +24,13 @@ let package = Package(
         .executableTarget(
             name: "FuzzHEVCDepacketizer", dependencies: ["FuzzSupport", .product(name: "H26x", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSPS", dependencies: [.product(name: "H26x", package: "swift-rtp")]),
-        .executableTarget(name: "FuzzRTSPFramer", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzRTSPFramer", dependencies: ["FuzzSupport", .product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSDP", dependencies: [.product(name: "SDP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzWWWAuthenticate", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(
-            name: "FuzzLengthPrefixed", dependencies: [.product(name: "RTPTransport", package: "swift-rtp")]),
+            name: "FuzzLengthPrefixed",
+            dependencies: ["FuzzSupport", .product(name: "RTPTransport", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSRTP", dependencies: [.product(name: "SRTP", package: "swift-rtp")]),
     ],
     swiftLanguageModes: [.v6]
