@@ -6,7 +6,8 @@ import SDP
 /// An RTSP session the server has described and that does not play yet (``RTSPSession/describe(_:options:)-(String,_)``):
 /// choose the tracks with ``setup(tracks:)``, then ``play()`` gives the playing ``RTSPSession``.
 ///
-/// Keepalives run from SETUP on. Dropping it before ``play()`` tears the session down.
+/// Keepalives run from SETUP on. Dropping it before ``play()``, or cancelling the task that awaits a step,
+/// tears the session down.
 public final class RTSPDescribedSession: Sendable {
     /// The URL described, without credentials.
     public let url: RTSPURL
@@ -51,9 +52,7 @@ public final class RTSPDescribedSession: Sendable {
             }
         }
         let driver = self.driver
-        let promise = driver.eventLoop.makePromise(of: [RTSPClientStateMachine.Track].self)
-        driver.eventLoop.execute { driver.setup(selection: indices, promise: promise) }
-        return try await promise.futureResult.get()
+        return try await driver.awaitStep { () throws(RTSPClientError) in try driver.setup(selection: indices) }
     }
 
     /// PLAY; returns the playing session once the server has answered. From then on the returned session
@@ -63,9 +62,7 @@ public final class RTSPDescribedSession: Sendable {
     ///   codes when the server refuses (the session is over).
     public func play() async throws -> RTSPSession {
         let driver = self.driver
-        let promise = driver.eventLoop.makePromise(of: [RTSPClientStateMachine.Track].self)
-        driver.eventLoop.execute { driver.play(promise: promise) }
-        let tracks = try await promise.futureResult.get()
+        let tracks = try await driver.awaitStep { () throws(RTSPClientError) in try driver.play() }
         let first = handedOver.withLockedValue { handed in
             defer { handed = true }
             return !handed

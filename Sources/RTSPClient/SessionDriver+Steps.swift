@@ -19,17 +19,27 @@ extension SessionDriver {
         return driver
     }
 
-    /// Runs `step` on the event loop with a step request waiting, and returns the tracks it ends with.
-    /// Cancelling the task tears the session down.
-    func awaitStep(_ step: @escaping @Sendable () -> Void) async throws -> [RTSPClientStateMachine.Track] {
+    /// Runs `step` on the event loop with a step request waiting, and returns the tracks it ends with; what
+    /// `step` throws fails it at once. Cancelling the task tears the session down.
+    func awaitStep(
+        _ step: @escaping @Sendable () throws(RTSPClientError) -> Void
+    ) async throws -> [RTSPClientStateMachine.Track] {
         let promise = eventLoop.makePromise(of: [RTSPClientStateMachine.Track].self)
         return try await withTaskCancellationHandler {
             eventLoop.execute { [self] in
+                if phase == .closed || phase == .closing {
+                    return promise.fail(RTSPClientError(.connectionClosed, "the session is over"))
+                }
                 guard stepRequest == nil else {
                     return promise.fail(RTSPClientError(.invalidCall, "another step of the session is under way"))
                 }
                 stepRequest = promise
-                step()
+                do throws(RTSPClientError) {
+                    try step()
+                } catch {
+                    stepRequest = nil
+                    promise.fail(error)
+                }
             }
             return try await promise.futureResult.get()
         } onCancel: {

@@ -350,32 +350,24 @@ final class SessionDriver: @unchecked Sendable {
         perform(actions)
     }
 
-    /// Stepwise: SETUP of the offered tracks at `selection` (nil: all); `promise` gets them with their
-    /// transports. On the event loop.
-    func setup(selection: [Int]?, promise: EventLoopPromise<[RTSPClientStateMachine.Track]>) {
-        if phase == .closed || phase == .closing {
-            return promise.fail(RTSPClientError(.connectionClosed, "the session is over"))
-        }
-        guard phase == .starting, stepRequest == nil, stepwise else {
-            return promise.fail(RTSPClientError(.invalidCall, "setup() comes once, after describe"))
-        }
+    /// Stepwise: SETUP of the offered tracks at `selection` (nil: all); the step request gets them with
+    /// their transports. A step of ``awaitStep(_:)``, on the event loop.
+    func setup(selection: [Int]?) throws(RTSPClientError) {
+        guard stepwise else { throw RTSPClientError(.invalidCall, "setup() comes once, after describe") }
         self.selection = selection
         stepwise = false
-        stepRequest = promise
         perform(machine.setup(tracks: selection, now: now))
     }
 
-    /// Stepwise: PLAY; `promise` gets the tracks once it is answered (at once when a new connection has
-    /// already played them). On the event loop.
-    func play(promise: EventLoopPromise<[RTSPClientStateMachine.Track]>) {
-        if phase == .playing, hasPlayed { return promise.succeed(machine.tracks) }
-        if phase == .closed || phase == .closing {
-            return promise.fail(RTSPClientError(.connectionClosed, "the session is over"))
+    /// Stepwise: PLAY; the step request gets the tracks once it is answered (at once when a new connection
+    /// has already played them). A step of ``awaitStep(_:)``, on the event loop.
+    func play() throws(RTSPClientError) {
+        if phase == .playing, hasPlayed {
+            stepRequest?.succeed(machine.tracks)
+            stepRequest = nil
+            return
         }
-        guard phase == .starting, stepRequest == nil, !stepwise else {
-            return promise.fail(RTSPClientError(.invalidCall, "play() comes once, after setup"))
-        }
-        stepRequest = promise
+        guard !stepwise else { throw RTSPClientError(.invalidCall, "play() comes once, after setup") }
         perform(machine.play(now: now))
     }
 
