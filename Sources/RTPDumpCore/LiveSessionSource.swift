@@ -22,8 +22,8 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
 
     /// Connects and plays (blocking the calling thread until PLAY is answered or the session fails).
     public static func open(url: String, options: RTSPSessionOptions, duration: Duration?) throws -> LiveSessionSource {
-        // Packets go from the event loop straight to this queue (the session's packetHandler): one thread
-        // hop per read, to the command's thread.
+        // Packets go from the event loop straight to this queue (the session's packetHandler), which hands
+        // them to a consumer on the event loop (forEachDatagram) or to the command's thread (nextDatagram).
         let queue = PacketQueue()
         var options = options
         options.packetHandler = { batch in queue.push(batch) }
@@ -87,130 +87,5 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
             recordIndex: index - 1, time: received.arrival, source: source,
             destination: SocketAddress(address: .v4(0x7F00_0001), port: ports[received.track]),
             payload: received.packet.bytes, isTruncated: false)
-    }
-}
-
-/// Packets from the event loop to a synchronous reader, which waits for them.
-final class PacketQueue: @unchecked Sendable {
-    /// Packets held for a reader that falls behind before the oldest are dropped.
-    static let capacity = 65_536
-
-    private let condition = NSCondition()
-    private var packets: [RTSPReceivedPacket] = []
-    private var head = 0
-    private var ended = false
-    /// The reader is waiting for packets (then a push wakes it).
-    private var waiting = false
-    /// Set by ``consumeOnPushingThread(_:stop:)``: what each pushed packet goes to instead of the queue.
-    private var consumer: ((RTSPReceivedPacket) throws -> Void)?
-    private var consumerFailure: (any Error)?
-    private var failure: (any Error)?
-
-    func push(_ batch: ArraySlice<RTSPReceivedPacket>) {
-        condition.lock()
-        if let consumer {
-            defer { condition.unlock() }
-            do {
-                for packet in batch { try consumer(packet) }
-            } catch {
-                consumerFailure = error
-                self.consumer = nil
-                condition.signal()
-            }
-            return
-        }
-        packets.append(contentsOf: batch)
-        if packets.count - head > Self.capacity { head = packets.count - Self.capacity }
-        let wake = waiting
-        condition.unlock()
-        // Signalled after unlocking, and only when the reader sleeps: a reader woken while the lock is still
-        // held would only block again on it.
-        if wake { condition.signal() }
-    }
-
-    func end(_ error: (any Error)?) {
-        condition.lock()
-        ended = true
-        failure = error
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Runs `consumer` on every packet in order (first those queued, here; then each batch on the thread that
-    /// pushes it, under the lock) until the session ends or `consumer` throws; then calls `stop` and
-    /// rethrows. Returns when the session has ended, throwing its error if it failed.
-    func consumeOnPushingThread(
-        _ consumer: @escaping (RTSPReceivedPacket) throws -> Void, stop: () -> Void
-    ) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        do {
-            while head < packets.count {
-                head += 1
-                try consumer(packets[head - 1])
-            }
-        } catch {
-            consumerFailure = error
-        }
-        packets.removeAll(keepingCapacity: true)
-        head = 0
-        if consumerFailure == nil { self.consumer = consumer }
-        while !ended && consumerFailure == nil { condition.wait() }
-        self.consumer = nil
-        if let consumerFailure {
-            stop()
-            throw consumerFailure
-        }
-        if let failure { throw failure }
-    }
-
-    func next() throws -> RTSPReceivedPacket? {
-        condition.lock()
-        defer { condition.unlock() }
-        if head == packets.count || (head > 4096 && head * 2 > packets.count) {
-            // Release what was taken (it holds the packets' bytes): all of it, keeping the storage, once
-            // caught up; or the taken half, for a reader that stays behind.
-            packets.removeFirst(head)
-            head = 0
-        }
-        while head == packets.count && !ended {
-            waiting = true
-            condition.wait()
-            waiting = false
-        }
-        guard head < packets.count else {
-            if let failure { throw failure }
-            return nil
-        }
-        head += 1
-        return packets[head - 1]
-    }
-}
-
-/// The result of async work, awaited by a synchronous caller.
-final class BlockingResult<Value>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var result: Result<Value, any Error>?
-
-    func set(_ body: () async throws -> Value) async {
-        let value: Result<Value, any Error>
-        do { value = .success(try await body()) } catch { value = .failure(error) }
-        store(value)
-    }
-
-    private func store(_ value: Result<Value, any Error>) {
-        condition.lock()
-        result = value
-        condition.signal()
-        condition.unlock()
-    }
-
-    func wait() throws -> Value {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let result { return try result.get() }
-            condition.wait()
-        }
     }
 }
