@@ -4,6 +4,7 @@
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
+                      [--rtcp-interval MS]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds.
@@ -42,6 +43,17 @@ def access_control(server, factory, args):
     factory.set_permissions(permissions)
 
 
+def shorten_rtcp_interval(factory, milliseconds):
+    """Each media's RTP sessions send RTCP (sender reports) about every `milliseconds` instead of the
+    5 s default, so a short stream is sure to carry sender reports before its BYE."""
+    def prepared(media):
+        for index in range(media.n_streams()):
+            session = media.get_stream(index).get_rtpsession()
+            session.set_property("rtcp-min-interval", milliseconds * Gst.MSECOND)
+
+    factory.connect("media-configure", lambda _, media: media.connect("prepared", prepared))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("port", type=int)
@@ -57,6 +69,7 @@ def main():
     parser.add_argument("--auth", choices=["basic", "digest"])
     parser.add_argument("--user", default="user")
     parser.add_argument("--password", default="secret")
+    parser.add_argument("--rtcp-interval", type=int, help="least milliseconds between RTCP packets (default 5000)")
     args = parser.parse_args()
     Gst.init(None)
     rate = f" bitrate={args.bitrate}" if args.bitrate else ""
@@ -80,6 +93,8 @@ def main():
         pool = GstRtspServer.RTSPAddressPool()
         pool.add_range("239.255.42.0", "239.255.42.255", 46000 + args.port % 1000 * 10, 46009 + args.port % 1000 * 10, 1)
         factory.set_address_pool(pool)
+    if args.rtcp_interval:
+        shorten_rtcp_interval(factory, args.rtcp_interval)
     if args.auth or args.tls_cert:
         access_control(server, factory, args)
     server.get_mount_points().add_factory("/test", factory)

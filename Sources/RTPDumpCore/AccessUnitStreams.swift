@@ -29,12 +29,16 @@ public struct AccessUnitStreams: Sendable {
     private var eventBuffer: [OrderedPackets.Event] = []
     /// Each sender's clock, from its RTCP sender reports (H.264 and H.265 use a 90 kHz RTP clock).
     private var clocks: [UInt32: SenderClock] = [:]
+    /// Sender clocks from RTCP that does not come as datagrams (a live session reads its RTCP itself).
+    private let senderClocks: (@Sendable (UInt32) -> SenderClock?)?
 
     public init(
         filter: StreamFilter = StreamFilter(), codec: VideoCodec? = nil,
         configuration: DepacketizerConfiguration = DepacketizerConfiguration(),
-        reorder: ReorderBuffer.Configuration = .init(), template: VideoDepacketizer? = nil
+        reorder: ReorderBuffer.Configuration = .init(), template: VideoDepacketizer? = nil,
+        senderClocks: (@Sendable (UInt32) -> SenderClock?)? = nil
     ) {
+        self.senderClocks = senderClocks
         self.codec = template?.codec ?? codec
         self.configuration = configuration
         self.template = template
@@ -66,8 +70,8 @@ public struct AccessUnitStreams: Sendable {
         for position in streams.indices {
             let key = keys[position]
             if streams[position].depacketizer == nil { decide(position, codec: .h264, emit: emit) }
-            let clock = clocks[key.ssrc]
-            streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock)) }
+            let (clock, senderClocks) = (clocks[key.ssrc], senderClocks)
+            streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock ?? senderClocks?(key.ssrc))) }
         }
     }
 
@@ -113,7 +117,9 @@ public struct AccessUnitStreams: Sendable {
 
     private mutating func feed(_ position: Int, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void) {
         let key = keys[position]
-        let clock = clocks[key.ssrc]
-        streams[position].depacketizer?.consume(output) { emit(key, $0.captured(by: clock)) }
+        let (clock, senderClocks) = (clocks[key.ssrc], senderClocks)  // the second is asked only per access unit
+        streams[position].depacketizer?.consume(output) {
+            emit(key, $0.captured(by: clock ?? senderClocks?(key.ssrc)))
+        }
     }
 }

@@ -33,7 +33,8 @@ public enum FrameDecoding {
         configuration: FFmpegVideoDecoder.Configuration, template: VideoDepacketizer?,
         escapingEmit emit: @escaping (I420Frame) throws -> Void
     ) throws -> Summary {
-        var streams = AccessUnitStreams(filter: filter, codec: codec, template: template)
+        var streams = AccessUnitStreams(
+            filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks)
         var chosen: StreamKey?
         var decoder: FFmpegVideoDecoder?
         var summary = Summary()

@@ -14,6 +14,10 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     /// What the commands read from a session capture: the SDP and the transports.
     public let info: RTSPSessionInfo
     public var warnings: CaptureWarnings { CaptureWarnings() }
+    /// The session reads the RTCP: its sender reports reach the commands through this, not as datagrams.
+    public var senderClocks: (@Sendable (UInt32) -> SenderClock?)? {
+        { [packets = session.packets] ssrc in packets.senderClock(ssrc: ssrc) }
+    }
 
     private let queue: PacketQueue
     private let source: PacketCapture.SocketAddress

@@ -31,7 +31,8 @@ public enum NALListing {
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: VideoDepacketizer? = nil,
         write: ([UInt8]) throws -> Void
     ) throws -> ExtractSummary {
-        var streams = AccessUnitStreams(filter: filter, codec: codec, template: template)
+        var streams = AccessUnitStreams(
+            filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks)
         var chosen: StreamKey?
         var summary = ExtractSummary()
         let writer = ElementaryStreamWriter(framing: .annexB)

@@ -14,9 +14,14 @@ public protocol DatagramSource {
     /// no datagram has to cross threads; use ``nextDatagram()`` for work too slow for a receiving thread.
     mutating func forEachDatagram(_ body: (UDPDatagram) throws -> Void) throws
     var warnings: CaptureWarnings { get }
+    /// The sender clock of each SSRC, for a source that reads the RTCP itself rather than passing its
+    /// sender reports on as datagrams (a live session); nil for the others.
+    var senderClocks: (@Sendable (UInt32) -> SenderClock?)? { get }
 }
 
 extension DatagramSource {
+    public var senderClocks: (@Sendable (UInt32) -> SenderClock?)? { nil }
+
     public mutating func forEachDatagram(_ body: (UDPDatagram) throws -> Void) throws {
         while let datagram = try nextDatagram() { try body(datagram) }
     }

@@ -19,6 +19,11 @@ public struct RTSPPackets: AsyncSequence, Sendable {
         clocks.withLockedValue { $0[track] }?.wallClock(rtpTimestamp: timestamp)
     }
 
+    /// The sender clock of the stream with SSRC `ssrc`, once its sender has reported.
+    public func senderClock(ssrc: UInt32) -> SenderClock? {
+        clocks.withLockedValue { clocks in clocks.values.first { $0.ssrc == ssrc } }
+    }
+
     public struct AsyncIterator: AsyncIteratorProtocol {
         var batches: AsyncThrowingStream<[RTSPReceivedPacket], any Error>.AsyncIterator
         let backlog: NIOLockedValueBox<Int>

@@ -279,7 +279,8 @@ struct NALs: ParsableCommand {
         var (capture, session) = try options.openSource()
         let format = try options.sdpFormat(session: session)
         var streams = AccessUnitStreams(
-            filter: options.filter(for: format), codec: options.codec, template: try options.template(for: format))
+            filter: options.filter(for: format), codec: options.codec, template: try options.template(for: format),
+            senderClocks: capture.senderClocks)
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }

@@ -36,6 +36,34 @@ import Testing
         #expect(!run.all.contains("right-one"))
     }
 
+    /// The session reads the RTCP itself; its sender reports must still reach `nals` (they once did not).
+    @Test func nalsGivesCaptureTimesFromTheSendersReports() throws {
+        let server = try RealServer(["--frames", "60", "--rtcp-interval", "300"])
+        defer { server.stop() }
+        let run = try Self.run(["nals", server.url])
+        #expect(run.status == 0, "\(run.stderr)")
+        let units = run.stdout.split(separator: "\n").filter { $0.hasPrefix("au ") }.map { line in
+            let fields = line.split(separator: " ")
+            let rtp = fields.first { $0.hasPrefix("ts=") }.flatMap { UInt32($0.dropFirst(3)) }
+            let wallclock = fields.first { $0.hasPrefix("wallclock=") }.flatMap { Double($0.dropFirst(10)) }
+            return (rtp: rtp ?? 0, wallclock: wallclock)
+        }
+        #expect(units.count >= 55)
+        // Reports come every 300 ms or so from the start: all but the first few units are stamped, each
+        // on the server's clock (this machine's) and about 1/30 s after the one before. Only about: each
+        // new report moves the mapping a little (consecutive reports of this server disagreed by up to
+        // 73 ms). RealServerTests checks the times exactly, against tshark's reading of the reports.
+        let stamped = units.drop { $0.wallclock == nil }
+        #expect(stamped.count >= units.count - 15)
+        #expect(stamped.allSatisfy { $0.wallclock != nil })
+        let now = Date().timeIntervalSince1970
+        #expect(stamped.allSatisfy { abs(($0.wallclock ?? 0) - now) < 30 })
+        for (a, b) in zip(stamped, stamped.dropFirst()) {
+            let expected = Double(Int32(bitPattern: b.rtp &- a.rtp)) / 90_000
+            #expect(abs((b.wallclock ?? 0) - (a.wallclock ?? 0) - expected) < 0.2)
+        }
+    }
+
     @Test func durationStopsALongStream() throws {
         let server = try RealServer(["--frames", "900"])
         defer { server.stop() }

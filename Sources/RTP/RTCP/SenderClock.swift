@@ -36,6 +36,8 @@ public struct SenderClock: Sendable, Hashable {
     public let clockRate: Int
     /// The latest report's NTP time and RTP timestamp.
     public private(set) var reference: (ntp: WallClockTime, rtp: UInt32)?
+    /// The SSRC of the sender whose reports set it; nil before the first.
+    public private(set) var ssrc: UInt32?
 
     public init(clockRate: Int) {
         self.clockRate = clockRate
@@ -44,6 +46,7 @@ public struct SenderClock: Sendable, Hashable {
     /// Takes a sender report of this stream (the newest wins).
     public mutating func update(with report: RTCPSenderReport) {
         reference = (WallClockTime(ntp: report.ntpTimestamp), report.rtpTimestamp)
+        ssrc = report.ssrc
     }
 
     /// The wall-clock time of RTP timestamp `timestamp` (32 bits, or extended: only its low 32 bits
