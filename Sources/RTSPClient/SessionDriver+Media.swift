@@ -20,7 +20,7 @@ extension SessionDriver {
 
     /// A datagram on a track's RTP or RTCP socket.
     func datagram(_ buffer: ByteBuffer, track: Int, isRTCP: Bool) {
-        let bytes = Array(buffer.readableBytesView)
+        let bytes = buffer.withUnsafeReadableBytes { packetBuffers.copy($0) }
         switch phase {
         case .starting: media.holdEarly(MediaState.EarlyPacket(bytes: bytes, track: track, isRTCP: isRTCP))
         case .playing, .closing:

@@ -81,6 +81,8 @@ final class SessionDriver: @unchecked Sendable {
     let clocks = NIOLockedValueBox<[Int: SenderClock]>([:])
     /// Packets delivered during the current read, handed to the consumer when the read completes.
     var batch: [RTSPReceivedPacket] = []
+    /// Where each received packet's bytes are copied (the one copy between the socket and the depacketizer).
+    var packetBuffers = PacketBufferPool()
 
     var now: Duration { .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds - origin.uptimeNanoseconds)) }
 
@@ -419,7 +421,7 @@ final class SessionDriver: @unchecked Sendable {
                 case .message(let message):
                     perform(machine.receive(message, now: now))
                 case .interleaved(let channel, let payload):
-                    interleaved(Array(payload), channel: channel)
+                    interleaved(payload.withUnsafeBytes { packetBuffers.copy($0) }, channel: channel)
                 }
             }
         } catch {
