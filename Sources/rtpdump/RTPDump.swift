@@ -205,6 +205,7 @@ func finish(_ warnings: CaptureWarnings) {
 
 struct Streams: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "streams",
         abstract: "One row per RTP stream: SSRC, payload type, addresses, packets, lost, duplicates, reordered, jitter."
     )
 
@@ -240,7 +241,7 @@ struct Streams: ParsableCommand {
 }
 
 struct Packets: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "One line per RTP packet.")
+    static let configuration = CommandConfiguration(commandName: "packets", abstract: "One line per RTP packet.")
 
     @OptionGroup var options: InputOptions
 
@@ -294,6 +295,7 @@ struct NALs: ParsableCommand {
 
 struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "extract",
         abstract: "Write the complete access units of a stream as an Annex B elementary stream (.h264, .h265).")
 
     @OptionGroup var options: InputOptions
@@ -334,6 +336,7 @@ struct Extract: ParsableCommand {
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "decode",
         abstract: "Decode the video (FFmpeg's libavcodec) to I420: a .y4m file and/or one MD5 line per frame.")
 
     @OptionGroup var options: InputOptions
