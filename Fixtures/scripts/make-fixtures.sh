@@ -96,6 +96,7 @@ python3 "$here/tshark_streams.py" "$captures" "$expected"
 # NAL-level references from GStreamer and ffprobe, and the interleaved captures built from them.
 rm -f "$expected/interleaved.json"
 bash "$here/gst_references.sh"
+bash "$here/config_records.sh"
 
 # Per-frame MD5s from GStreamer's avdec decoders.
 bash "$fixtures/../scripts/ensure-packages.sh" gstreamer1.0-libav

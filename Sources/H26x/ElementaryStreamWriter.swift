@@ -47,26 +47,3 @@ public struct ElementaryStreamWriter: Sendable {
         out.append(contentsOf: nal)
     }
 }
-
-extension ParameterSets {
-    /// The AVCDecoderConfigurationRecord (ISO/IEC 14496-15 section 5.3.3.1, the `avcC` box) for an H.264
-    /// stream, with 4-byte NAL lengths; nil without an SPS and a PPS.
-    public var avcDecoderConfigurationRecord: [UInt8]? {
-        guard codec == .h264 else { return nil }
-        let sps = all.filter { $0.type == 7 }
-        let pps = all.filter { $0.type == 8 }
-        guard let first = sps.first, first.bytes.count >= 4, !pps.isEmpty else { return nil }
-        let profile = first.bytes[first.bytes.startIndex + 1]
-        let compatibility = first.bytes[first.bytes.startIndex + 2]
-        let level = first.bytes[first.bytes.startIndex + 3]
-        var record: [UInt8] = [1, profile, compatibility, level, 0xFF, 0xE0 | UInt8(min(sps.count, 31))]
-        for set in sps.prefix(31) {
-            record += [UInt8(set.bytes.count >> 8 & 0xFF), UInt8(set.bytes.count & 0xFF)] + set.bytes
-        }
-        record.append(UInt8(min(pps.count, 255)))
-        for set in pps.prefix(255) {
-            record += [UInt8(set.bytes.count >> 8 & 0xFF), UInt8(set.bytes.count & 0xFF)] + set.bytes
-        }
-        return record
-    }
-}

@@ -164,10 +164,12 @@ import Testing
 
     @Test func avcDecoderConfigurationRecord() {
         var sets = ParameterSets(codec: .h264)
-        #expect(sets.avcDecoderConfigurationRecord == nil)
+        #expect(throws: H26xError.self) { try sets.decoderConfigurationRecord() }
         sets.update(NALUnit(codec: .h264, bytes: Packets.sps[...]))
+        #expect(throws: H26xError.self) { try sets.decoderConfigurationRecord() }  // no PPS yet
         sets.update(NALUnit(codec: .h264, bytes: Packets.pps[...]))
-        let record = sets.avcDecoderConfigurationRecord
+        let record = try? sets.decoderConfigurationRecord()
+        // Constrained Baseline: no High-profile fields after the PPS (ConfigurationRecordTests has High).
         #expect(record == [1, 0x42, 0xC0, 0x1E, 0xFF, 0xE1, 0, 15] + Packets.sps + [1, 0, 4] + Packets.pps)
     }
 

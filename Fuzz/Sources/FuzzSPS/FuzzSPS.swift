@@ -1,7 +1,8 @@
 import H26x
 
 /// Parses the input as an SPS (H.264 when the first byte is even, else H.265), stores it and its id,
-/// and reads it back through the SDP parameter path's Annex B splitter.
+/// makes a decoder configuration record (for H.265 with the same bytes as VPS and PPS as well), and reads
+/// it back through the SDP parameter path's Annex B splitter.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSPS(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -14,7 +15,16 @@ public func fuzzSPS(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var sets = ParameterSets(codec: codec)
     sets.update(unit)
     _ = sets.sequenceParameterSet
-    _ = sets.avcDecoderConfigurationRecord
+    _ = try? sets.decoderConfigurationRecord()
+    // An H.265 record reads the VPS and PPS too: the same bytes as each of those.
+    if codec == .h265, nal.count > 1 {
+        for type: UInt8 in [32, 34] {
+            var other = nal
+            other[0] = (nal[0] & 0x81) | type << 1
+            sets.update(NALUnit(codec: codec, bytes: other[...]))
+        }
+        _ = try? sets.decoderConfigurationRecord()
+    }
     let text = String(decoding: bytes.prefix(64), as: UTF8.self)
     try? sets.add(sdpParameter: "sprop-parameter-sets", value: text)
     return 0
