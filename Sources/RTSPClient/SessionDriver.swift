@@ -119,7 +119,7 @@ final class SessionDriver: @unchecked Sendable {
         ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(options.connectTimeout.nanosecondCount))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [self] channel in
+            .channelInitializer { [self, tls] channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
                         try channel.pipeline.syncOperations.addHandler(
