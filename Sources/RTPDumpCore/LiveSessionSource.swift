@@ -42,7 +42,10 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         var info = RTSPSessionInfo()
         info.description = session.sessionDescription
         self.info = info
-        source = Self.serverAddress(session.url)
+        // The server's address as connected (a host name resolved, an IPv6 address as such).
+        source = SocketAddress(
+            address: session.serverAddress.flatMap { IPAddress(parsing: $0) } ?? .v4(0),
+            port: UInt16(clamping: session.url.port))
         ports = session.tracks.enumerated().map { index, track -> UInt16 in
             track.transport?.clientPorts?.rtp ?? track.transport?.multicastPorts?.rtp
                 ?? UInt16(track.transport?.interleavedChannels?.rtp ?? UInt8(2 * index))
@@ -63,12 +66,6 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
             }
             stopper?.cancel()
         }
-    }
-
-    private static func serverAddress(_ url: RTSPURL) -> PacketCapture.SocketAddress {
-        let parts = url.host.split(separator: ".").compactMap { UInt32($0) }
-        let address: UInt32 = parts.count == 4 ? parts.reduce(0) { $0 << 8 | ($1 & 0xFF) } : 0
-        return SocketAddress(address: .v4(address), port: UInt16(clamping: url.port))
     }
 
     public func nextDatagram() throws -> UDPDatagram? {

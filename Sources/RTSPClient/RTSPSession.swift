@@ -22,17 +22,24 @@ public final class RTSPSession: Sendable {
     public let tracks: [RTSPClientStateMachine.Track]
     /// The session description of the DESCRIBE answer.
     public let sessionDescription: SessionDescription?
+    /// The IP address (IPv4 dotted or IPv6 text) of the server the RTSP connection reached, after name
+    /// resolution and redirects; nil if the connection had already closed.
+    public let serverAddress: String?
     /// The RTP packets of every track, in arrival order. Iterate it once: it is a single-consumer sequence.
     public let packets: RTSPPackets
     let driver: SessionDriver
 
-    private init(driver: SessionDriver, tracks: [RTSPClientStateMachine.Track], description: SessionDescription?) {
+    private init(
+        driver: SessionDriver, tracks: [RTSPClientStateMachine.Track], description: SessionDescription?,
+        serverAddress: String?
+    ) {
         var url = driver.url
         url.credentials = nil
         self.url = url
         self.driver = driver
         self.tracks = tracks
         self.sessionDescription = description
+        self.serverAddress = serverAddress
         self.packets = driver.packets
     }
 
@@ -89,8 +96,10 @@ public final class RTSPSession: Sendable {
 
     /// The session of a driver that has played `tracks`.
     convenience init(playing driver: SessionDriver, tracks: [RTSPClientStateMachine.Track]) async throws {
-        let description = try await driver.eventLoop.submit { driver.sessionDescription }.get()
-        self.init(driver: driver, tracks: tracks, description: description)
+        let (description, address) = try await driver.eventLoop.submit {
+            (driver.sessionDescription, driver.controlRemoteAddress?.ipAddress)
+        }.get()
+        self.init(driver: driver, tracks: tracks, description: description, serverAddress: address)
     }
 
     /// Sends TEARDOWN, waits for the answer (at most ``RTSPSessionOptions/teardownTimeout``) and closes

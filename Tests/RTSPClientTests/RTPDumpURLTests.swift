@@ -64,6 +64,15 @@ import Testing
         }
     }
 
+    @Test func aHostNameIsShownAsTheAddressItReached() throws {
+        let server = try RealServer(["--frames", "30"])
+        defer { server.stop() }
+        let run = try Self.run(["streams", "rtsp://localhost:\(server.port)/test", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.first?["source"] as? String == "127.0.0.1:\(server.port)")  // it was 0.0.0.0 for names
+    }
+
     @Test func durationStopsALongStream() throws {
         let server = try RealServer(["--frames", "900"])
         defer { server.stop() }
