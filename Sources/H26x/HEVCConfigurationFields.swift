@@ -138,6 +138,10 @@ struct HEVCConfigurationFields {
 
     /// ITU-T H.265 section 7.3.3: the general profile, tier and level; the sub-layers' are skipped.
     private mutating func addProfileTierLevel(_ r: inout BitReader, subLayersMinus1: Int) throws {
+        // At most 7 temporal sub-layers (numTemporalLayers has 3 bits in the record).
+        guard subLayersMinus1 <= 6 else {
+            throw H26xError(.invalidParameterSet, "H.265 parameter set with \(subLayersMinus1 + 1) sub-layers")
+        }
         let space = UInt8(try r.bits(2))
         let tier = UInt8(try r.bit())
         let profile = UInt8(try r.bits(5))

@@ -133,6 +133,22 @@ import Testing
         }
     }
 
+    @Test func eightSubLayersAreRefused() throws {
+        let complete = try Self.parameterSets(of: "h265-gst-sll.pcap", codec: .h265)
+        var sets = ParameterSets(codec: .h265)
+        for nal in complete.all {
+            var bytes = Array(nal.bytes)
+            if nal.type == 33 { bytes[2] = bytes[2] & 0xF1 | 0x0E }  // sps_max_sub_layers_minus1 = 7
+            sets.update(NALUnit(codec: .h265, bytes: bytes[...]))
+        }
+        do {
+            _ = try sets.decoderConfigurationRecord()
+            Issue.record("a record with 8 sub-layers")
+        } catch {
+            #expect(error.reason.contains("8 sub-layers"))
+        }
+    }
+
     @Test func aTruncatedSPSIsAnErrorNotACrash() throws {
         let complete = try Self.parameterSets(of: "h265-gst-sll.pcap", codec: .h265)
         for cut in [3, 10, 20] {
