@@ -163,7 +163,7 @@ struct HEVCConfigurationFields {
         }
     }
 
-    /// Annex E.2.1, as far as min_spatial_segmentation_idc.
+    /// Annex E.2.1: the VUI, for its min_spatial_segmentation_idc.
     private mutating func addVUI(_ r: inout BitReader, subLayersMinus1: Int) throws {
         if try r.bit() == 1, try r.bits(8) == 255 { try r.skip(32) }  // aspect ratio, extended SAR
         if try r.bit() == 1 { try r.skip(1) }  // overscan
@@ -186,6 +186,7 @@ struct HEVCConfigurationFields {
             throw H26xError(.invalidParameterSet, "H.265 SPS min_spatial_segmentation_idc \(segmentation)")
         }
         minSpatialSegmentation = min(minSpatialSegmentation, segmentation)
+        for _ in 0..<4 { _ = try r.unsignedGolomb() }  // max bytes per picture, bits per CU, motion vector lengths
     }
 
     /// Section 7.3.4.
