@@ -20,11 +20,9 @@ public struct AccessUnitStreams: Sendable {
     /// A depacketizer every stream starts from (from an SDP), instead of the codec and configuration.
     public let template: VideoDepacketizer?
     private var ordered: OrderedPackets
-    private var index: [StreamKey: Int] = [:]
+    private var positions = StreamPositions()
+    /// Each stream's depacketizer, at its position.
     private var streams: [Stream] = []
-    private var keys: [StreamKey] = []
-    /// The stream of the last event: the next is almost always of the same one (no hashing then).
-    private var last = 0
     /// Reused for what the reorder buffer releases per datagram, so that steady state allocates nothing.
     private var eventBuffer: [OrderedPackets.Event] = []
     /// Each sender's clock, from its RTCP sender reports (H.264 and H.265 use a 90 kHz RTP clock).
@@ -68,7 +66,7 @@ public struct AccessUnitStreams: Sendable {
         ordered.finish { events.append($0) }
         for event in events { handle(event, emit: emit) }
         for position in streams.indices {
-            let key = keys[position]
+            let key = positions.keys[position]
             if streams[position].depacketizer == nil { decide(position, codec: .h264, emit: emit) }
             let (clock, senderClocks) = (clocks[key.ssrc], senderClocks)
             streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock ?? senderClocks?(key.ssrc))) }
@@ -77,24 +75,15 @@ public struct AccessUnitStreams: Sendable {
 
     /// The codec and depacketizer state of each stream, in order of appearance.
     public var depacketizers: [(StreamKey, VideoDepacketizer)] {
-        streams.indices.compactMap { i in streams[i].depacketizer.map { (keys[i], $0) } }
+        streams.indices.compactMap { i in streams[i].depacketizer.map { (positions.keys[i], $0) } }
     }
 
     private mutating func handle(_ event: OrderedPackets.Event, emit: (StreamKey, AccessUnit) -> Void) {
-        let position: Int
-        if last < keys.count, keys[last] == event.stream {
-            position = last
-        } else if let known = index[event.stream] {
-            position = known
-            last = known
-        } else {
-            position = streams.count
-            last = position
-            index[event.stream] = position
+        let (position, isNew) = positions.position(of: event.stream)
+        if isNew {
             streams.append(
                 Stream(
                     depacketizer: template ?? codec.map { VideoDepacketizer(codec: $0, configuration: configuration) }))
-            keys.append(event.stream)
         }
         guard streams[position].depacketizer != nil else {
             streams[position].undecided.append(event.output)
@@ -116,7 +105,7 @@ public struct AccessUnitStreams: Sendable {
     }
 
     private mutating func feed(_ position: Int, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void) {
-        let key = keys[position]
+        let key = positions.keys[position]
         let (clock, senderClocks) = (clocks[key.ssrc], senderClocks)  // the second is asked only per access unit
         streams[position].depacketizer?.consume(output) {
             emit(key, $0.captured(by: clock ?? senderClocks?(key.ssrc)))

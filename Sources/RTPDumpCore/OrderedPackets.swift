@@ -12,11 +12,9 @@ public struct OrderedPackets: Sendable {
 
     public let filter: StreamFilter
     public let configuration: ReorderBuffer.Configuration
-    private var index: [StreamKey: Int] = [:]
+    private var positions = StreamPositions()
+    /// Each stream's reorder buffer, at its position.
     private var buffers: [ReorderBuffer] = []
-    private var keys: [StreamKey] = []
-    /// The stream of the last packet: the next is almost always of the same one (no hashing then).
-    private var last = 0
     /// Datagrams that matched the filter but were not valid RTP (including snaplen-truncated ones).
     public private(set) var rejected = 0
 
@@ -34,19 +32,8 @@ public struct OrderedPackets: Sendable {
         }
         guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return }
         let key = StreamKey(ssrc: packet.ssrc, source: datagram.source, destination: datagram.destination)
-        let position: Int
-        if last < keys.count, keys[last] == key {
-            position = last
-        } else if let known = index[key] {
-            position = known
-            last = known
-        } else {
-            position = buffers.count
-            last = position
-            index[key] = position
-            buffers.append(ReorderBuffer(configuration: configuration))
-            keys.append(key)
-        }
+        let (position, isNew) = positions.position(of: key)
+        if isNew { buffers.append(ReorderBuffer(configuration: configuration)) }
         buffers[position].insert(packet, arrival: datagram.time)
         while let output = buffers[position].next(now: datagram.time) { emit(Event(stream: key, output: output)) }
     }
@@ -54,10 +41,10 @@ public struct OrderedPackets: Sendable {
     /// Releases everything still held, stream by stream.
     public mutating func finish(emit: (Event) -> Void) {
         for position in buffers.indices {
-            while let output = buffers[position].flush() { emit(Event(stream: keys[position], output: output)) }
+            while let output = buffers[position].flush() { emit(Event(stream: positions.keys[position], output: output)) }
         }
     }
 
     /// The buffer of each stream, for its counters.
-    public func buffer(for key: StreamKey) -> ReorderBuffer? { index[key].map { buffers[$0] } }
+    public func buffer(for key: StreamKey) -> ReorderBuffer? { positions.existingPosition(of: key).map { buffers[$0] } }
 }
