@@ -72,18 +72,9 @@ struct HEVCConfigurationFields {
         temporalLayers = max(temporalLayers, UInt8(subLayersMinus1 + 1))
         temporalIDNested = UInt8(try r.bit())
         try addProfileTierLevel(&r, subLayersMinus1: subLayersMinus1)
-        _ = try r.unsignedGolomb()  // sps_seq_parameter_set_id
-        let chroma = try r.unsignedGolomb()
-        guard chroma <= 3 else { throw H26xError(.invalidParameterSet, "H.265 SPS chroma_format_idc \(chroma)") }
-        chromaFormat = UInt8(chroma)
-        if chroma == 3 { try r.skip(1) }  // separate_colour_plane_flag
-        _ = (try r.unsignedGolomb(), try r.unsignedGolomb())  // pic_width/height_in_luma_samples
-        if try r.bit() == 1 { for _ in 0..<4 { _ = try r.unsignedGolomb() } }  // conformance window
-        let depths = (try r.unsignedGolomb(), try r.unsignedGolomb())
-        guard depths.0 <= 8, depths.1 <= 8 else {
-            throw H26xError(.invalidParameterSet, "H.265 SPS bit depth \(Int(max(depths.0, depths.1)) + 8)")
-        }
-        (bitDepthLumaMinus8, bitDepthChromaMinus8) = (UInt8(depths.0), UInt8(depths.1))
+        let format = try HEVCPictureFormat(reading: &r)
+        chromaFormat = UInt8(format.chromaFormat)
+        (bitDepthLumaMinus8, bitDepthChromaMinus8) = (UInt8(format.bitDepthLumaMinus8), UInt8(format.bitDepthChromaMinus8))
         let pocLSBBits = Int(try r.unsignedGolomb()) + 4
         guard pocLSBBits <= 16 else { throw H26xError(.invalidParameterSet, "H.265 SPS POC LSB of \(pocLSBBits) bits") }
         let allSubLayers = try r.bit() == 1  // sps_sub_layer_ordering_info_present_flag
@@ -136,31 +127,19 @@ struct HEVCConfigurationFields {
         parallelismType = tiles && wavefronts ? 0 : wavefronts ? 3 : tiles ? 2 : 1
     }
 
-    /// ITU-T H.265 section 7.3.3: the general profile, tier and level; the sub-layers' are skipped.
+    /// The profile, tier and level of a VPS or SPS, merged with those of the sets before.
     private mutating func addProfileTierLevel(_ r: inout BitReader, subLayersMinus1: Int) throws {
         // At most 7 temporal sub-layers (numTemporalLayers has 3 bits in the record).
         guard subLayersMinus1 <= 6 else {
             throw H26xError(.invalidParameterSet, "H.265 parameter set with \(subLayersMinus1 + 1) sub-layers")
         }
-        let space = UInt8(try r.bits(2))
-        let tier = UInt8(try r.bit())
-        let profile = UInt8(try r.bits(5))
-        let compatibility = try r.bits(32)
-        let constraints = UInt64(try r.bits(16)) << 32 | UInt64(try r.bits(32))
-        let level = UInt8(try r.bits(8))
-        profileSpace = space
-        self.level = self.tier < tier ? level : max(self.level, level)
-        self.tier = max(self.tier, tier)
-        self.profile = max(self.profile, profile)
-        compatibilityFlags &= compatibility
-        constraintFlags &= constraints
-        var present: [(profile: Bool, level: Bool)] = []
-        for _ in 0..<subLayersMinus1 { present.append((try r.bit() == 1, try r.bit() == 1)) }
-        if subLayersMinus1 > 0 { try r.skip(2 * (8 - subLayersMinus1)) }
-        for layer in present {
-            if layer.profile { try r.skip(88) }
-            if layer.level { try r.skip(8) }
-        }
+        let set = try HEVCProfileTierLevel(reading: &r, subLayersMinus1: subLayersMinus1)
+        profileSpace = set.space
+        level = tier < set.tier ? set.level : max(level, set.level)
+        tier = max(tier, set.tier)
+        profile = max(profile, set.profile)
+        compatibilityFlags &= set.compatibilityFlags
+        constraintFlags &= set.constraintFlags
     }
 
     /// Annex E.2.1: the VUI, for its min_spatial_segmentation_idc.

@@ -136,47 +136,11 @@ public struct SequenceParameterSet: Hashable, Sendable {
         try r.skip(4)  // sps_video_parameter_set_id
         let maxSubLayersMinus1 = Int(try r.bits(3))
         try r.skip(1)  // sps_temporal_id_nesting_flag
-        // profile_tier_level(1, maxSubLayersMinus1)
-        try r.skip(3)  // general_profile_space, general_tier_flag
-        let profile = UInt8(try r.bits(5))
-        try r.skip(32 + 48)  // compatibility flags, constraint flags
-        let level = UInt8(try r.bits(8))
-        var subProfile: [Bool] = []
-        var subLevel: [Bool] = []
-        for _ in 0..<maxSubLayersMinus1 {
-            subProfile.append(try r.bit() == 1)
-            subLevel.append(try r.bit() == 1)
-        }
-        if maxSubLayersMinus1 > 0 { try r.skip(2 * (8 - maxSubLayersMinus1)) }
-        for i in 0..<maxSubLayersMinus1 {
-            if subProfile[i] { try r.skip(88) }
-            if subLevel[i] { try r.skip(8) }
-        }
-        let id = try r.unsignedGolomb()
-        let chroma = try r.unsignedGolomb()
-        guard chroma <= 3 else { throw H26xError(.invalidParameterSet, "H.265 SPS chroma_format_idc \(chroma)") }
-        var separatePlanes = false
-        if chroma == 3 { separatePlanes = try r.bit() == 1 }
-        let width = Int(try r.unsignedGolomb())
-        let height = Int(try r.unsignedGolomb())
-        var window = (left: 0, right: 0, top: 0, bottom: 0)
-        if try r.bit() == 1 {
-            window = (
-                Int(try r.unsignedGolomb()), Int(try r.unsignedGolomb()), Int(try r.unsignedGolomb()),
-                Int(try r.unsignedGolomb())
-            )
-        }
-        let depthLuma = try r.unsignedGolomb()
-        let depthChroma = try r.unsignedGolomb()
-        guard depthLuma <= 8, depthChroma <= 8 else {
-            throw H26xError(.invalidParameterSet, "H.265 SPS bit depth \(Int(depthLuma) + 8)")
-        }
-        let arrayType = separatePlanes ? 0 : chroma
-        let subWidth = arrayType == 1 || arrayType == 2 ? 2 : 1
-        let subHeight = arrayType == 1 ? 2 : 1
+        let profileTierLevel = try HEVCProfileTierLevel(reading: &r, subLayersMinus1: maxSubLayersMinus1)
+        let format = try HEVCPictureFormat(reading: &r)
         return SequenceParameterSet(
-            codec: .h265, id: id, width: width - subWidth * (window.left + window.right),
-            height: height - subHeight * (window.top + window.bottom), profile: profile, level: level,
-            chromaFormat: UInt8(chroma), bitDepthLuma: UInt8(depthLuma + 8), bitDepthChroma: UInt8(depthChroma + 8))
+            codec: .h265, id: format.id, width: format.width, height: format.height,
+            profile: profileTierLevel.profile, level: profileTierLevel.level, chromaFormat: UInt8(format.chromaFormat),
+            bitDepthLuma: UInt8(format.bitDepthLumaMinus8 + 8), bitDepthChroma: UInt8(format.bitDepthChromaMinus8 + 8))
     }
 }
