@@ -19,6 +19,16 @@ pcapparse_input() {
     fi
 }
 
+# depayload CAPTURE PORT CODEC(264|265) PAYLOAD_TYPE OUT: GStreamer's depayloader output for the RTP to
+# PORT in CAPTURE (pcapparse ! rtph26Xdepay), one NAL unit per buffer in byte-stream form, written to OUT.
+depayload() {
+    local input
+    input="$(pcapparse_input "$1")"
+    gst-launch-1.0 -q filesrc location="$input" ! pcapparse dst-port="$2" ! \
+        "application/x-rtp,media=video,clock-rate=90000,encoding-name=H$3,payload=$4" ! "rtph$3depay" ! \
+        "video/x-h$3,stream-format=byte-stream,alignment=nal" ! filesink location="$5"
+}
+
 # rtsp_udp_port: the client's RTP port in the RTSP-over-UDP capture, as tshark reported it.
 rtsp_udp_port() {
     python3 -c "import json; print(json.load(open('$expected/rtsp-h264-udp.pcap.streams.json'))[0]['destinationPort'])"

@@ -23,9 +23,7 @@ record() {
         stream="$captures/$capture"
     elif [ ! -f "$stream" ]; then
         stream="$work/$capture.h$codec"
-        gst-launch-1.0 -q filesrc location="$captures/$capture" ! pcapparse dst-port="$4" ! \
-            "application/x-rtp,media=video,clock-rate=90000,encoding-name=H$codec,payload=$5" ! "rtph${codec}depay" ! \
-            "video/x-h${codec},stream-format=byte-stream,alignment=nal" ! filesink location="$stream"
+        depayload "$capture" "$4" "$codec" "$5" "$stream"
     fi
     ffmpeg -hide_banner -loglevel error -y -i "$stream" -c copy -f mp4 "$work/$capture.mp4"
     python3 "$here/mp4_config_record.py" "$work/$capture.mp4" > "$expected/$capture.ffmpeg.$box"

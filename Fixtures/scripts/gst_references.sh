@@ -9,12 +9,8 @@ source "$(dirname "$0")/common.sh"
 
 # reference CAPTURE PORT CODEC(264|265) PAYLOAD_TYPE
 reference() {
-    local capture="$1" port="$2" codec="$3" pt="$4" input
-    input="$(pcapparse_input "$1")"
-    local caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H$codec,payload=$pt"
-    [ "$codec" = 265 ] && caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H265,payload=$pt"
-    gst-launch-1.0 -q filesrc location="$input" ! pcapparse dst-port="$port" ! "$caps" ! "rtph${codec}depay" ! \
-        "video/x-h${codec},stream-format=byte-stream,alignment=nal" ! filesink location="$expected/$capture.gst.h$codec"
+    local capture="$1" port="$2" codec="$3" pt="$4"
+    depayload "$capture" "$port" "$codec" "$pt" "$expected/$capture.gst.h$codec"
     ffprobe -v error -show_streams -of json "$expected/$capture.gst.h$codec" > "$expected/$capture.ffprobe.json"
     echo "$capture: $(stat -c %s "$expected/$capture.gst.h$codec") bytes of NAL units"
 }
