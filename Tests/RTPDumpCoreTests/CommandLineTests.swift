@@ -48,11 +48,7 @@ import Testing
     @Test(.enabled(if: present)) func srtpKeyDecodesAndStreamsCountsAuthenticationFailures() throws {
         let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
         let hex = try #require(manifest["key"] as? String)
-        let bytes = stride(from: 0, to: hex.count, by: 2).compactMap { offset -> UInt8? in
-            let start = hex.index(hex.startIndex, offsetBy: offset)
-            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)
-        }
-        let key = Data(bytes).base64EncodedString()
+        let key = Data(try #require(bytes(hex: hex))).base64EncodedString()
         let decode = try Self.run(["decode", Fixtures.capture("h264-srtp.pcap"), "--srtp-key", key, "--md5"])
         #expect(decode.status == 0)
         let expected = try String(

@@ -1,6 +1,7 @@
 import Foundation
 import PacketCapture
 import RTPDumpCore
+import TestSupport
 import Testing
 
 @testable import H26x
@@ -63,13 +64,6 @@ import Testing
         return parts
     }
 
-    static func hexBytes(_ text: String) -> [UInt8] {
-        let digits = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-        return stride(from: 0, to: digits.count - 1, by: 2).compactMap {
-            UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)
-        }
-    }
-
     /// The parameter sets of the capture's stream, as its access units carried them (or of an Annex B
     /// stream, .h264 / .h265).
     static func parameterSets(of capture: String, codec: VideoCodec) throws -> ParameterSets {
@@ -99,7 +93,8 @@ import Testing
         let box = codec == .h264 ? "avcC" : "hvcC"
         let reference = try String(
             contentsOf: Fixtures.expected.appendingPathComponent("\(capture).ffmpeg.\(box)"), encoding: .utf8)
-        let expected = try Self.parts(of: Self.hexBytes(reference), codec: codec)
+        let expected = try Self.parts(
+            of: try #require(bytes(hex: reference.trimmingCharacters(in: .whitespacesAndNewlines))), codec: codec)
         let record = try Self.parameterSets(of: capture, codec: codec).decoderConfigurationRecord()
         let ours = try Self.parts(of: record, codec: codec)
         #expect(ours == expected)

@@ -4,6 +4,7 @@ import PacketCapture
 import RTP
 import RTPDumpCore
 import SRTP
+import TestSupport
 import Testing
 import VideoDecoding
 
@@ -13,14 +14,7 @@ import VideoDecoding
     static func key() throws -> SRTPKey {
         let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
         let hex = try #require(manifest["key"] as? String)
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(try #require(UInt8(hex[index..<next], radix: 16)))
-            index = next
-        }
-        return try SRTPKey(suite: .aesCM128HMACSHA1_80, material: bytes)
+        return try SRTPKey(suite: .aesCM128HMACSHA1_80, material: try #require(bytes(hex: hex)))
     }
 
     static func flipped() throws -> [UInt16] {

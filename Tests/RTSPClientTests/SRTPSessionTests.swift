@@ -4,6 +4,7 @@ import H26x
 import PacketCapture
 import RTSP
 import RTSPClient
+import TestSupport
 import Testing
 import VideoDecoding
 
@@ -35,11 +36,7 @@ import VideoDecoding
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: fixtures.appendingPathComponent("expected/h264-srtp.json"))) as? [String: Any]
         let hex = try #require(manifest?["key"] as? String)
-        let bytes = stride(from: 0, to: hex.count, by: 2).compactMap { offset -> UInt8? in
-            let start = hex.index(hex.startIndex, offsetBy: offset)
-            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)
-        }
-        return Data(bytes).base64EncodedString()
+        return Data(try #require(bytes(hex: hex))).base64EncodedString()
     }
 
     /// Plays the packets through a scripted SAVP server; returns the access units and the statistics.
