@@ -1,13 +1,23 @@
 #include "ch26x.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define CH26X_X86 1
 #endif
 
-size_t ch26x_find_start_code(const uint8_t *bytes, size_t count) {
+// The positions 0..<count-2 a vector loop leaves are tested here, one by one.
+static size_t find_tail(const uint8_t *bytes, size_t i, size_t count) {
+    for (; i + 3 <= count; i++) {
+        if (bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1) return i;
+    }
+    return count;
+}
+
+#if CH26X_X86
+// 16 positions per step: the bytes at i, i+1 and i+2 of each are compared with 0, 0 and 1 at once.
+__attribute__((target("sse2"))) static size_t find_sse2(const uint8_t *bytes, size_t count) {
     size_t i = 0;
-    if (count < 3) return count;
-#if defined(__SSE2__)
     const __m128i zero = _mm_setzero_si128();
     const __m128i one = _mm_set1_epi8(1);
     // Positions i..i+15 need bytes up to i+17.
@@ -21,9 +31,77 @@ size_t ch26x_find_start_code(const uint8_t *bytes, size_t count) {
         if (mask != 0) return i + (size_t)__builtin_ctz((unsigned)mask);
         i += 16;
     }
-#endif
-    for (; i + 3 <= count; i++) {
-        if (bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1) return i;
+    return find_tail(bytes, i, count);
+}
+
+// The same test, 32 positions per step.
+__attribute__((target("avx2"))) static size_t find_avx2(const uint8_t *bytes, size_t count) {
+    size_t i = 0;
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i one = _mm256_set1_epi8(1);
+    // Positions i..i+31 need bytes up to i+33.
+    while (i + 34 <= count) {
+        __m256i first = _mm256_loadu_si256((const __m256i *)(bytes + i));
+        __m256i second = _mm256_loadu_si256((const __m256i *)(bytes + i + 1));
+        __m256i third = _mm256_loadu_si256((const __m256i *)(bytes + i + 2));
+        __m256i match = _mm256_and_si256(
+            _mm256_and_si256(_mm256_cmpeq_epi8(first, zero), _mm256_cmpeq_epi8(second, zero)),
+            _mm256_cmpeq_epi8(third, one));
+        unsigned mask = (unsigned)_mm256_movemask_epi8(match);
+        if (mask != 0) return i + (size_t)__builtin_ctz(mask);
+        i += 32;
     }
-    return count;
+    return find_tail(bytes, i, count);
+}
+
+// Whether the CPU has AVX2 and the operating system saves the 256-bit registers (OSXSAVE, XCR0 bits 1-2).
+static int has_avx2(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    if (!(c & bit_OSXSAVE) || !(c & bit_AVX)) return 0;
+    unsigned xcr0_low, xcr0_high;
+    __asm__ volatile("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+    if ((xcr0_low & 6) != 6) return 0;
+    if (__get_cpuid_max(0, 0) < 7) return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b & bit_AVX2) != 0;
+}
+
+// -1 until the first call decides; then 1 (AVX2) or 0 (SSE2, which every x86-64 CPU has).
+static int use_avx2 = -1;
+
+static int avx2_decided(void) {
+    int avx2 = __atomic_load_n(&use_avx2, __ATOMIC_RELAXED);
+    if (avx2 < 0) {
+        avx2 = has_avx2();
+        __atomic_store_n(&use_avx2, avx2, __ATOMIC_RELAXED);
+    }
+    return avx2;
+}
+#endif
+
+size_t ch26x_find_start_code(const uint8_t *bytes, size_t count) {
+    if (count < 3) return count;
+#if CH26X_X86
+    return avx2_decided() ? find_avx2(bytes, count) : find_sse2(bytes, count);
+#else
+    return find_tail(bytes, 0, count);
+#endif
+}
+
+int ch26x_start_code_path(void) {
+#if CH26X_X86
+    return avx2_decided() ? 2 : 1;
+#else
+    return 0;
+#endif
+}
+
+size_t ch26x_find_start_code_using(int path, const uint8_t *bytes, size_t count) {
+    if (count < 3) return count;
+#if CH26X_X86
+    if (path >= 2 && avx2_decided()) return find_avx2(bytes, count);
+    if (path >= 1) return find_sse2(bytes, count);
+#endif
+    return find_tail(bytes, 0, count);
 }

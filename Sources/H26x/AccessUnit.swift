@@ -45,6 +45,24 @@ public struct AccessUnit: Sendable {
         let codec: VideoCodec
         let storage: [UInt8]
         let ranges: [Range<Int>]
+        /// Whether `storage` holds the NAL units back to back, each after a 4-byte start code (as the
+        /// depacketizer builds it), so that it is already Annex B.
+        let startCoded: Bool
+
+        init(codec: VideoCodec, storage: [UInt8], ranges: [Range<Int>], startCoded: Bool = false) {
+            self.codec = codec
+            self.storage = storage
+            self.ranges = ranges
+            self.startCoded = startCoded
+        }
+
+        /// The NAL units as Annex B (00 00 00 01 before each) without copying them, when the buffer holds
+        /// them that way (always, for access units from a depacketizer); nil otherwise.
+        public var annexB: ArraySlice<UInt8>? {
+            guard startCoded else { return nil }
+            guard let first = ranges.first, let last = ranges.last else { return storage[0..<0] }
+            return storage[(first.lowerBound - 4)..<last.upperBound]
+        }
 
         public var startIndex: Int { 0 }
         public var endIndex: Int { ranges.count }

@@ -18,8 +18,11 @@ struct AccessUnitAssembler: Sendable {
     /// Access units dropped while waiting for a keyframe.
     private(set) var skippedAccessUnits = 0
 
+    /// The access unit as Annex B: each NAL unit preceded by a 4-byte start code, so that writing it out
+    /// as an elementary stream needs no second copy. `ranges` leave the start codes out.
     private var buffer: [UInt8] = []
     private var ranges: [Range<Int>] = []
+    private static let startCode: [UInt8] = [0, 0, 0, 1]
     private var nalStart: Int?
     private(set) var timestamp: UInt64?
     private var hasPicture = false
@@ -61,7 +64,13 @@ struct AccessUnitAssembler: Sendable {
 
     mutating func beginNAL() {
         if nalStart != nil { abortNAL() }
+        buffer.append(contentsOf: Self.startCode)
         nalStart = buffer.count
+    }
+
+    /// Removes the NAL unit that starts at `start`, with its start code.
+    private mutating func drop(from start: Int) {
+        buffer.removeSubrange((start - Self.startCode.count)...)
     }
 
     mutating func append(_ bytes: ArraySlice<UInt8>) {
@@ -83,7 +92,7 @@ struct AccessUnitAssembler: Sendable {
     /// Drops the NAL unit being assembled (a fragment was lost): nothing spliced is ever emitted.
     mutating func abortNAL() {
         guard let start = nalStart else { return }
-        buffer.removeSubrange(start...)
+        drop(from: start)
         nalStart = nil
     }
 
@@ -100,15 +109,16 @@ struct AccessUnitAssembler: Sendable {
         nalStart = nil
         let nal = buffer[start...]
         guard nal.count > (codec == .h264 ? 1 : 2) else {
-            buffer.removeSubrange(start...)
+            drop(from: start)
             return
         }
         // Quirk: some cameras put Annex B streams (start codes included) in RTP payloads.
         if AnnexB.containsStartCode(nal) {
             let parts = AnnexB.split(nal)
             let copy = parts.map { Array(buffer[$0]) }
-            buffer.removeSubrange(start...)
+            drop(from: start)
             for part in copy {
+                buffer.append(contentsOf: Self.startCode)
                 nalStart = buffer.count
                 buffer.append(contentsOf: part)
                 file(from: buffer.count - part.count, emit: emit)
@@ -128,7 +138,7 @@ struct AccessUnitAssembler: Sendable {
         nalStart = nil
         let nal = NALUnit(codec: codec, bytes: buffer[start...])
         guard nal.bytes.first.map({ $0 & 0x80 == 0 }) == true else {
-            buffer.removeSubrange(start...)  // forbidden_zero_bit set: not a NAL unit
+            drop(from: start)  // forbidden_zero_bit set: not a NAL unit
             return
         }
         let index = ranges.count
@@ -158,7 +168,7 @@ struct AccessUnitAssembler: Sendable {
         let kept = ranges[index...].map { $0 }
         let carriedChange = changedAfterBoundary
         ranges.removeSubrange(index...)
-        let cut = kept.first?.lowerBound ?? buffer.count
+        let cut = kept.first.map { $0.lowerBound - Self.startCode.count } ?? buffer.count
         emitCurrent(emit)
         buffer.replaceSubrange(0..<cut, with: EmptyCollection())
         ranges.removeAll(keepingCapacity: true)
@@ -208,7 +218,7 @@ struct AccessUnitAssembler: Sendable {
             emit(
                 AccessUnit(
                     codec: codec, timestamp: timestamp,
-                    nalUnits: AccessUnit.NALUnits(codec: codec, storage: buffer, ranges: ranges),
+                    nalUnits: AccessUnit.NALUnits(codec: codec, storage: buffer, ranges: ranges, startCoded: true),
                     isKeyframe: keyframe, parameterSetsChanged: parameterSetsChanged, lostPackets: lostPackets))
         }
         lostPackets = 0

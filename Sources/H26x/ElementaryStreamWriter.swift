@@ -21,10 +21,38 @@ public struct ElementaryStreamWriter: Sendable {
 
     /// Appends `unit` to `out`. `parameterSets` are the depacketizer's (SDP and in band).
     public func write(_ unit: AccessUnit, parameterSets: ParameterSets, into out: inout [UInt8]) {
-        if insertParameterSets && unit.isKeyframe && !carriesParameterSets(unit) {
+        if needsParameterSets(unit) {
             for set in parameterSets.all { append(set.bytes, to: &out) }
         }
+        if framing == .annexB, let bytes = unit.nalUnits.annexB {
+            out.append(contentsOf: bytes)
+            return
+        }
         for nal in unit.nalUnits { append(nal.bytes, to: &out) }
+    }
+
+    /// Hands `unit` to `write` in as few pieces as it can: with Annex B framing, the access unit's own
+    /// buffer (no copy), after the parameter sets when they are inserted. `parameterSets` are the
+    /// depacketizer's (SDP and in band).
+    public func write<E: Error>(
+        _ unit: AccessUnit, parameterSets: ParameterSets, to write: (ArraySlice<UInt8>) throws(E) -> Void
+    ) throws(E) {
+        guard framing == .annexB, let bytes = unit.nalUnits.annexB else {
+            var out: [UInt8] = []
+            self.write(unit, parameterSets: parameterSets, into: &out)
+            try write(out[...])
+            return
+        }
+        if needsParameterSets(unit) {
+            var sets: [UInt8] = []
+            for set in parameterSets.all { append(set.bytes, to: &sets) }
+            try write(sets[...])
+        }
+        try write(bytes)
+    }
+
+    private func needsParameterSets(_ unit: AccessUnit) -> Bool {
+        insertParameterSets && unit.isKeyframe && !carriesParameterSets(unit)
     }
 
     /// Whether the access unit holds an SPS and a PPS (and a VPS, for H.265).

@@ -26,18 +26,17 @@ public enum NALListing {
     }
 
     /// Depacketizes the capture and writes the complete access units of the first video stream (or the one
-    /// `filter` picks) as an Annex B elementary stream through `write`, a chunk at a time.
+    /// `filter` picks) as an Annex B elementary stream through `write`, an access unit at a time (each
+    /// piece is the access unit's own buffer, not a copy; it is only valid during the call).
     public static func extract<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: VideoDepacketizer? = nil,
-        write: ([UInt8]) throws -> Void
+        write: (ArraySlice<UInt8>) throws -> Void
     ) throws -> ExtractSummary {
         var streams = AccessUnitStreams(
             filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks)
         var chosen: StreamKey?
         var summary = ExtractSummary()
         let writer = ElementaryStreamWriter(framing: .annexB)
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(1 << 20)
         var failure: Error?
         var parameterSets: ParameterSets?
         // Parameter sets seen so far by the chosen stream, kept here from its access units.
@@ -53,21 +52,17 @@ public enum NALListing {
                 summary.skippedIncomplete += 1
                 return
             }
-            writer.write(unit, parameterSets: sets, into: &chunk)
+            do {
+                try writer.write(unit, parameterSets: sets) { bytes in
+                    try write(bytes)
+                    summary.bytes += bytes.count
+                }
+            } catch { failure = error }
             summary.written += 1
-            if chunk.count >= 1 << 20 {
-                do { try write(chunk) } catch { failure = error }
-                summary.bytes += chunk.count
-                chunk.removeAll(keepingCapacity: true)
-            }
         }
         try capture.forEachDatagram { streams.add($0, emit: take) }
         streams.finish(emit: take)
         if let failure { throw failure }
-        if !chunk.isEmpty {
-            try write(chunk)
-            summary.bytes += chunk.count
-        }
         return summary
     }
 }

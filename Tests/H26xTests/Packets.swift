@@ -1,4 +1,5 @@
 import RTP
+import Testing
 
 @testable import H26x
 
@@ -45,7 +46,11 @@ enum Packets {
     }
 
     static func unit(_ au: AccessUnit) -> Unit {
-        Unit(
+        // Every access unit a depacketizer emits is already Annex B in its buffer, whatever path built it
+        // (aggregation, fragments, quirks, dropped NAL units, split access units).
+        let annexB: [UInt8] = au.nalUnits.flatMap { [0, 0, 0, 1] + Array($0.bytes) }
+        #expect(au.nalUnits.annexB.map(Array.init) == annexB)
+        return Unit(
             nals: au.nalUnits.map { Array($0.bytes) }, timestamp: au.timestamp, keyframe: au.isKeyframe,
             lost: au.lostPackets, parameterSetsChanged: au.parameterSetsChanged)
     }

@@ -51,6 +51,23 @@ import Testing
         #expect(run.units.allSatisfy { $0.complete })
     }
 
+    /// `extract` writes each access unit's own buffer (already Annex B) rather than rebuilding it: what it
+    /// writes must still be GStreamer's NAL units.
+    @Test(arguments: references)
+    func extractWritesGStreamersNALUnits(capture: String, codec: VideoCodec) throws {
+        let extensionName = codec == .h264 ? "h264" : "h265"
+        let expected = try AnnexBFile.nalUnits(expected: "\(capture).gst.\(extensionName)")
+            .filter { !AnnexBFile.isParameterSetOrDelimiter($0, codec) }
+        var source = try CaptureFile(contentsOf: Fixtures.capture(capture))
+        var written: [UInt8] = []
+        let summary = try NALListing.extract(&source, filter: StreamFilter(), codec: nil) { written += $0 }
+        #expect(summary.bytes == written.count)
+        #expect(written.starts(with: [0, 0, 0, 1]))
+        let ours = AnnexBFile.nalUnits(written).filter { !AnnexBFile.isParameterSetOrDelimiter($0, codec) }
+        #expect(ours.count == expected.count)
+        #expect(ours == expected)
+    }
+
     @Test func accessUnitsAreOnePerFrame() throws {
         // The GStreamer sender encoded 90 frames; FFmpeg's sent 3 s at 25 fps.
         #expect(try Self.run(Fixtures.capture("h264-gst.pcap")).units.count == 90)

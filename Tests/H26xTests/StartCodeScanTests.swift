@@ -1,0 +1,84 @@
+import CH26x
+import Testing
+
+@testable import H26x
+
+/// The start-code scan's vector paths (AVX2, SSE2) against the byte-by-byte one and a plain Swift search,
+/// at every position and length around the vector widths, where an off-by-one would hide.
+@Suite struct StartCodeScanTests {
+    static func naive(_ bytes: [UInt8]) -> Int {
+        var i = 0
+        while i + 3 <= bytes.count {
+            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 { return i }
+            i += 1
+        }
+        return bytes.count
+    }
+
+    static func scan(_ bytes: [UInt8], path: Int32) -> Int {
+        bytes.withUnsafeBufferPointer { Int(ch26x_find_start_code_using(path, $0.baseAddress, $0.count)) }
+    }
+
+    @Test func theChosenPathIsTheBestThisMachineHas() {
+        #if arch(x86_64)
+            #expect(ch26x_start_code_path() >= 1)
+        #else
+            #expect(ch26x_start_code_path() == 0)
+        #endif
+    }
+
+    @Test(arguments: [Int32(0), 1, 2])
+    func findsAStartCodeAtEveryPositionOfEveryLength(path: Int32) {
+        for length in 0...100 {
+            // Near misses everywhere (00 00 02, 00 01, lone zeros), so that only the real one matches.
+            let background = (0..<length).map { i -> UInt8 in [0x00, 0x00, 0x02, 0x01, 0x00, 0x03][i % 6] }
+            #expect(Self.scan(background, path: path) == Self.naive(background))
+            for position in 0..<max(0, length - 2) {
+                var bytes = background
+                bytes[position] = 0
+                bytes[position + 1] = 0
+                bytes[position + 2] = 1
+                let expected = Self.naive(bytes)
+                #expect(Self.scan(bytes, path: path) == expected, "length \(length), start code at \(position)")
+            }
+        }
+    }
+
+    @Test(arguments: [Int32(0), 1, 2])
+    func agreesOnRandomBytesDenseInZerosAndOnes(path: Int32) {
+        var generator = SplitMix64(seed: 0x5EED)
+        for _ in 0..<2000 {
+            let length = Int(generator.next() % 300)
+            let bytes = (0..<length).map { _ -> UInt8 in
+                let r = generator.next() % 8
+                return r < 5 ? 0 : (r < 7 ? 1 : UInt8(truncatingIfNeeded: generator.next()))
+            }
+            #expect(Self.scan(bytes, path: path) == Self.naive(bytes))
+            // and from every offset, as the depacketizer calls it after each start code it found
+            for offset in stride(from: 0, to: length, by: 7) {
+                let rest = Array(bytes[offset...])
+                #expect(Self.scan(rest, path: path) == Self.naive(rest))
+            }
+        }
+    }
+
+    @Test func annexBSplitUsesIt() {
+        // 00 00 01 straddling the 32-byte and 16-byte steps.
+        var bytes = [UInt8](repeating: 0x55, count: 70)
+        bytes.replaceSubrange(31..<34, with: [0, 0, 1])
+        #expect(AnnexB.split(bytes[...]) == [0..<31, 34..<70])
+    }
+}
+
+/// A small deterministic generator, so that a failure reproduces.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
