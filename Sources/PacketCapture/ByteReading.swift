@@ -3,24 +3,23 @@
 extension ArraySlice where Element == UInt8 {
     @inlinable
     func u16(at offset: Int, bigEndian: Bool = true) -> UInt16? {
-        guard offset >= 0, offset + 2 <= count else { return nil }
-        let a = UInt16(self[startIndex + offset])
-        let b = UInt16(self[startIndex + offset + 1])
-        return bigEndian ? a << 8 | b : b << 8 | a
+        guard offset >= 0, offset <= count - 2 else { return nil }
+        let raw = withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt16.self) }
+        return bigEndian ? UInt16(bigEndian: raw) : UInt16(littleEndian: raw)
     }
 
     @inlinable
     func u32(at offset: Int, bigEndian: Bool = true) -> UInt32? {
-        guard let first = u16(at: offset, bigEndian: bigEndian), let second = u16(at: offset + 2, bigEndian: bigEndian)
-        else { return nil }
-        return bigEndian ? UInt32(first) << 16 | UInt32(second) : UInt32(second) << 16 | UInt32(first)
+        guard offset >= 0, offset <= count - 4 else { return nil }
+        let raw = withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }
+        return bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)
     }
 
     @inlinable
     func u64(at offset: Int, bigEndian: Bool = true) -> UInt64? {
-        guard let first = u32(at: offset, bigEndian: bigEndian), let second = u32(at: offset + 4, bigEndian: bigEndian)
-        else { return nil }
-        return bigEndian ? UInt64(first) << 32 | UInt64(second) : UInt64(second) << 32 | UInt64(first)
+        guard offset >= 0, offset <= count - 8 else { return nil }
+        let raw = withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+        return bigEndian ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw)
     }
 
     /// The `length` bytes at `offset`, or nil if they are not all there.

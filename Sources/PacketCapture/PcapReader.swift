@@ -58,11 +58,14 @@ public struct PcapReader: Sendable {
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
         guard window.remaining > 0 || !window.isFinal else { return nil }
         guard window.has(16) else { return endOfData() }
-        let record = window.unread
-        guard let seconds = record.u32(at: 0, bigEndian: bigEndian),
-            let fraction = record.u32(at: 4, bigEndian: bigEndian),
-            let captured = record.u32(at: 8, bigEndian: bigEndian),
-            let original = record.u32(at: 12, bigEndian: bigEndian)
+        // Read from the chunk at the record's offset: slicing the unread rest first would cost a retain
+        // and a release of the chunk per record.
+        let data = window.data
+        let at = window.offset
+        guard let seconds = data.u32(at: at, bigEndian: bigEndian),
+            let fraction = data.u32(at: at + 4, bigEndian: bigEndian),
+            let captured = data.u32(at: at + 8, bigEndian: bigEndian),
+            let original = data.u32(at: at + 12, bigEndian: bigEndian)
         else { return endOfData() }
         guard captured <= Self.maxRecordLength else {
             throw CaptureError(
@@ -70,7 +73,7 @@ public struct PcapReader: Sendable {
                 "pcap record \(index) claims \(captured) captured bytes, more than the \(Self.maxRecordLength) allowed;"
                     + " the file is damaged from here on", offset: window.position)
         }
-        guard window.has(16 + Int(captured)), let frame = record.bytes(at: 16, length: Int(captured)) else {
+        guard window.has(16 + Int(captured)), let frame = data.bytes(at: at + 16, length: Int(captured)) else {
             return endOfData()
         }
         let nanos = nanosecondResolution ? Int64(fraction) : Int64(fraction) * 1000

@@ -23,8 +23,6 @@ public struct AccessUnitStreams: Sendable {
     private var positions = StreamPositions()
     /// Each stream's depacketizer, at its position.
     private var streams: [Stream] = []
-    /// Reused for what the reorder buffer releases per datagram, so that steady state allocates nothing.
-    private var eventBuffer: [OrderedPackets.Event] = []
     /// Each sender's clock, from its RTCP sender reports (H.264 and H.265 use a 90 kHz RTP clock).
     private var clocks: [UInt32: SenderClock] = [:]
     /// Sender clocks from RTCP that does not come as datagrams (a live session reads its RTCP itself).
@@ -52,19 +50,15 @@ public struct AccessUnitStreams: Sendable {
             }
             return
         }
-        var events = eventBuffer
-        eventBuffer = []  // moved out: `events` is the only reference, so appending reuses its storage
-        ordered.add(datagram) { events.append($0) }
-        for event in events { handle(event, emit: emit) }
-        events.removeAll(keepingCapacity: true)
-        eventBuffer = events
+        guard let (position, stream) = ordered.insert(datagram) else { return }
+        while let output = ordered.next(at: position, now: datagram.time) { handle(stream, output, emit: emit) }
     }
 
     /// Ends every stream.
     public mutating func finish(emit: (StreamKey, AccessUnit) -> Void) {
         var events: [OrderedPackets.Event] = []
         ordered.finish { events.append($0) }
-        for event in events { handle(event, emit: emit) }
+        for event in events { handle(event.stream, event.output, emit: emit) }
         for position in streams.indices {
             let key = positions.keys[position]
             if streams[position].depacketizer == nil { decide(position, codec: .h264, emit: emit) }
@@ -78,23 +72,25 @@ public struct AccessUnitStreams: Sendable {
         streams.indices.compactMap { i in streams[i].depacketizer.map { (positions.keys[i], $0) } }
     }
 
-    private mutating func handle(_ event: OrderedPackets.Event, emit: (StreamKey, AccessUnit) -> Void) {
-        let (position, isNew) = positions.position(of: event.stream)
+    private mutating func handle(
+        _ stream: StreamKey, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void
+    ) {
+        let (position, isNew) = positions.position(of: stream)
         if isNew {
             streams.append(
                 Stream(
                     depacketizer: template ?? codec.map { VideoDepacketizer(codec: $0, configuration: configuration) }))
         }
         guard streams[position].depacketizer != nil else {
-            streams[position].undecided.append(event.output)
-            if case .packet(let packet, _) = event.output, let sniffed = CodecSniffer.codec(ofPayload: packet.payload) {
+            streams[position].undecided.append(output)
+            if case .packet(let packet, _) = output, let sniffed = CodecSniffer.codec(ofPayload: packet.payload) {
                 decide(position, codec: sniffed, emit: emit)
             } else if streams[position].undecided.count >= Self.maxUndecidedPackets {
                 decide(position, codec: .h264, emit: emit)
             }
             return
         }
-        feed(position, event.output, emit: emit)
+        feed(position, output, emit: emit)
     }
 
     private mutating func decide(_ position: Int, codec: VideoCodec, emit: (StreamKey, AccessUnit) -> Void) {

@@ -25,17 +25,30 @@ public struct OrderedPackets: Sendable {
 
     /// Offers a datagram; `emit` receives what it releases, in order.
     public mutating func add(_ datagram: UDPDatagram, emit: (Event) -> Void) {
-        guard filter.admits(datagram), !RTPPacket.looksLikeRTCP(datagram.payload) else { return }
+        guard let (position, key) = insert(datagram) else { return }
+        while let output = next(at: position, now: datagram.time) { emit(Event(stream: key, output: output)) }
+    }
+
+    /// The first half of ``add(_:emit:)``: puts the datagram's RTP packet into its stream's reorder buffer and
+    /// returns the stream and its position, to be drained with ``next(at:now:)``; nil when the datagram is
+    /// not admitted. For callers that cannot take events through a closure while they change themselves.
+    mutating func insert(_ datagram: UDPDatagram) -> (position: Int, stream: StreamKey)? {
+        guard filter.admits(datagram), !RTPPacket.looksLikeRTCP(datagram.payload) else { return nil }
         guard !datagram.isTruncated, let packet = try? RTPPacket(datagram.payload) else {
             rejected += 1
-            return
+            return nil
         }
-        guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return }
+        guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return nil }
         let key = StreamKey(ssrc: packet.ssrc, source: datagram.source, destination: datagram.destination)
         let (position, isNew) = positions.position(of: key)
         if isNew { buffers.append(ReorderBuffer(configuration: configuration)) }
         buffers[position].insert(packet, arrival: datagram.time)
-        while let output = buffers[position].next(now: datagram.time) { emit(Event(stream: key, output: output)) }
+        return (position, key)
+    }
+
+    /// What the stream at `position` (from ``insert(_:)``) releases next at `now`.
+    mutating func next(at position: Int, now: ArrivalTime) -> ReorderBuffer.Output? {
+        buffers[position].next(now: now)
     }
 
     /// Releases everything still held, stream by stream.
