@@ -61,6 +61,7 @@ public struct AccessUnit: Sendable {
         public var annexB: ArraySlice<UInt8>? {
             guard startCoded else { return nil }
             guard let first = ranges.first, let last = ranges.last else { return storage[0..<0] }
+            guard first.lowerBound >= 4, last.upperBound <= storage.count else { return nil }
             return storage[(first.lowerBound - 4)..<last.upperBound]
         }
 
