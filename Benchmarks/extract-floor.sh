@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# How far `rtpdump extract` is from the least work any extractor must do on the large capture
+# (floor/extract-floor.c: read + start-code scan + one copy per payload, in C, nothing checked), with
+# rtpdump's own start-up (`rtpdump extract --help`) and GStreamer's pipeline, all in the same run.
+# usage: Benchmarks/extract-floor.sh [CAPTURE] [PORT]   (default: the large capture, port 5010)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+capture="${1:-$here/.data/large-h264.pcap}"
+port="${2:-5010}"
+[ -f "$capture" ] || bash "$here/make-large-capture.sh" "$capture"
+bash "$here/../scripts/ensure-packages.sh" hyperfine gcc gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+(cd "$here/.." && swift build -c release --product rtpdump >&2)
+rtpdump="$here/../.build/release/rtpdump"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+gcc -O2 -o "$out/extract-floor" "$here/floor/extract-floor.c"
+"$out/extract-floor" "$capture" read
+caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96"
+hyperfine -N --warmup 1 --runs 10 --export-markdown /dev/stdout \
+    "$out/extract-floor $capture read" \
+    "$out/extract-floor $capture mmap" \
+    "$rtpdump extract --help" \
+    "$rtpdump extract $capture --port $port -o /dev/null" \
+    "gst-launch-1.0 -q filesrc location=$capture ! pcapparse dst-port=$port ! $caps ! rtph264depay ! video/x-h264,stream-format=byte-stream,alignment=nal ! fakesink"
