@@ -52,6 +52,18 @@ static void record(const uint8_t *frame, size_t length) {
     }
 }
 
+// Takes the whole records in data[offset..<end]; returns where the first incomplete one starts.
+static size_t records(const uint8_t *data, size_t offset, size_t end) {
+    while (offset + 16 <= end) {
+        uint32_t captured;
+        memcpy(&captured, data + offset + 8, 4);
+        if (offset + 16 + captured > end) break;
+        record(data + offset + 16, captured);
+        offset += 16 + captured;
+    }
+    return offset;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: extract-floor CAPTURE read|mmap\n");
@@ -75,28 +87,16 @@ int main(int argc, char **argv) {
             have += (size_t)n;
             if (first) offset = 24;  // the file header
             first = 0;
-            while (offset + 16 <= have) {
-                uint32_t captured;
-                memcpy(&captured, buffer + offset + 8, 4);
-                if (offset + 16 + captured > have) break;
-                record(buffer + offset + 16, captured);
-                offset += 16 + captured;
-            }
+            offset = records(buffer, offset, have);
         }
     } else {
         struct stat st;
         fstat(fd, &st);
-        size_t size = (size_t)st.st_size, offset = 24;
+        size_t size = (size_t)st.st_size, offset = 24;  // after the file header
         uint8_t *map = mmap(0, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED) return 1;
         madvise(map, size, MADV_SEQUENTIAL);
-        while (offset + 16 <= size) {
-            uint32_t captured;
-            memcpy(&captured, map + offset + 8, 4);
-            if (offset + 16 + captured > size) break;
-            record(map + offset + 16, captured);
-            offset += 16 + captured;
-        }
+        records(map, offset, size);
     }
     printf("%zu access units, %zu bytes, %zu payloads with a start code\n", units, total, start_codes);
     return 0;

@@ -3,14 +3,23 @@ import RTP
 
 /// Plays fuzzer input to a depacketizer as a script of RTP packets: for each packet a control byte (0x80
 /// marker, 0x40 a loss of 1 + (control & 7) packets before it, 0x20 a new timestamp) and a length byte,
-/// then the payload. Every access unit is written out with `writer`.
+/// then the payload. Every access unit is written out with `writer`, and its buffer must be exactly its
+/// NAL units as Annex B (the layout `extract` writes without copying); a mismatch stops the fuzzer.
 public func runPacketScript(
     _ input: ArraySlice<UInt8>, _ depacketizer: inout VideoDepacketizer, writer: ElementaryStreamWriter
 ) {
     var out: [UInt8] = []
     let emit = { (unit: AccessUnit) in
         writer.write(unit, parameterSets: ParameterSets(codec: unit.codec), into: &out)
-        for nal in unit.nalUnits { _ = nal.typeName }
+        var annexB: [UInt8] = []
+        for nal in unit.nalUnits {
+            _ = nal.typeName
+            annexB += [0, 0, 0, 1]
+            annexB += nal.bytes
+        }
+        guard let own = unit.nalUnits.annexB, own.elementsEqual(annexB) else {
+            preconditionFailure("an access unit's buffer is not its NAL units as Annex B")
+        }
     }
     var offset = input.startIndex
     var seq: UInt16 = 0
