@@ -31,6 +31,9 @@ public struct CaptureFile: Sendable {
     var pcap: PcapReader?
     var pcapng: PcapngReader?
     var decoder = IPDecoder()
+    /// Whether ``nextDatagram()`` takes plain IPv4/UDP records of a classic pcap in one step
+    /// (`PcapReader.nextPlainDatagram`); false only in tests that compare it with the general path.
+    var takesPlainPath = true
     /// The open file, when reading from one; nil for a capture held in memory, or at its end.
     private var file: FileReader?
 
@@ -117,6 +120,7 @@ public struct CaptureFile: Sendable {
 
     /// The next UDP datagram, skipping (and counting as ``CaptureWarnings/notUDP``) everything else.
     public mutating func nextDatagram() throws(CaptureError) -> UDPDatagram? {
+        if takesPlainPath, let datagram = pcap?.nextPlainDatagram() { return datagram }
         while let packet = try nextPacket() {
             switch packet {
             case .udp(let datagram): return datagram
