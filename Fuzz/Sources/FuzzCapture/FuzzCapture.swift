@@ -1,17 +1,35 @@
 import PacketCapture
 import RTP
 
-/// Reads the input as a capture file down to UDP datagrams and parses each as RTP.
+/// Reads the input as a capture file down to UDP datagrams and parses each as RTP. The datagrams must be
+/// the ones the general path (`nextPacket`, record by record through the link layer, IP and UDP) finds:
+/// `nextDatagram` takes plain records in one step, and a difference stops the fuzzer.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCapture(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    guard var capture = try? CaptureFile(bytes: bytes) else { return 0 }
+    guard var capture = try? CaptureFile(bytes: bytes), var general = try? CaptureFile(bytes: bytes) else { return 0 }
     var count = 0
-    while let datagram = try? capture.nextDatagram() {
+    while true {
+        let datagram = try? capture.nextDatagram()
+        var expected: UDPDatagram?
+        while let packet = try? general.nextPacket() {
+            if case .udp(let found) = packet {
+                expected = found
+                break
+            }
+        }
+        guard same(datagram, expected) else { preconditionFailure("nextDatagram and nextPacket disagree") }
+        guard let datagram else { break }
         count &+= datagram.payload.count
         if let packet = try? RTPPacket(datagram.payload) { count &+= packet.payload.count }
         _ = datagram.source.description
         _ = datagram.destination.description
     }
     return count == Int.min ? 1 : 0
+}
+
+func same(_ a: UDPDatagram?, _ b: UDPDatagram?) -> Bool {
+    guard let a, let b else { return a == nil && b == nil }
+    return a.recordIndex == b.recordIndex && a.time == b.time && a.source == b.source
+        && a.destination == b.destination && a.isTruncated == b.isTruncated && a.payload.elementsEqual(b.payload)
 }
