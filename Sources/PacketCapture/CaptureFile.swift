@@ -33,8 +33,8 @@ public struct CaptureFile: Sendable {
     var pcap: PcapReader?
     var pcapng: PcapngReader?
     var decoder = IPDecoder()
-    /// Whether ``nextDatagram()`` takes plain IPv4/UDP records of a classic pcap in one step
-    /// (`PcapReader.nextPlainDatagram`); false only in tests that compare it with the general path.
+    /// Whether ``nextPacket()`` and ``nextDatagram()`` take plain IPv4/UDP records of a classic pcap in one
+    /// step (`PcapReader.nextPlainDatagram`); false only where tests and the fuzzer compare with the general path.
     var takesPlainPath = true
     /// The open file, when reading from one; nil for a capture held in memory, or at its end.
     private var file: FileReader?
@@ -109,6 +109,7 @@ public struct CaptureFile: Sendable {
 
     /// The next UDP datagram or TCP segment, skipping (and counting) records that hold anything else.
     public mutating func nextPacket() throws(CaptureError) -> TransportPacket? {
+        if takesPlainPath, let datagram = pcap?.nextPlainDatagram() { return .udp(datagram) }
         while let record = try nextRecord() {
             if let packet = decoder.decode(record.linkType.network(record.data), record: record) {
                 return packet
@@ -122,7 +123,6 @@ public struct CaptureFile: Sendable {
 
     /// The next UDP datagram, skipping (and counting as ``CaptureWarnings/notUDP``) everything else.
     public mutating func nextDatagram() throws(CaptureError) -> UDPDatagram? {
-        if takesPlainPath, let datagram = pcap?.nextPlainDatagram() { return datagram }
         while let packet = try nextPacket() {
             switch packet {
             case .udp(let datagram): return datagram

@@ -9,8 +9,9 @@ import RTP
 /// the way down (record, network packet, IP payload, UDP payload) where this one reads the headers in
 /// place and slices once. Tests and the capture fuzzer compare the two on every record.
 extension PcapReader {
-    /// Where the IPv4 header starts in a frame of this link type, if the frame says it carries IPv4.
-    private func ipv4Offset(_ frame: UnsafeRawBufferPointer) -> Int? {
+    /// Where the IPv4 header starts in a frame of `linkType`, if the frame says it carries IPv4.
+    /// (Static: calling a method of `self` inside the closure below copied the whole reader per record.)
+    private static func ipv4Offset(_ frame: UnsafeRawBufferPointer, linkType: LinkType) -> Int? {
         func etherType(at offset: Int) -> UInt16? {
             guard offset + 2 <= frame.count else { return nil }
             return UInt16(bigEndian: frame.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
@@ -30,6 +31,7 @@ extension PcapReader {
         let data = window.data
         let at = window.offset
         guard data.count - at >= 16 else { return nil }
+        let (bigEndian, nanosecondResolution, linkType) = (bigEndian, nanosecondResolution, linkType)
         // (the payload's range in `data`, source, destination, the record's length, its time)
         let found: (Range<Int>, SocketAddress, SocketAddress, Int, ArrivalTime)? = data.withUnsafeBytes { raw in
             func u32(_ offset: Int) -> UInt32 {
@@ -40,7 +42,7 @@ extension PcapReader {
             guard captured == Int(u32(12)), captured <= Self.maxRecordLength, data.count - at - 16 >= captured
             else { return nil }
             let frame = UnsafeRawBufferPointer(rebasing: raw[(at + 16)..<(at + 16 + captured)])
-            guard let ip = ipv4Offset(frame), frame.count - ip >= 20 else { return nil }
+            guard let ip = Self.ipv4Offset(frame, linkType: linkType), frame.count - ip >= 20 else { return nil }
             func be16(_ offset: Int) -> UInt16 {
                 UInt16(bigEndian: frame.loadUnaligned(fromByteOffset: ip + offset, as: UInt16.self))
             }

@@ -1,13 +1,15 @@
-import PacketCapture
 import RTP
 
+@testable import PacketCapture  // (debug builds are testable) for `takesPlainPath`
+
 /// Reads the input as a capture file down to UDP datagrams and parses each as RTP. The datagrams must be
-/// the ones the general path (`nextPacket`, record by record through the link layer, IP and UDP) finds:
-/// `nextDatagram` takes plain records in one step, and a difference stops the fuzzer.
+/// the ones the general path (record by record through the link layer, IP and UDP) finds: `nextDatagram`
+/// takes plain records in one step, and a difference stops the fuzzer.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCapture(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard var capture = try? CaptureFile(bytes: bytes), var general = try? CaptureFile(bytes: bytes) else { return 0 }
+    general.takesPlainPath = false
     var count = 0
     while true {
         let datagram = try? capture.nextDatagram()
