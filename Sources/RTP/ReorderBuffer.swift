@@ -121,7 +121,7 @@ public struct ReorderBuffer: Sendable {
 
     /// Offers a packet that arrived at `arrival`. Call ``next(now:)`` until `nil` afterwards.
     @discardableResult
-    public mutating func insert(_ packet: RTPPacket, arrival: ArrivalTime) -> InsertResult {
+    public mutating func insert(_ packet: consuming RTPPacket, arrival: ArrivalTime) -> InsertResult {
         guard let start = head else {
             // The extended numbering starts one cycle up, so that early stragglers still have a number.
             let first = 0x1_0000 + UInt64(packet.sequenceNumber)
@@ -172,8 +172,8 @@ public struct ReorderBuffer: Sendable {
     private mutating func release(now: ArrivalTime, force: Bool) -> Output? {
         guard let start = head else { return nil }
         let index = Int(start & mask)
-        if let packet = slots[index].packet {
-            slots[index].packet = nil
+        // Taken, not copied and cleared: moving the packet out costs no retain and release of its bytes.
+        if let packet = slots[index].packet.take() {
             held -= 1
             head = start + 1
             released += 1
@@ -196,7 +196,7 @@ public struct ReorderBuffer: Sendable {
         return .loss(loss)
     }
 
-    private mutating func store(_ packet: RTPPacket, at extended: UInt64, arrival: ArrivalTime) {
+    private mutating func store(_ packet: consuming RTPPacket, at extended: UInt64, arrival: ArrivalTime) {
         slots[Int(extended & mask)] = Slot(packet: packet, arrival: arrival)
         held += 1
     }

@@ -20,8 +20,7 @@ public struct AccessUnitStreams: Sendable {
     /// A depacketizer every stream starts from (from an SDP), instead of the codec and configuration.
     public let template: VideoDepacketizer?
     private var ordered: OrderedPackets
-    private var positions = StreamPositions()
-    /// Each stream's depacketizer, at its position.
+    /// Each stream's depacketizer, at its position in `ordered`.
     private var streams: [Stream] = []
     /// Each sender's clock, from its RTCP sender reports (H.264 and H.265 use a 90 kHz RTP clock).
     private var clocks: [UInt32: SenderClock] = [:]
@@ -51,16 +50,21 @@ public struct AccessUnitStreams: Sendable {
             return
         }
         guard let (position, stream) = ordered.insert(datagram) else { return }
-        while let output = ordered.next(at: position, now: datagram.time) { handle(stream, output, emit: emit) }
+        while let output = ordered.next(at: position, now: datagram.time) {
+            handle(position, stream, output, emit: emit)
+        }
     }
 
     /// Ends every stream.
     public mutating func finish(emit: (StreamKey, AccessUnit) -> Void) {
         var events: [OrderedPackets.Event] = []
         ordered.finish { events.append($0) }
-        for event in events { handle(event.stream, event.output, emit: emit) }
+        for event in events {
+            guard let position = ordered.position(of: event.stream) else { continue }  // (every event's stream has one)
+            handle(position, event.stream, event.output, emit: emit)
+        }
         for position in streams.indices {
-            let key = positions.keys[position]
+            let key = ordered.stream(at: position)
             if streams[position].depacketizer == nil { decide(position, codec: .h264, emit: emit) }
             let (clock, senderClocks) = (clocks[key.ssrc], senderClocks)
             streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock ?? senderClocks?(key.ssrc))) }
@@ -69,14 +73,13 @@ public struct AccessUnitStreams: Sendable {
 
     /// The codec and depacketizer state of each stream, in order of appearance.
     public var depacketizers: [(StreamKey, VideoDepacketizer)] {
-        streams.indices.compactMap { i in streams[i].depacketizer.map { (positions.keys[i], $0) } }
+        streams.indices.compactMap { i in streams[i].depacketizer.map { (ordered.stream(at: i), $0) } }
     }
 
     private mutating func handle(
-        _ stream: StreamKey, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void
+        _ position: Int, _ stream: StreamKey, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void
     ) {
-        let (position, isNew) = positions.position(of: stream)
-        if isNew {
+        while streams.count <= position {  // a stream's first output: positions are handed out in order
             streams.append(
                 Stream(
                     depacketizer: template ?? codec.map { VideoDepacketizer(codec: $0, configuration: configuration) }))
@@ -90,21 +93,25 @@ public struct AccessUnitStreams: Sendable {
             }
             return
         }
-        feed(position, output, emit: emit)
+        feed(position, stream, output, emit: emit)
     }
 
     private mutating func decide(_ position: Int, codec: VideoCodec, emit: (StreamKey, AccessUnit) -> Void) {
         streams[position].depacketizer = VideoDepacketizer(codec: codec, configuration: configuration)
         let held = streams[position].undecided
         streams[position].undecided = []
-        for output in held { feed(position, output, emit: emit) }
+        let key = ordered.stream(at: position)
+        for output in held { feed(position, key, output, emit: emit) }
     }
 
-    private mutating func feed(_ position: Int, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void) {
-        let key = positions.keys[position]
-        let (clock, senderClocks) = (clocks[key.ssrc], senderClocks)  // the second is asked only per access unit
+    private mutating func feed(
+        _ position: Int, _ key: StreamKey, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void
+    ) {
+        // Copies (a retain each) for the closure, which cannot read `self` while the depacketizer changes;
+        // looked up only per access unit, not per packet.
+        let (clocks, senderClocks) = (clocks, senderClocks)
         streams[position].depacketizer?.consume(output) {
-            emit(key, $0.captured(by: clock ?? senderClocks?(key.ssrc)))
+            emit(key, $0.captured(by: clocks[key.ssrc] ?? senderClocks?(key.ssrc)))
         }
     }
 }

@@ -58,6 +58,12 @@ public struct OrderedPackets: Sendable {
         }
     }
 
+    /// The position ``insert(_:)`` gave `key`'s stream, if it has one.
+    func position(of key: StreamKey) -> Int? { positions.existingPosition(of: key) }
+
+    /// The stream at `position` (from ``insert(_:)``).
+    func stream(at position: Int) -> StreamKey { positions.keys[position] }
+
     /// The buffer of each stream, for its counters.
     public func buffer(for key: StreamKey) -> ReorderBuffer? { positions.existingPosition(of: key).map { buffers[$0] } }
 }
