@@ -42,20 +42,15 @@ public struct RTSPSessionInfo: Sendable {
     public var videoFormat: VideoFormat? { description.flatMap { SDPVideo.videoFormat(in: $0) } }
 
     /// Reads the RTSP exchanges at the start of a capture (TCP, any port): DESCRIBE and SETUP come before
-    /// the media, so the first `maxRecords` packets are enough and a large capture is not read twice.
-    /// `reading` sees each packet read, in order (``ScannedCapture`` keeps the datagrams). Nil when there
-    /// are none. Where the capture is damaged the look stops with what it found: the error is left to the
-    /// read that follows, which meets it at the same record after the datagrams before it.
-    public static func scan(
-        _ capture: inout CaptureFile, maxRecords: Int = 20_000, reading: (TransportPacket) -> Void = { _ in }
-    ) -> RTSPSessionInfo? {
+    /// the media, so the first `maxRecords` records are enough and a large capture is not read twice.
+    /// Nil when there are none.
+    public static func scan(_ capture: inout CaptureFile, maxRecords: Int = 20_000) throws -> RTSPSessionInfo? {
         var info = RTSPSessionInfo()
         var found = false
         var source = RTSPConnections()
         var records = 0
-        while records < maxRecords, let packet = try? capture.nextPacket() {
+        while records < maxRecords, let packet = try capture.nextPacket() {
             records += 1
-            reading(packet)
             guard case .tcp(let segment) = packet else { continue }
             for frame in source.add(segment) {
                 guard case .message(let message) = frame.frame else { continue }

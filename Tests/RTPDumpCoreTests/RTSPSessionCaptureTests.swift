@@ -10,10 +10,13 @@ import VideoDecoding
 /// capture itself, and the frames equal GStreamer's from the same RTP (for TCP, rewritten as UDP by
 /// Fixtures/scripts/interleaved_to_udp.py).
 @Suite struct RTSPSessionCaptureTests {
-    /// As `rtpdump` opens a capture.
     static func session(_ name: String) throws -> (RTSPSessionInfo, any DatagramSource) {
-        let (source, info) = try ScannedCapture.open(Fixtures.capture(name))
-        return (try #require(info), source)
+        var scan = try CaptureFile(contentsOf: Fixtures.capture(name))
+        let info = try #require(try RTSPSessionInfo.scan(&scan))
+        let capture = try CaptureFile(contentsOf: Fixtures.capture(name))
+        let source: any DatagramSource =
+            info.rtpChannels.isEmpty ? capture : RTSPSessionDatagrams(capture: capture, info: info)
+        return (info, source)
     }
 
     static func md5s(_ name: String) throws -> [String] {
@@ -36,7 +39,7 @@ import VideoDecoding
         #expect(udp.rtpChannels.isEmpty)
         #expect(udp.clientRTPPorts.count == 1)
         var plain = try CaptureFile(contentsOf: Fixtures.capture("h264-gst.pcap"))
-        #expect(RTSPSessionInfo.scan(&plain) == nil)
+        #expect(try RTSPSessionInfo.scan(&plain) == nil)
     }
 
     @Test(arguments: ["rtsp-h264-tcp.pcap", "rtsp-h264-udp.pcap"])
