@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 // libFuzzer targets. Build one with:
-//   swift build --package-path Fuzz -c debug --sanitize fuzzer --sanitize address --product FuzzRTPPacket
+//   swift build --package-path Fuzz -c debug --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address \
+//       --product FuzzRTPPacket
+// (swiftc keeps only the last -sanitize flag: without the combined one the Swift code has no coverage)
 // or run them all with Fuzz/run.sh.
 import PackageDescription
 

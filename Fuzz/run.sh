@@ -10,7 +10,10 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(FuzzRTPPacket FuzzRTCP FuzzCapture FuzzH264Depacketizer FuzzHEVCDepacketizer FuzzSPS FuzzRTSPFramer FuzzSDP FuzzWWWAuthenticate FuzzLengthPrefixed FuzzSRTP)
 mkdir -p artifacts
 for target in "${targets[@]}"; do
-    swift build -c debug --sanitize fuzzer --sanitize address --product "$target" >/dev/null
+    # SwiftPM passes `-sanitize=fuzzer -sanitize=address` to swiftc, and swiftc keeps only the last one:
+    # the Swift code would get AddressSanitizer but no coverage. The combined flag, given last, gets both.
+    swift build -c debug --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address \
+        --product "$target" >/dev/null
     corpus="corpus-$target"
     mkdir -p "$corpus"
     case "$target" in
@@ -31,6 +34,9 @@ for target in "${targets[@]}"; do
     SWIFT_BACKTRACE=enable=no ".build/debug/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 \
         -artifact_prefix="artifacts/$target-" >"$log" 2>&1 && status=ok || status="FAILED (see $log)"
     runs=$(grep -oE 'Done [0-9]+ runs' "$log" | grep -oE '[0-9]+' || echo "?")
+    # A target built without coverage mutates blindly; libFuzzer says so instead of printing "cov:".
+    grep -q " cov: " "$log" || status="FAILED (no coverage: the target is not instrumented; see $log)"
+    cov=$(grep -oE ' cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || echo "?")
     after=$(ls artifacts | grep -c "^$target-crash" || true)
-    echo "$target: $status, $runs executions in ${seconds}s, new crashes: $((after - before))"
+    echo "$target: $status, $runs executions in ${seconds}s, coverage $cov edges, new crashes: $((after - before))"
 done
