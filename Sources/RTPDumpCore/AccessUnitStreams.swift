@@ -57,11 +57,9 @@ public struct AccessUnitStreams: Sendable {
 
     /// Ends every stream.
     public mutating func finish(emit: (StreamKey, AccessUnit) -> Void) {
-        var events: [OrderedPackets.Event] = []
-        ordered.finish { events.append($0) }
-        for event in events {
-            guard let position = ordered.position(of: event.stream) else { continue }  // (every event's stream has one)
-            handle(position, event.stream, event.output, emit: emit)
+        for position in 0..<ordered.streamCount {
+            let stream = ordered.stream(at: position)
+            while let output = ordered.flush(at: position) { handle(position, stream, output, emit: emit) }
         }
         for position in streams.indices {
             let key = ordered.stream(at: position)

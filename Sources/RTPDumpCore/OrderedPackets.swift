@@ -53,13 +53,17 @@ public struct OrderedPackets: Sendable {
 
     /// Releases everything still held, stream by stream.
     public mutating func finish(emit: (Event) -> Void) {
-        for position in buffers.indices {
-            while let output = buffers[position].flush() { emit(Event(stream: positions.keys[position], output: output)) }
+        for position in 0..<streamCount {
+            while let output = flush(at: position) { emit(Event(stream: positions.keys[position], output: output)) }
         }
     }
 
-    /// The position ``insert(_:)`` gave `key`'s stream, if it has one.
-    func position(of key: StreamKey) -> Int? { positions.existingPosition(of: key) }
+    /// How many streams have a position (0 up to this).
+    var streamCount: Int { buffers.count }
+
+    /// What the stream at `position` still holds, next in order; ``finish(emit:)`` one stream and one
+    /// output at a time, for the callers of ``insert(_:)``.
+    mutating func flush(at position: Int) -> ReorderBuffer.Output? { buffers[position].flush() }
 
     /// The stream at `position` (from ``insert(_:)``).
     func stream(at position: Int) -> StreamKey { positions.keys[position] }
