@@ -10,8 +10,9 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(FuzzRTPPacket FuzzRTCP FuzzCapture FuzzH264Depacketizer FuzzHEVCDepacketizer FuzzSPS FuzzRTSPFramer FuzzSDP FuzzWWWAuthenticate FuzzLengthPrefixed FuzzSRTP)
 mkdir -p artifacts
 for target in "${targets[@]}"; do
-    # SwiftPM passes `-sanitize=fuzzer -sanitize=address` to swiftc, and swiftc keeps only the last one:
-    # the Swift code would get AddressSanitizer but no coverage. The combined flag, given last, gets both.
+    # SwiftPM passes `--sanitize fuzzer --sanitize address` to swiftc as two -sanitize flags, and swiftc keeps
+    # only the last: the Swift code gets coverage or AddressSanitizer, not both. The combined flag, given
+    # last, gets both.
     swift build -c debug --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address \
         --product "$target" >/dev/null
     corpus="corpus-$target"
