@@ -6,7 +6,7 @@
 #define CH26X_X86 1
 #endif
 
-// The positions 0..<count-2 a vector loop leaves are tested here, one by one.
+// Positions i..<count-2, one by one: for inputs shorter than one vector step, and where there is no vector code.
 static size_t find_tail(const uint8_t *bytes, size_t i, size_t count) {
     for (; i + 3 <= count; i++) {
         if (bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1) return i;
@@ -15,43 +15,59 @@ static size_t find_tail(const uint8_t *bytes, size_t i, size_t count) {
 }
 
 #if CH26X_X86
-// 16 positions per step: the bytes at i, i+1 and i+2 of each are compared with 0, 0 and 1 at once.
-__attribute__((target("sse2"))) static size_t find_sse2(const uint8_t *bytes, size_t count) {
-    size_t i = 0;
+// Each step tests 16 positions, i..i+15: the bytes at i, i+1 and i+2 of each are compared with 0, 0 and 1
+// at once; the mask has bit k set for a start code at i+k. Positions i..i+15 need bytes up to i+17.
+__attribute__((target("sse2"))) static inline unsigned step_sse2(const uint8_t *bytes, size_t i) {
     const __m128i zero = _mm_setzero_si128();
-    const __m128i one = _mm_set1_epi8(1);
-    // Positions i..i+15 need bytes up to i+17.
-    while (i + 18 <= count) {
-        __m128i first = _mm_loadu_si128((const __m128i *)(bytes + i));
-        __m128i second = _mm_loadu_si128((const __m128i *)(bytes + i + 1));
-        __m128i third = _mm_loadu_si128((const __m128i *)(bytes + i + 2));
-        __m128i match = _mm_and_si128(
-            _mm_and_si128(_mm_cmpeq_epi8(first, zero), _mm_cmpeq_epi8(second, zero)), _mm_cmpeq_epi8(third, one));
-        int mask = _mm_movemask_epi8(match);
-        if (mask != 0) return i + (size_t)__builtin_ctz((unsigned)mask);
-        i += 16;
-    }
-    return find_tail(bytes, i, count);
+    __m128i first = _mm_loadu_si128((const __m128i *)(bytes + i));
+    __m128i second = _mm_loadu_si128((const __m128i *)(bytes + i + 1));
+    __m128i third = _mm_loadu_si128((const __m128i *)(bytes + i + 2));
+    __m128i match = _mm_and_si128(
+        _mm_and_si128(_mm_cmpeq_epi8(first, zero), _mm_cmpeq_epi8(second, zero)),
+        _mm_cmpeq_epi8(third, _mm_set1_epi8(1)));
+    return (unsigned)_mm_movemask_epi8(match);
 }
 
-// The same test, 32 positions per step.
-__attribute__((target("avx2"))) static size_t find_avx2(const uint8_t *bytes, size_t count) {
+__attribute__((target("sse2"))) static size_t find_sse2(const uint8_t *bytes, size_t count) {
+    if (count < 18) return find_tail(bytes, 0, count);
     size_t i = 0;
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i one = _mm256_set1_epi8(1);
-    // Positions i..i+31 need bytes up to i+33.
-    while (i + 34 <= count) {
-        __m256i first = _mm256_loadu_si256((const __m256i *)(bytes + i));
-        __m256i second = _mm256_loadu_si256((const __m256i *)(bytes + i + 1));
-        __m256i third = _mm256_loadu_si256((const __m256i *)(bytes + i + 2));
-        __m256i match = _mm256_and_si256(
-            _mm256_and_si256(_mm256_cmpeq_epi8(first, zero), _mm256_cmpeq_epi8(second, zero)),
-            _mm256_cmpeq_epi8(third, one));
-        unsigned mask = (unsigned)_mm256_movemask_epi8(match);
+    for (; i + 18 <= count; i += 16) {
+        unsigned mask = step_sse2(bytes, i);
         if (mask != 0) return i + (size_t)__builtin_ctz(mask);
-        i += 32;
     }
-    return find_tail(bytes, i, count);
+    // The positions left, in one last step over the final 18 bytes. It tests again some positions
+    // already tested; none of those matched, so a match it finds is a new one.
+    if (i + 2 < count) {
+        unsigned mask = step_sse2(bytes, count - 18);
+        if (mask != 0) return count - 18 + (size_t)__builtin_ctz(mask);
+    }
+    return count;
+}
+
+// The same, 32 positions per step (bytes up to i+33).
+__attribute__((target("avx2"))) static inline unsigned step_avx2(const uint8_t *bytes, size_t i) {
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i first = _mm256_loadu_si256((const __m256i *)(bytes + i));
+    __m256i second = _mm256_loadu_si256((const __m256i *)(bytes + i + 1));
+    __m256i third = _mm256_loadu_si256((const __m256i *)(bytes + i + 2));
+    __m256i match = _mm256_and_si256(
+        _mm256_and_si256(_mm256_cmpeq_epi8(first, zero), _mm256_cmpeq_epi8(second, zero)),
+        _mm256_cmpeq_epi8(third, _mm256_set1_epi8(1)));
+    return (unsigned)_mm256_movemask_epi8(match);
+}
+
+__attribute__((target("avx2"))) static size_t find_avx2(const uint8_t *bytes, size_t count) {
+    if (count < 34) return find_sse2(bytes, count);
+    size_t i = 0;
+    for (; i + 34 <= count; i += 32) {
+        unsigned mask = step_avx2(bytes, i);
+        if (mask != 0) return i + (size_t)__builtin_ctz(mask);
+    }
+    if (i + 2 < count) {  // as in find_sse2
+        unsigned mask = step_avx2(bytes, count - 34);
+        if (mask != 0) return count - 34 + (size_t)__builtin_ctz(mask);
+    }
+    return count;
 }
 
 // Whether the CPU has AVX2 and the operating system saves the 256-bit registers (OSXSAVE, XCR0 bits 1-2).
