@@ -116,6 +116,17 @@ import Testing
         #expect(units.map(\.nals) == [[P.sps, P.pps, P.idr()]])
     }
 
+    /// The depacketizer looks for start codes in each fragment as it is appended; a start code cut by
+    /// fragment boundaries (at every point, for these sizes; across three fragments for size 1) is found.
+    @Test(arguments: 1...6)
+    func quirkAStartCodeAcrossFragmentsIsFound(size: Int) {
+        let joined = P.sps + [0, 0, 1] + P.pps
+        let fragments = P.fuA(joined, size: size)
+        let packets = fragments.enumerated().map { i, p in P.rtp(UInt16(i), ts: 0, p) }
+        let (units, _) = P.h264(packets + [P.rtp(UInt16(fragments.count), ts: 0, marker: true, P.idr())])
+        #expect(units.map(\.nals) == [[P.sps, P.pps, P.idr()]])
+    }
+
     @Test func quirkMarkerOnAParameterSetDoesNotEndTheAccessUnit() {
         let (units, _) = P.h264([
             P.rtp(1, ts: 0, marker: true, P.sps), P.rtp(2, ts: 0, marker: true, P.pps),
