@@ -121,8 +121,19 @@ public struct CaptureFile: Sendable {
         return nil
     }
 
+    /// Moves past the next record if it is a plain IPv4/UDP one (``nextPacket()`` would return it as a
+    /// datagram), without making a datagram of it; false, with nothing read, otherwise. For readers that
+    /// look for TCP only.
+    package mutating func skipPlainDatagram() -> Bool {
+        // (Not `takesPlainPath && ...`: mutating the reader inside the autoclosure of && copied it.)
+        guard takesPlainPath, let skipped = pcap?.skipPlainDatagram() else { return false }
+        return skipped
+    }
+
     /// The next UDP datagram, skipping (and counting as ``CaptureWarnings/notUDP``) everything else.
     public mutating func nextDatagram() throws(CaptureError) -> UDPDatagram? {
+        // The common case first, without wrapping the datagram in a TransportPacket and taking it out again.
+        if takesPlainPath, let datagram = pcap?.nextPlainDatagram() { return datagram }
         while let packet = try nextPacket() {
             switch packet {
             case .udp(let datagram): return datagram

@@ -28,12 +28,36 @@ extension PcapReader {
     /// The next record as a UDP datagram if it is the plain case described above; nil, with nothing read,
     /// if it is not (or if it is not all in memory yet).
     mutating func nextPlainDatagram() -> UDPDatagram? {
+        guard let record = plainRecord() else { return nil }
+        let datagram = UDPDatagram(
+            recordIndex: index, time: record.time, source: record.source, destination: record.destination,
+            payload: window.data[record.payload], isTruncated: false)
+        window.offset += record.length
+        index += 1
+        return datagram
+    }
+
+    /// Moves past the next record if it is the plain case described above, without making a datagram of
+    /// it (for a reader that looks for TCP only); false, with nothing read, if it is not.
+    mutating func skipPlainDatagram() -> Bool {
+        guard let record = plainRecord() else { return false }
+        window.offset += record.length
+        index += 1
+        return true
+    }
+
+    /// A plain record at the read position: the payload's range in `window.data`, the addresses, the
+    /// record's length and its time.
+    private typealias PlainRecord = (
+        payload: Range<Int>, source: SocketAddress, destination: SocketAddress, length: Int, time: ArrivalTime
+    )
+
+    private func plainRecord() -> PlainRecord? {
         let data = window.data
         let at = window.offset
         guard data.count - at >= 16 else { return nil }
         let (bigEndian, nanosecondResolution, linkType) = (bigEndian, nanosecondResolution, linkType)
-        // (the payload's range in `data`, source, destination, the record's length, its time)
-        let found: (Range<Int>, SocketAddress, SocketAddress, Int, ArrivalTime)? = data.withUnsafeBytes { raw in
+        return data.withUnsafeBytes { raw -> PlainRecord? in
             func u32(_ offset: Int) -> UInt32 {
                 let value = raw.loadUnaligned(fromByteOffset: at + offset, as: UInt32.self)
                 return bigEndian ? UInt32(bigEndian: value) : UInt32(littleEndian: value)
@@ -71,12 +95,5 @@ extension PcapReader {
                 ArrivalTime(nanoseconds: Int64(u32(0)) * 1_000_000_000 + nanos)
             )
         }
-        guard let (payload, source, destination, length, time) = found else { return nil }
-        let datagram = UDPDatagram(
-            recordIndex: index, time: time, source: source, destination: destination, payload: data[payload],
-            isTruncated: false)
-        window.offset += length
-        index += 1
-        return datagram
     }
 }

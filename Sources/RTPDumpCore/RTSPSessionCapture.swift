@@ -49,8 +49,10 @@ public struct RTSPSessionInfo: Sendable {
         var found = false
         var source = RTSPConnections()
         var records = 0
-        while records < maxRecords, let packet = try capture.nextPacket() {
+        while records < maxRecords {
             records += 1
+            if capture.skipPlainDatagram() { continue }  // most records: UDP, read no further
+            guard let packet = try capture.nextPacket() else { break }
             guard case .tcp(let segment) = packet else { continue }
             for frame in source.add(segment) {
                 guard case .message(let message) = frame.frame else { continue }

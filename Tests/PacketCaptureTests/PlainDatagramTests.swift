@@ -66,6 +66,50 @@ import Testing
         try Self.expectSame { try CaptureFile(contentsOf: Self.path(name), chunkSize: 1000) }
     }
 
+    /// The record index of each packet `nextPacket` gives, and whether it is TCP, up to the end or to the
+    /// error that stopped the reading; `skipping`: plain UDP records are moved past first with
+    /// `skipPlainDatagram` (as the look for an RTSP session reads).
+    static func packets(_ name: String, skipping: Bool, chunkSize: Int) throws -> (
+        packets: [(index: Int, tcp: Bool)], skipped: Int, error: String?
+    ) {
+        var capture = try CaptureFile(contentsOf: path(name), chunkSize: chunkSize)
+        var packets: [(index: Int, tcp: Bool)] = []
+        var skipped = 0
+        do {
+            while true {
+                if skipping && capture.skipPlainDatagram() {
+                    skipped += 1
+                    continue
+                }
+                guard let packet = try capture.nextPacket() else { break }
+                switch packet {
+                case .udp(let datagram): packets.append((datagram.recordIndex, false))
+                case .tcp(let segment): packets.append((segment.recordIndex, true))
+                }
+            }
+        } catch {
+            return (packets, skipped, "\(error)")
+        }
+        return (packets, skipped, nil)
+    }
+
+    /// Skipping plain records leaves every TCP segment, and every datagram the plain path does not take
+    /// (with 1000-byte chunks, also those that straddle two chunks), and stops at the same error.
+    @Test(arguments: pcaps)
+    func skippingPlainRecordsLeavesTheRest(name: String) throws {
+        for chunkSize in [CaptureFile.defaultChunkSize, 1000] {
+            let (all, _, allError) = try Self.packets(name, skipping: false, chunkSize: chunkSize)
+            let (rest, skipped, restError) = try Self.packets(name, skipping: true, chunkSize: chunkSize)
+            #expect(restError == allError)
+            #expect(rest.filter(\.tcp).map(\.index) == all.filter(\.tcp).map(\.index))
+            #expect(rest.count + skipped == all.count)
+            let allUDP = Set(all.filter { !$0.tcp }.map(\.index))
+            #expect(rest.filter { !$0.tcp }.allSatisfy { allUDP.contains($0.index) })
+            if name.hasPrefix("rtsp-h264-tcp") { #expect(rest.contains { $0.tcp }) }
+            if name.hasPrefix("h26") && chunkSize > 1000 { #expect(skipped > 100 && skipped > rest.count * 10) }
+        }
+    }
+
     @Test func thePlainPathIsTakenForEthernetAndSLLCaptures() throws {
         for name in ["h264-gst.pcap", "h265-gst-sll.pcap"] {
             var capture = try CaptureFile(contentsOf: Self.path(name))
