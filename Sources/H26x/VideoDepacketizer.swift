@@ -43,8 +43,8 @@ public struct VideoDepacketizer: Sendable {
 
     /// Takes what a ``ReorderBuffer`` released: a packet is pushed, a loss noted, a discontinuity (the
     /// sender restarted) flushes what was being assembled.
-    public mutating func consume(_ output: ReorderBuffer.Output, emit: (AccessUnit) -> Void) {
-        switch output {
+    public mutating func consume(_ output: consuming ReorderBuffer.Output, emit: (AccessUnit) -> Void) {
+        switch consume output {  // the packet moves out of the output: no copy of it, no retain of its bytes
         case .packet(let packet, _): push(packet, emit: emit)
         case .loss(let loss): noteLoss(loss.count, emit: emit)
         case .discontinuity: flush(emit: emit)

@@ -74,8 +74,10 @@ public struct AccessUnitStreams: Sendable {
         streams.indices.compactMap { i in streams[i].depacketizer.map { (ordered.stream(at: i), $0) } }
     }
 
+    // The outputs are consumed on their way to the depacketizer: moved, not copied.
     private mutating func handle(
-        _ position: Int, _ stream: StreamKey, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void
+        _ position: Int, _ stream: StreamKey, _ output: consuming ReorderBuffer.Output,
+        emit: (StreamKey, AccessUnit) -> Void
     ) {
         while streams.count <= position {  // a stream's first output: positions are handed out in order
             streams.append(
@@ -83,8 +85,10 @@ public struct AccessUnitStreams: Sendable {
                     depacketizer: template ?? codec.map { VideoDepacketizer(codec: $0, configuration: configuration) }))
         }
         guard streams[position].depacketizer != nil else {
+            var sniffed: VideoCodec?
+            if case .packet(let packet, _) = output { sniffed = CodecSniffer.codec(ofPayload: packet.payload) }
             streams[position].undecided.append(output)
-            if case .packet(let packet, _) = output, let sniffed = CodecSniffer.codec(ofPayload: packet.payload) {
+            if let sniffed {
                 decide(position, codec: sniffed, emit: emit)
             } else if streams[position].undecided.count >= Self.maxUndecidedPackets {
                 decide(position, codec: .h264, emit: emit)
@@ -103,7 +107,8 @@ public struct AccessUnitStreams: Sendable {
     }
 
     private mutating func feed(
-        _ position: Int, _ key: StreamKey, _ output: ReorderBuffer.Output, emit: (StreamKey, AccessUnit) -> Void
+        _ position: Int, _ key: StreamKey, _ output: consuming ReorderBuffer.Output,
+        emit: (StreamKey, AccessUnit) -> Void
     ) {
         // Copies (a retain each) for the closure, which cannot read `self` while the depacketizer changes;
         // looked up only per access unit, not per packet.
