@@ -24,11 +24,6 @@ struct AccessUnitAssembler: Sendable {
     private var ranges: [Range<Int>] = []
     private static let startCode: [UInt8] = [0, 0, 0, 1]
     private var nalStart: Int?
-    /// The first position of the NAL unit being assembled not yet tested as the start of a start code, and
-    /// whether one was found before it. Each piece is scanned as it is appended, while it is still in the
-    /// core's cache, instead of the whole NAL unit again at its end.
-    private var scannedTo = 0
-    private var nalHasStartCode = false
     private(set) var timestamp: UInt64?
     private var hasPicture = false
     private var keyframe = false
@@ -71,16 +66,6 @@ struct AccessUnitAssembler: Sendable {
         if nalStart != nil { abortNAL() }
         buffer.append(contentsOf: Self.startCode)
         nalStart = buffer.count
-        scannedTo = buffer.count
-        nalHasStartCode = false
-    }
-
-    /// Looks for a start code among the positions not yet tested; all but the last two are tested after it
-    /// (a start code may begin there and end in the next piece).
-    private mutating func scanAppended() {
-        guard !nalHasStartCode else { return }
-        nalHasStartCode = AnnexB.containsStartCode(buffer, from: scannedTo)
-        scannedTo = max(scannedTo, buffer.count - 2)
     }
 
     /// Removes the NAL unit that starts at `start`, with its start code.
@@ -97,10 +82,8 @@ struct AccessUnitAssembler: Sendable {
             return
         }
         buffer.append(contentsOf: bytes)
-        scanAppended()
     }
 
-    /// Adds one byte (a NAL header); it is scanned with the next piece, or at the end of the NAL unit.
     mutating func append(_ byte: UInt8) {
         guard nalStart != nil else { return }
         buffer.append(byte)
@@ -130,8 +113,7 @@ struct AccessUnitAssembler: Sendable {
             return
         }
         // Quirk: some cameras put Annex B streams (start codes included) in RTP payloads.
-        scanAppended()
-        if nalHasStartCode {
+        if AnnexB.containsStartCode(nal) {
             let parts = AnnexB.split(nal)
             let copy = parts.map { Array(buffer[$0]) }
             drop(from: start)

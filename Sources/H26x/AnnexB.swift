@@ -24,13 +24,11 @@ enum AnnexB {
         return head.starts(with: [0, 0, 1]) || head.elementsEqual([0, 0, 0, 1])
     }
 
-    /// Whether `buffer` holds a three-byte start code that begins at `start` or after it.
-    static func containsStartCode(_ buffer: [UInt8], from start: Int) -> Bool {
-        buffer.withUnsafeBufferPointer { all in
-            guard let base = all.baseAddress, start >= 0, all.count - start >= 3 else { return false }
-            let count = all.count - start
-            return ch26x_find_start_code(base + start, count) + 3 <= count
-        }
+    /// Whether `bytes` holds a three-byte start code anywhere.
+    static func containsStartCode(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var found = false
+        forEachStartCode(in: bytes) { _, _ in found = true }
+        return found
     }
 
     /// Calls `body(start, end)` for each 00 00 01 in `bytes`, `start` at its first zero. The search is

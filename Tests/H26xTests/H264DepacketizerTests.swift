@@ -116,8 +116,8 @@ import Testing
         #expect(units.map(\.nals) == [[P.sps, P.pps, P.idr()]])
     }
 
-    /// The depacketizer looks for start codes in each fragment as it is appended; a start code cut by
-    /// fragment boundaries (at every point, for these sizes; across three fragments for size 1) is found.
+    /// A start code cut by fragment boundaries (at every point, for these sizes; across three fragments
+    /// for size 1) is found.
     @Test(arguments: 1...6)
     func quirkAStartCodeAcrossFragmentsIsFound(size: Int) {
         let joined = P.sps + [0, 0, 1] + P.pps
