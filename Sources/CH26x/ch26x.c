@@ -31,15 +31,16 @@ __attribute__((target("sse2"))) static inline unsigned step_sse2(const uint8_t *
 __attribute__((target("sse2"))) static size_t find_sse2(const uint8_t *bytes, size_t count) {
     if (count < 18) return find_tail(bytes, 0, count);
     size_t i = 0;
-    for (; i + 18 <= count; i += 16) {
+    const size_t last = count - 18;  // the last position a whole step can start at
+    for (; i <= last; i += 16) {
         unsigned mask = step_sse2(bytes, i);
         if (mask != 0) return i + (size_t)__builtin_ctz(mask);
     }
     // The positions left, in one last step over the final 18 bytes. It tests again some positions
     // already tested; none of those matched, so a match it finds is a new one.
     if (i + 2 < count) {
-        unsigned mask = step_sse2(bytes, count - 18);
-        if (mask != 0) return count - 18 + (size_t)__builtin_ctz(mask);
+        unsigned mask = step_sse2(bytes, last);
+        if (mask != 0) return last + (size_t)__builtin_ctz(mask);
     }
     return count;
 }
@@ -59,13 +60,14 @@ __attribute__((target("avx2"))) static inline unsigned step_avx2(const uint8_t *
 __attribute__((target("avx2"))) static size_t find_avx2(const uint8_t *bytes, size_t count) {
     if (count < 34) return find_sse2(bytes, count);
     size_t i = 0;
-    for (; i + 34 <= count; i += 32) {
+    const size_t last = count - 34;
+    for (; i <= last; i += 32) {
         unsigned mask = step_avx2(bytes, i);
         if (mask != 0) return i + (size_t)__builtin_ctz(mask);
     }
     if (i + 2 < count) {  // as in find_sse2
-        unsigned mask = step_avx2(bytes, count - 34);
-        if (mask != 0) return count - 34 + (size_t)__builtin_ctz(mask);
+        unsigned mask = step_avx2(bytes, last);
+        if (mask != 0) return last + (size_t)__builtin_ctz(mask);
     }
     return count;
 }
