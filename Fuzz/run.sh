@@ -18,7 +18,7 @@ for target in "${targets[@]}"; do
     corpus="corpus-$target"
     mkdir -p "$corpus"
     case "$target" in
-        FuzzCapture) cp ../Fixtures/captures/h264-ffmpeg.pcap ../Fixtures/captures/h265-ffmpeg-ipv6.pcapng "$corpus"/ ;;
+        FuzzCapture) cp ../Fixtures/captures/h264-ffmpeg.pcap ../Fixtures/captures/h265-ffmpeg-ipv6.pcapng ../Fixtures/captures/rtsp-h264-udp.pcap "$corpus"/ ;;
         FuzzRTPPacket) printf '\x90\x60\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\xbe\xde\x00\x01\x10\xaa\x00\x00\x65' > "$corpus/seed" ;;
         FuzzH264Depacketizer) printf '\x00\x80\x05\x67\x42\xc0\x1e\xda\x80\x04\x7c\x85\xaa\xbb\x00\x00\x04\x7c\x45\xcc\xdd' > "$corpus/seed" ;;
         FuzzHEVCDepacketizer) printf '\x00\x80\x04\x40\x01\x0c\x01\x80\x05\x62\x01\x93\xaa\xbb\x00\x04\x62\x01\x53\xcc' > "$corpus/seed" ;;
