@@ -129,7 +129,8 @@ public struct H264Depacketizer: Sendable {
         let start = header & 0x80 != 0
         let end = header & 0x40 != 0
         let type = header & 0x1F
-        let data = payload.dropFirst(withDON ? 4 : 2)
+        // In bounds (the guard above). Not dropFirst: a generic call per packet.
+        let data = payload[(payload.startIndex + (withDON ? 4 : 2))...]
         if start {
             let don = withDON ? payload.u16(at: 2) : nil
             core.beginFragment(type: type, header: indicator & 0xE0 | type, don: don)
