@@ -171,6 +171,10 @@ public struct ReorderBuffer: Sendable {
 
     private mutating func release(now: ArrivalTime, force: Bool) -> Output? {
         guard let start = head else { return nil }
+        // Nothing held (the common answer to the call after an in-order packet): the ring is not touched.
+        if held == 0 {
+            return takePendingRestart()
+        }
         let index = Int(start & mask)
         // Taken, not copied and cleared: moving the packet out costs no retain and release of its bytes.
         if let packet = slots[index].packet.take() {
@@ -179,9 +183,6 @@ public struct ReorderBuffer: Sendable {
             released += 1
             releasedAny = true
             return .packet(packet, extendedSequence: start)
-        }
-        if held == 0 {
-            return takePendingRestart()
         }
         // The head is missing: find the first packet held behind the gap.
         var next = start + 1
