@@ -42,7 +42,8 @@ public struct RTSPSessionInfo: Sendable {
     public var videoFormat: VideoFormat? { description.flatMap { SDPVideo.videoFormat(in: $0) } }
 
     /// Reads the RTSP exchanges at the start of a capture (TCP, any port): DESCRIBE and SETUP come before
-    /// the media, so the first `maxRecords` records are enough and a large capture is not read twice.
+    /// the media, so the first `maxRecords` records are enough: of a large capture, only its start is read
+    /// twice (here, then by the read of the media).
     /// Nil when there are none.
     public static func scan(_ capture: inout CaptureFile, maxRecords: Int = 20_000) throws -> RTSPSessionInfo? {
         var info = RTSPSessionInfo()

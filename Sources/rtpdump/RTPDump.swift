@@ -112,13 +112,7 @@ struct InputOptions: ParsableArguments {
             }
             return (live, live.info)
         }
-        var scan = try CaptureInput.open(input)
-        let session = try RTSPSessionInfo.scan(&scan)
-        let capture = try CaptureInput.open(input)
-        if let session, !session.rtpChannels.isEmpty {
-            return (RTSPSessionDatagrams(capture: capture, info: session), session)
-        }
-        return (capture, session)
+        return try CaptureInput.openWithSession(input)
     }
 
     /// The video format from --sdp, else from the DESCRIBE answer in a session capture.

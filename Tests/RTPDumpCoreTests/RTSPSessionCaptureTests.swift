@@ -10,13 +10,10 @@ import VideoDecoding
 /// capture itself, and the frames equal GStreamer's from the same RTP (for TCP, rewritten as UDP by
 /// Fixtures/scripts/interleaved_to_udp.py).
 @Suite struct RTSPSessionCaptureTests {
+    /// As `rtpdump` opens a capture.
     static func session(_ name: String) throws -> (RTSPSessionInfo, any DatagramSource) {
-        var scan = try CaptureFile(contentsOf: Fixtures.capture(name))
-        let info = try #require(try RTSPSessionInfo.scan(&scan))
-        let capture = try CaptureFile(contentsOf: Fixtures.capture(name))
-        let source: any DatagramSource =
-            info.rtpChannels.isEmpty ? capture : RTSPSessionDatagrams(capture: capture, info: info)
-        return (info, source)
+        let (source, info) = try CaptureInput.openWithSession(Fixtures.capture(name))
+        return (try #require(info), source)
     }
 
     static func md5s(_ name: String) throws -> [String] {
