@@ -1,5 +1,13 @@
 import RTP
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A capture file (pcap or pcapng, told apart by its first bytes) read as a sequence of UDP datagrams.
 ///
 /// ```swift
@@ -37,19 +45,11 @@ public struct CaptureFile: Sendable {
     }
 
     /// Reads the capture file at `path`, `chunkSize` bytes at a time (more when one record is larger).
-    ///
-    /// The next chunk is read on a queue of its own while the records of the one before are parsed.
     public init(contentsOf path: String, chunkSize: Int = CaptureFile.defaultChunkSize) throws(CaptureError) {
-        try self.init(contentsOf: path, chunkSize: chunkSize, headroom: FileReader.defaultHeadroom)
-    }
-
-    /// Reads the capture file at `path` with `headroom` bytes before each chunk for the rest of the one before
-    /// (``FileReader``); tests set it small to make the reader join chunks instead.
-    init(contentsOf path: String, chunkSize: Int, headroom: Int) throws(CaptureError) {
+        var file = try FileReader(path: path)
         let size = max(chunkSize, 64)
-        var file = try FileReader(path: path, chunkSize: size, headroom: headroom)
         let first = try file.read(appendingTo: [], minimum: size)
-        try self.init(window: CaptureWindow(first, isFinal: file.atEnd), chunkSize: size)
+        try self.init(window: CaptureWindow(first[...], isFinal: file.atEnd), chunkSize: size)
         self.file = file.atEnd ? nil : file
     }
 
@@ -103,8 +103,8 @@ public struct CaptureFile: Sendable {
         let chunk = try source.read(appendingTo: rest, minimum: max(needed, chunkSize))
         let final = source.atEnd
         file = final ? nil : source
-        pcap?.window.advance(to: chunk, isFinal: final)
-        pcapng?.window.advance(to: chunk, isFinal: final)
+        pcap?.window.advance(to: chunk[...], isFinal: final)
+        pcapng?.window.advance(to: chunk[...], isFinal: final)
     }
 
     /// The next UDP datagram or TCP segment, skipping (and counting) records that hold anything else.
@@ -143,6 +143,57 @@ public struct CaptureFile: Sendable {
         return nil
     }
 
+}
+
+/// An open file read in chunks. Closes the file when the last copy of it goes away.
+struct FileReader: @unchecked Sendable {
+    // @unchecked: the FILE pointer is only used by the one CaptureFile that owns this reader, through
+    // mutating methods; CaptureFile is not shared between threads while it reads.
+    private final class Handle {
+        let pointer: UnsafeMutablePointer<FILE>
+        init(_ pointer: UnsafeMutablePointer<FILE>) { self.pointer = pointer }
+        deinit { fclose(pointer) }
+    }
+
+    private let handle: Handle
+    let path: String
+    private(set) var atEnd = false
+
+    init(path: String) throws(CaptureError) {
+        guard let pointer = fopen(path, "rb") else {
+            let reason = String(cString: strerror(errno))
+            throw CaptureError(.unreadable, "cannot open capture \(path): \(reason)")
+        }
+        handle = Handle(pointer)
+        self.path = path
+    }
+
+    /// `prefix` followed by up to `minimum - prefix.count` (at least) more bytes of the file, in one new buffer.
+    mutating func read(appendingTo prefix: ArraySlice<UInt8>, minimum: Int) throws(CaptureError) -> [UInt8] {
+        let want = minimum > prefix.count ? minimum - prefix.count : minimum
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: prefix.count + want) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            prefix.withUnsafeBufferPointer { p in
+                if let source = p.baseAddress { (base).update(from: source, count: p.count) }
+            }
+            count = prefix.count
+            while count < prefix.count + want {
+                let n = fread(base + count, 1, prefix.count + want - count, handle.pointer)
+                if n == 0 {
+                    if ferror(handle.pointer) != 0 { failed = true }
+                    atEnd = true
+                    break
+                }
+                count += n
+            }
+        }
+        if failed {
+            let reason = String(cString: strerror(errno))
+            throw CaptureError(.unreadable, "error reading capture \(path): \(reason)")
+        }
+        return bytes
+    }
 }
 
 extension String {
