@@ -44,6 +44,31 @@ import Testing
         }
     }
 
+    /// Where the background has no two zeros in a row (as inside most of a NAL unit), the AVX2 path passes
+    /// over whole blocks of 64 positions; a start code in any of them, after a decoy zero pair (00 00 03) or
+    /// not, is still found.
+    @Test(arguments: [Int32(0), 1, 2])
+    func findsAStartCodeAtEveryPositionAmongSparseZeros(path: Int32) {
+        for length in 0...200 {
+            // Lone zeros seven bytes apart, each followed by 01: near misses, but no two zeros in a row (nor
+            // within six bytes, so that a filter looking at the wrong neighbour would miss the start code).
+            let background = (0..<length).map { i -> UInt8 in [0x00, 0x01, 0x55, 0x01, 0x37, 0x01, 0x9A][i % 7] }
+            #expect(Self.scan(background, path: path) == Self.naive(background))
+            for position in 0..<max(0, length - 2) {
+                for decoy in [nil, position / 2, position + 3] {
+                    var bytes = background
+                    if let decoy, decoy + 3 <= length {
+                        bytes.replaceSubrange(decoy..<(decoy + 3), with: [0, 0, 3])
+                    }
+                    bytes.replaceSubrange(position..<(position + 3), with: [0, 0, 1])
+                    #expect(
+                        Self.scan(bytes, path: path) == Self.naive(bytes),
+                        "length \(length), start code at \(position), decoy at \(decoy ?? -1)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: [Int32(0), 1, 2])
     func agreesOnRandomBytesDenseInZerosAndOnes(path: Int32) {
         var generator = SplitMix64(seed: 0x5EED)
