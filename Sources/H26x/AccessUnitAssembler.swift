@@ -74,6 +74,11 @@ struct AccessUnitAssembler: Sendable {
     }
 
     mutating func append(_ bytes: ArraySlice<UInt8>) {
+        // Through a buffer pointer: appending the slice itself retained and released its storage per packet.
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let start = nalStart else { return }
         guard buffer.count - start + bytes.count <= maxNALSize, buffer.count + bytes.count <= maxAccessUnitSize else {
             oversizedNALs += 1

@@ -121,7 +121,15 @@ struct DepacketizerCore: Sendable {
         }
     }
 
-    mutating func appendFragment(_ bytes: ArraySlice<UInt8>) {
+    /// Appends `payload[start...]`, a fragment's data. (Taken by index and through a buffer pointer: slicing
+    /// the payload first retained and released its storage per packet.)
+    mutating func appendFragment(_ payload: ArraySlice<UInt8>, from start: Int) {
+        payload.withUnsafeBufferPointer { all in
+            appendFragment(UnsafeBufferPointer(rebasing: all[(start - payload.startIndex)...]))
+        }
+    }
+
+    private mutating func appendFragment(_ bytes: UnsafeBufferPointer<UInt8>) {
         if deinterleaver != nil {
             guard fragmentBytes.count + bytes.count <= configuration.maxNALSize else {
                 dropFragment()

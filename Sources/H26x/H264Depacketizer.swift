@@ -129,8 +129,6 @@ public struct H264Depacketizer: Sendable {
         let start = header & 0x80 != 0
         let end = header & 0x40 != 0
         let type = header & 0x1F
-        // In bounds (the guard above). Not dropFirst: a generic call per packet.
-        let data = payload[(payload.startIndex + (withDON ? 4 : 2))...]
         if start {
             let don = withDON ? payload.u16(at: 2) : nil
             core.beginFragment(type: type, header: indicator & 0xE0 | type, don: don)
@@ -142,7 +140,7 @@ public struct H264Depacketizer: Sendable {
             core.dropFragment()
             return
         }
-        core.appendFragment(data)
+        core.appendFragment(payload, from: payload.startIndex + (withDON ? 4 : 2))  // in bounds: the guard above
         if end { core.endFragment(emit: emit) }
         if start && end { core.statistics.quirks += 1 }  // Quirk: one fragment with both bits set.
     }

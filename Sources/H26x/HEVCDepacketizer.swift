@@ -154,9 +154,8 @@ public struct HEVCDepacketizer: Sendable {
             core.dropFragment()
             return
         }
-        // In bounds: push admits 3 bytes or more, and a DONL was read only if 5 are there. (Not dropFirst: a
-        // generic call per packet.)
-        core.appendFragment(payload[(payload.startIndex + dataOffset)...])
+        // In bounds: push admits 3 bytes or more, and a DONL was read only if 5 are there.
+        core.appendFragment(payload, from: payload.startIndex + dataOffset)
         if end { core.endFragment(emit: emit) }
         if start && end { core.statistics.quirks += 1 }
     }
