@@ -41,7 +41,7 @@ public struct AccessUnitStreams: Sendable {
     }
 
     /// Offers a datagram; `emit` receives the access units it completes, with their stream.
-    public mutating func add(_ datagram: UDPDatagram, emit: (StreamKey, AccessUnit) -> Void) {
+    public mutating func add(_ datagram: consuming UDPDatagram, emit: (StreamKey, AccessUnit) -> Void) {
         if RTPPacket.looksLikeRTCP(datagram.payload) {
             guard let packets = try? RTCPPacket.parseCompound(datagram.payload) else { return }
             for case .senderReport(let report) in packets {
@@ -49,8 +49,9 @@ public struct AccessUnitStreams: Sendable {
             }
             return
         }
+        let time = datagram.time
         guard let (position, stream) = ordered.insert(datagram) else { return }
-        while let output = ordered.next(at: position, now: datagram.time) {
+        while let output = ordered.next(at: position, now: time) {
             handle(position, stream, output, emit: emit)
         }
     }

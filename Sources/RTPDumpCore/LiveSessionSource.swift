@@ -73,7 +73,7 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         return datagram(received)
     }
 
-    public func forEachDatagram(_ body: (UDPDatagram) throws -> Void) throws {
+    public func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
         // The caller waits until the session ends, so `body` never runs after this returns.
         try withoutActuallyEscaping(body) { body in
             try queue.consumeOnPushingThread(

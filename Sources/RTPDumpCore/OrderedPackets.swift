@@ -24,25 +24,32 @@ public struct OrderedPackets: Sendable {
     }
 
     /// Offers a datagram; `emit` receives what it releases, in order.
-    public mutating func add(_ datagram: UDPDatagram, emit: (Event) -> Void) {
+    public mutating func add(_ datagram: consuming UDPDatagram, emit: (Event) -> Void) {
+        let time = datagram.time
         guard let (position, key) = insert(datagram) else { return }
-        while let output = next(at: position, now: datagram.time) { emit(Event(stream: key, output: output)) }
+        while let output = next(at: position, now: time) { emit(Event(stream: key, output: output)) }
     }
 
-    /// The first half of ``add(_:emit:)``: puts the datagram's RTP packet into its stream's reorder buffer and
+    /// The first half of ``add(_:emit:)``: moves the datagram's RTP packet into its stream's reorder buffer and
     /// returns the stream and its position, to be drained with ``next(at:now:)``; nil when the datagram is
     /// not admitted. For callers that cannot take events through a closure while they change themselves.
-    mutating func insert(_ datagram: UDPDatagram) -> (position: Int, stream: StreamKey)? {
+    mutating func insert(_ datagram: consuming UDPDatagram) -> (position: Int, stream: StreamKey)? {
         guard filter.admits(datagram), !RTPPacket.looksLikeRTCP(datagram.payload) else { return nil }
-        guard !datagram.isTruncated, let packet = try? RTPPacket(datagram.payload) else {
+        guard !datagram.isTruncated else {
+            rejected += 1
+            return nil
+        }
+        let (source, destination, time) = (datagram.source, datagram.destination, datagram.time)
+        // The datagram's payload moves into the packet: no retain of the chunk for it.
+        guard let packet = try? RTPPacket((consume datagram).payload) else {
             rejected += 1
             return nil
         }
         guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return nil }
-        let key = StreamKey(ssrc: packet.ssrc, source: datagram.source, destination: datagram.destination)
+        let key = StreamKey(ssrc: packet.ssrc, source: source, destination: destination)
         let (position, isNew) = positions.position(of: key)
         if isNew { buffers.append(ReorderBuffer(configuration: configuration)) }
-        buffers[position].insert(packet, arrival: datagram.time)
+        buffers[position].insert(packet, arrival: time)
         return (position, key)
     }
 

@@ -12,7 +12,7 @@ public protocol DatagramSource {
     /// Calls `body` with each datagram in order until the source ends or `body` throws. A source that
     /// receives on a thread of its own (a live session) runs `body` there while the caller waits, so that
     /// no datagram has to cross threads; use ``nextDatagram()`` for work too slow for a receiving thread.
-    mutating func forEachDatagram(_ body: (UDPDatagram) throws -> Void) throws
+    mutating func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws
     var warnings: CaptureWarnings { get }
     /// The sender clock of each SSRC, for a source that reads the RTCP itself rather than passing its
     /// sender reports on as datagrams (a live session); nil for the others.
@@ -22,7 +22,7 @@ public protocol DatagramSource {
 extension DatagramSource {
     public var senderClocks: (@Sendable (UInt32) -> SenderClock?)? { nil }
 
-    public mutating func forEachDatagram(_ body: (UDPDatagram) throws -> Void) throws {
+    public mutating func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
         while let datagram = try nextDatagram() { try body(datagram) }
     }
 }
