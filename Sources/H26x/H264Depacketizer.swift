@@ -51,17 +51,24 @@ public struct H264Depacketizer: Sendable {
     /// Takes the next packet in sequence order; `emit` receives each access unit it completes.
     public mutating func push(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
         core.beginPacket(packet, emit: emit)
-        let payload = packet.payload
+        // The payload borrowed from the packet, not bound to a local: that copied the packet (a retain and a
+        // release of its bytes' storage).
+        guard handle(packet.payload, emit: emit) else { return }
+        core.endPacket(packet, emit: emit)
+    }
+
+    /// The payload of a packet, between `beginPacket` and `endPacket`; false if it is empty or a STAP-B too
+    /// short for its DON (then the packet does not end an access unit, whatever its marker).
+    private mutating func handle(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) -> Bool {
         guard let indicator = payload.first else {
             core.statistics.malformedPackets += 1
-            return
+            return false
         }
         if indicator == 0 && AnnexB.startsWithStartCode(payload) {
             // Quirk: an Annex B stream (start codes and all) sent as if it were one NAL unit.
             core.statistics.quirks += 1
             core.nal(payload, don: nil, emit: emit)
-            core.endPacket(packet, emit: emit)
-            return
+            return true
         }
         let type = indicator & 0x1F
         if type != 28 && type != 29 && core.fragmentType != nil {
@@ -73,14 +80,17 @@ public struct H264Depacketizer: Sendable {
         case 1...23: core.nal(payload, don: nil, emit: emit)
         case 24: aggregation(payload, headerLength: 1, emit: emit)
         case 25:
-            guard let don = payload.u16(at: 1) else { return malformed() }
+            guard let don = payload.u16(at: 1) else {
+                malformed()
+                return false
+            }
             aggregation(payload, headerLength: 3, firstDON: don, emit: emit)
         case 26, 27: multiTime(payload, offsetLength: type == 26 ? 2 : 3, emit: emit)
         case 28, 29: fragment(payload, withDON: type == 29, emit: emit)
         default:
             core.statistics.malformedPackets += 1
         }
-        core.endPacket(packet, emit: emit)
+        return true
     }
 
     private mutating func malformed() {
