@@ -57,34 +57,10 @@ __attribute__((target("avx2"))) static inline unsigned step_avx2(const uint8_t *
     return (unsigned)_mm256_movemask_epi8(match);
 }
 
-// Whether any of the 64 positions i..i+63 starts two zero bytes (bytes up to i+64). Every start code does,
-// and inside a NAL unit a zero pair is rare (emulation prevention leaves only 00 00 03), so most blocks
-// of 64 positions are passed over by this test alone, in about half the instructions of two steps.
-__attribute__((target("avx2"))) static inline int has_zero_pair_avx2(const uint8_t *bytes, size_t i) {
-    const __m256i zero = _mm256_setzero_si256();
-    __m256i low = _mm256_and_si256(
-        _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(bytes + i)), zero),
-        _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(bytes + i + 1)), zero));
-    __m256i high = _mm256_and_si256(
-        _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(bytes + i + 32)), zero),
-        _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(bytes + i + 33)), zero));
-    __m256i any = _mm256_or_si256(low, high);
-    return !_mm256_testz_si256(any, any);
-}
-
 __attribute__((target("avx2"))) static size_t find_avx2(const uint8_t *bytes, size_t count) {
     if (count < 34) return find_sse2(bytes, count);
     size_t i = 0;
     const size_t last = count - 34;
-    // Blocks of 64 positions while a whole block and its two steps fit (bytes up to i+65); a block with a
-    // zero pair gets the two exact steps, in order.
-    for (; count >= 66 && i <= count - 66; i += 64) {
-        if (!has_zero_pair_avx2(bytes, i)) continue;
-        unsigned mask = step_avx2(bytes, i);
-        if (mask != 0) return i + (size_t)__builtin_ctz(mask);
-        mask = step_avx2(bytes, i + 32);
-        if (mask != 0) return i + 32 + (size_t)__builtin_ctz(mask);
-    }
     for (; i <= last; i += 32) {
         unsigned mask = step_avx2(bytes, i);
         if (mask != 0) return i + (size_t)__builtin_ctz(mask);

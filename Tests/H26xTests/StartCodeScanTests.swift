@@ -44,9 +44,8 @@ import Testing
         }
     }
 
-    /// Where the background has no two zeros in a row (as inside most of a NAL unit), the AVX2 path passes
-    /// over whole blocks of 64 positions; a start code in any of them, after a decoy zero pair (00 00 03) or
-    /// not, is still found.
+    /// Where the background has no two zeros in a row (as inside most of a NAL unit), a start code at any
+    /// position, after a decoy zero pair (00 00 03) or not, is found.
     @Test(arguments: [Int32(0), 1, 2])
     func findsAStartCodeAtEveryPositionAmongSparseZeros(path: Int32) {
         for length in 0...200 {
