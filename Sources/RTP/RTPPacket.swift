@@ -42,8 +42,15 @@ public struct RTPPacket: Sendable {
             throw RTPError(.tooShort, value: count, limit: Self.fixedHeaderLength)
         }
         let base = bytes.startIndex
-        let b0 = bytes[base]
-        let b1 = bytes[base + 1]
+        // The fixed header in one go, by loads from the buffer (in bounds: 12 bytes or more, checked above)
+        // rather than byte by byte, each byte checked against the slice's bounds.
+        let (b0, b1, sequenceNumber, timestamp, ssrc) = bytes.withUnsafeBytes { raw in
+            (
+                raw[0], raw[1], UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: 2, as: UInt16.self)),
+                UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)),
+                UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+            )
+        }
         guard b0 >> 6 == 2 else { throw RTPError(.unsupportedVersion, value: Int(b0 >> 6)) }
         let csrcs = b0 & 0x0F
         var offset = Self.fixedHeaderLength + Int(csrcs) * 4
@@ -68,9 +75,9 @@ public struct RTPPacket: Sendable {
         self.bytes = bytes
         self.marker = b1 & 0x80 != 0
         self.payloadType = b1 & 0x7F
-        self.sequenceNumber = UInt16(bytes[base + 2]) << 8 | UInt16(bytes[base + 3])
-        self.timestamp = Self.readUInt32(bytes, at: base + 4)
-        self.ssrc = Self.readUInt32(bytes, at: base + 8)
+        self.sequenceNumber = sequenceNumber
+        self.timestamp = timestamp
+        self.ssrc = ssrc
         self.csrcCount = csrcs
         self.paddingLength = padding
         self.extensionStart = extensionStart
