@@ -173,7 +173,7 @@ public struct ReorderBuffer: Sendable {
         guard let start = head else { return nil }
         // Nothing held (the common answer to the call after an in-order packet): the ring is not touched.
         if held == 0 {
-            return takePendingRestart()
+            return pendingRestart == nil ? nil : takePendingRestart()
         }
         let index = Int(start & mask)
         // Taken, not copied and cleared: moving the packet out costs no retain and release of its bytes.
