@@ -58,14 +58,11 @@ func depacketizerBenchmarks() {
                 guard let packet = try? RTPPacket(datagram.payload) else { continue }
                 reorder.insert(packet, arrival: datagram.time)
                 while let output = reorder.next(now: datagram.time) {
-                    switch output {
-                    case .packet(let p, _):
-                        depacketizer.push(p) { unit in
-                            units &+= 1
-                            bytes &+= unit.payloadSize
-                        }
-                    case .loss(let loss): depacketizer.noteLoss(loss.count) { _ in units &+= 1 }
-                    case .discontinuity: break
+                    // What the reorder buffer releases goes to the depacketizer as it is (packet, loss or
+                    // restart), moved rather than copied out of the output.
+                    depacketizer.consume(output) { unit in
+                        units &+= 1
+                        bytes &+= unit.payloadSize
                     }
                 }
             }
