@@ -35,13 +35,9 @@ public struct OrderedPackets: Sendable {
     /// not admitted. For callers that cannot take events through a closure while they change themselves.
     mutating func insert(_ datagram: consuming UDPDatagram) -> (position: Int, stream: StreamKey)? {
         guard filter.admits(datagram), !RTPPacket.looksLikeRTCP(datagram.payload) else { return nil }
-        guard !datagram.isTruncated else {
-            rejected += 1
-            return nil
-        }
         let (source, destination, time) = (datagram.source, datagram.destination, datagram.time)
         // The datagram's payload moves into the packet: no retain of the chunk for it.
-        guard let packet = try? RTPPacket((consume datagram).payload) else {
+        guard !datagram.isTruncated, let packet = try? RTPPacket((consume datagram).payload) else {
             rejected += 1
             return nil
         }
