@@ -145,14 +145,13 @@ public struct CaptureFile: Sendable {
 
 }
 
-/// An open file read in chunks. Closes the file when the last copy of it goes away.
-struct FileReader: @unchecked Sendable {
-    // @unchecked: the FILE pointer is only used by the one CaptureFile that owns this reader, through
-    // mutating methods; CaptureFile is not shared between threads while it reads.
-    private final class Handle {
-        let pointer: UnsafeMutablePointer<FILE>
-        init(_ pointer: UnsafeMutablePointer<FILE>) { self.pointer = pointer }
-        deinit { fclose(pointer) }
+/// An open file read in chunks with `read(2)`: straight into the chunk, not through a stdio buffer (which
+/// took two system calls and a copy of part of each chunk). Closes the file when the last copy of it goes away.
+struct FileReader: Sendable {
+    private final class Handle: Sendable {
+        let descriptor: Int32
+        init(_ descriptor: Int32) { self.descriptor = descriptor }
+        deinit { close(descriptor) }
     }
 
     private let handle: Handle
@@ -160,18 +159,20 @@ struct FileReader: @unchecked Sendable {
     private(set) var atEnd = false
 
     init(path: String) throws(CaptureError) {
-        guard let pointer = fopen(path, "rb") else {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
             throw CaptureError(.unreadable, "cannot open capture \(path): \(reason)")
         }
-        handle = Handle(pointer)
+        handle = Handle(descriptor)
         self.path = path
     }
 
     /// `prefix` followed by up to `minimum - prefix.count` (at least) more bytes of the file, in one new buffer.
     mutating func read(appendingTo prefix: ArraySlice<UInt8>, minimum: Int) throws(CaptureError) -> [UInt8] {
         let want = minimum > prefix.count ? minimum - prefix.count : minimum
-        var failed = false
+        var failure: Int32?
+        let descriptor = handle.descriptor
         let bytes = [UInt8](unsafeUninitializedCapacity: prefix.count + want) { buffer, count in
             guard let base = buffer.baseAddress else { return }
             prefix.withUnsafeBufferPointer { p in
@@ -179,17 +180,26 @@ struct FileReader: @unchecked Sendable {
             }
             count = prefix.count
             while count < prefix.count + want {
-                let n = fread(base + count, 1, prefix.count + want - count, handle.pointer)
-                if n == 0 {
-                    if ferror(handle.pointer) != 0 { failed = true }
+                #if canImport(Darwin)
+                    let n = Darwin.read(descriptor, base + count, prefix.count + want - count)
+                #elseif canImport(Musl)
+                    let n = Musl.read(descriptor, base + count, prefix.count + want - count)
+                #else
+                    let n = Glibc.read(descriptor, base + count, prefix.count + want - count)
+                #endif
+                if n > 0 {
+                    count += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    if n < 0 { failure = errno }
                     atEnd = true
                     break
                 }
-                count += n
             }
         }
-        if failed {
-            let reason = String(cString: strerror(errno))
+        if let failure {
+            let reason = String(cString: strerror(failure))
             throw CaptureError(.unreadable, "error reading capture \(path): \(reason)")
         }
         return bytes

@@ -300,20 +300,13 @@ struct Extract: ParsableCommand {
     func run() throws {
         var (capture, session) = try options.openSource()
         let format = try options.sdpFormat(session: session)
-        guard let file = fopen(output, "wb") else {
-            throw RTPDumpError("cannot create \(output): \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
+        let file = try OutputFile(path: output)
         let summary = try naming(options.displayName) {
             try NALListing.extract(
                 &capture, filter: options.filter(for: format), codec: options.codec,
-                template: try options.template(for: format)
-            ) { chunk in
-                guard chunk.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == chunk.count else {
-                    throw RTPDumpError("cannot write \(output): \(String(cString: strerror(errno)))")
-                }
-            }
+                template: try options.template(for: format), write: file.write)
         }
+        try file.close()
         finish(capture.warnings)
         guard let codec = summary.codec else {
             throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")

@@ -87,3 +87,30 @@ extension CommandLineTests {
         #expect(md5s == (try FrameDecodingTests.expected("rtsp-h264-tcp.pcap")))
     }
 }
+
+extension CommandLineTests {
+    /// `extract` writes GStreamer's NAL units (parameter sets and delimiters aside) to the named file, and a
+    /// file it cannot create or write is an error that names it.
+    @Test(.enabled(if: present)) func extractWritesGStreamersNALUnitsAndFailsClearlyOnABadOutput() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("extract-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out.h264").path
+        let run = try Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", output])
+        #expect(run.status == 0)
+        let written = AnnexBFile.nalUnits([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))))
+        let expected = try AnnexBFile.nalUnits(expected: "h264-gst.pcap.gst.h264")
+        let media = { (nals: [[UInt8]]) in nals.filter { !AnnexBFile.isParameterSetOrDelimiter($0, .h264) } }
+        #expect(media(written).count > 100)
+        #expect(media(written) == media(expected))
+
+        let missing = try Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", directory.path + "/no/out.h264"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("cannot create \(directory.path)/no/out.h264"))
+        #if os(Linux)
+            let full = try Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", "/dev/full"])
+            #expect(full.status != 0)
+            #expect(full.stderr.contains("cannot write /dev/full"))
+        #endif
+    }
+}
