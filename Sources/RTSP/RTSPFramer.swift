@@ -78,7 +78,13 @@ public struct RTSPFramer: Sendable {
             start += 4 + length
             return .interleaved(channel: channel, payload: payload)
         }
-        // A text message: header block up to an empty line (CRLF CRLF, or LF LF from sloppy servers).
+        // A text message: header block up to an empty line (CRLF CRLF, or LF LF from sloppy servers). Its
+        // first byte tells bytes that cannot be one (TLS, most binary) at once, without waiting for a
+        // header block's worth of them.
+        guard Self.canStartMessage(buffer[start]) else {
+            let hex = String(buffer[start], radix: 16)
+            throw RTSPError(.malformedMessage, "not an RTSP message: it starts with byte 0x\(hex.count == 1 ? "0" : "")\(hex)")
+        }
         guard let (headerEnd, bodyStart) = findHeaderEnd() else {
             if buffer.count - start > limits.maxHeaderBytes {
                 throw RTSPError(.limitExceeded, "RTSP header block longer than \(limits.maxHeaderBytes) bytes")
@@ -93,6 +99,18 @@ public struct RTSPFramer: Sendable {
         message.body = Array(buffer[bodyStart..<(bodyStart + length)])
         start = bodyStart + length
         return .message(message)
+    }
+
+    /// Whether `byte` can begin a start line that ``parseHeader(_:)`` accepts: a method (letters and `_`,
+    /// non-ASCII letters included), `RTSP/`, or a space before either.
+    private static func canStartMessage(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "_"),
+            UInt8(ascii: " "), 0x80...0xFF:
+            return true
+        default:
+            return false
+        }
     }
 
     /// The end of the header block and the start of the body, if the block is complete.

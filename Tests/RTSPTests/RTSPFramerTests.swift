@@ -71,6 +71,23 @@ import Testing
         #expect(error?.code == .malformedMessage)
     }
 
+    /// Bytes that cannot begin a message (a TLS record, a line feed, a digit) are an error at once, not
+    /// after a header block's worth of them; those that can, wait for the rest.
+    @Test func aFirstByteThatCannotStartAMessageIsAnErrorAtOnce() throws {
+        for first: UInt8 in [0x16, 0x0A, 0x0D, UInt8(ascii: "1"), 0x00, 0x7F] {
+            var framer = RTSPFramer()
+            framer.append([first, 0x03, 0x01])
+            #expect(throws: RTSPError(.malformedMessage, "not an RTSP message: it starts with byte 0x\(first < 16 ? "0" : "")\(String(first, radix: 16))")) {
+                try framer.next()
+            }
+        }
+        for first in [UInt8(ascii: "O"), UInt8(ascii: "R"), UInt8(ascii: "_"), UInt8(ascii: " "), 0xC3] {
+            var framer = RTSPFramer()
+            framer.append([first, 0x03, 0x01])
+            #expect(try framer.next() == nil)
+        }
+    }
+
     @Test func limitsHold() {
         let small = RTSPFramer.Limits(maxHeaderBytes: 64, maxLineBytes: 40, maxBodyBytes: 10, maxHeaderFields: 2)
         let endless = Array("RTSP/1.0 200 OK\r\nX: ".utf8) + [UInt8](repeating: 0x41, count: 100)
