@@ -121,13 +121,14 @@ public struct CaptureFile: Sendable {
         return nil
     }
 
-    /// Moves past the next record if it is a plain IPv4/UDP one (``nextPacket()`` would return it as a
-    /// datagram), without making a datagram of it; false, with nothing read, otherwise. For readers that
-    /// look for TCP only.
-    package mutating func skipPlainDatagram() -> Bool {
-        // (Not `takesPlainPath && ...`: mutating the reader inside the autoclosure of && copied it.)
-        guard takesPlainPath, let skipped = pcap?.skipPlainDatagram() else { return false }
-        return skipped
+    /// The next record as a datagram if it is a plain IPv4/UDP one (``nextPacket()`` would return it as a
+    /// datagram), without wrapping it in a ``TransportPacket``; nil, with nothing read, otherwise. For
+    /// readers that then go on with ``nextPacket()``.
+    package mutating func nextPlainDatagram() -> UDPDatagram? {
+        // (Not `takesPlainPath ? pcap?.nextPlainDatagram() : nil`-style expressions: mutating the reader
+        // inside an autoclosure copied it.)
+        guard takesPlainPath else { return nil }
+        return pcap?.nextPlainDatagram()
     }
 
     /// The next UDP datagram, skipping (and counting as ``CaptureWarnings/notUDP``) everything else.

@@ -37,15 +37,6 @@ extension PcapReader {
         return datagram
     }
 
-    /// Moves past the next record if it is the plain case described above, without making a datagram of
-    /// it (for a reader that looks for TCP only); false, with nothing read, if it is not.
-    mutating func skipPlainDatagram() -> Bool {
-        guard let record = plainRecord() else { return false }
-        window.offset += record.length
-        index += 1
-        return true
-    }
-
     /// A plain record at the read position: the payload's range in `window.data`, the addresses, the
     /// record's length and its time.
     private typealias PlainRecord = (

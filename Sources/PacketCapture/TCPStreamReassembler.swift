@@ -102,6 +102,15 @@ public struct TCPStreamReassembler: Sendable {
         deliver(&state, flow: flow, force: state.pendingBytes > limits.maxPendingBytes, emit: emit)
     }
 
+    /// Flows tracked now.
+    public var flowCount: Int { flows.count }
+
+    /// Drops what is held for `flow` and stops tracking it, for a reader that has no use for it (a
+    /// connection that is not RTSP); a later segment of the flow starts it again, as at its first.
+    public mutating func forget(_ flow: Flow) {
+        flows[flow] = nil
+    }
+
     /// Delivers what is still held, skipping the holes: for the end of the capture.
     public mutating func finish(emit: (Chunk) -> Void) {
         for flow in flows.keys.sorted(by: { $0.description < $1.description }) {

@@ -16,18 +16,17 @@ public enum CaptureInput {
         }
     }
 
-    /// Opens a capture file as the commands read it: first a look at its start for an RTSP session
-    /// (``RTSPSessionInfo/scan(_:maxRecords:)``), then the file again from its start. A session whose RTP is
-    /// interleaved in its RTSP connection is read from that connection (``RTSPSessionDatagrams``); anything
-    /// else as the capture's UDP datagrams.
+    /// Opens a capture file as the commands read it, once, as ``RTSPSessionDatagrams``: with the RTP
+    /// interleaved in its RTSP connections, and what its RTSP exchange says before the first media packet
+    /// (``RTSPSessionDatagrams/lookAheadForSession()``). The session is nil when the capture has no RTSP there.
     public static func openWithSession(_ input: String) throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
-        var scan = try open(input)
-        let session = try RTSPSessionInfo.scan(&scan)
-        let capture = try open(input)
-        if let session, !session.rtpChannels.isEmpty {
-            return (RTSPSessionDatagrams(capture: capture, info: session), session)
+        var source = RTSPSessionDatagrams(capture: try open(input))
+        do {
+            let session = try source.lookAheadForSession()
+            return (source, session)
+        } catch {
+            throw RTPDumpError("\(input): \(error)")
         }
-        return (capture, session)
     }
 
     /// One line per kind of thing the reader skipped, for stderr.

@@ -41,32 +41,6 @@ public struct RTSPSessionInfo: Sendable {
     /// The video format of the DESCRIBE answer, if it has one.
     public var videoFormat: VideoFormat? { description.flatMap { SDPVideo.videoFormat(in: $0) } }
 
-    /// Reads the RTSP exchanges at the start of a capture (TCP, any port): DESCRIBE and SETUP come before
-    /// the media, so the first `maxRecords` records are enough: of a large capture, only its start is read
-    /// twice (here, then by the read of the media).
-    /// Nil when there are none.
-    public static func scan(_ capture: inout CaptureFile, maxRecords: Int = 20_000) throws -> RTSPSessionInfo? {
-        var info = RTSPSessionInfo()
-        var found = false
-        var source = RTSPConnections()
-        var records = 0
-        while records < maxRecords {
-            records += 1
-            if capture.skipPlainDatagram() { continue }  // most records: UDP, read no further
-            guard let packet = try capture.nextPacket() else { break }
-            guard case .tcp(let segment) = packet else { continue }
-            for frame in source.add(segment) {
-                guard case .message(let message) = frame.frame else { continue }
-                found = true
-                info.note(message)
-            }
-        }
-        for frame in source.finish() {
-            if case .message(let message) = frame.frame { info.note(message) }
-        }
-        return found ? info : nil
-    }
-
     mutating func note(_ message: RTSPMessage) {
         if case .response(200, _) = message.kind, message.body.starts(with: Array("v=".utf8)),
             let sdp = try? SessionDescription(String(decoding: message.body, as: UTF8.self))
@@ -81,7 +55,8 @@ public struct RTSPSessionInfo: Sendable {
 }
 
 /// The RTSP connections of a capture: TCP reassembled, then split into messages and interleaved frames.
-/// A connection that turns out not to be RTSP is dropped.
+/// A connection that turns out not to be RTSP is dropped, and its later segments are not reassembled (so
+/// that an unrelated download in the capture holds no memory).
 struct RTSPConnections {
     struct Framed {
         var flow: TCPStreamReassembler.Flow
@@ -89,11 +64,14 @@ struct RTSPConnections {
         var frame: RTSPFramer.Frame
     }
 
-    private var reassembler = TCPStreamReassembler()
+    private(set) var reassembler = TCPStreamReassembler()
     private var framers: [TCPStreamReassembler.Flow: RTSPFramer] = [:]
     private var notRTSP: Set<TCPStreamReassembler.Flow> = []
 
     mutating func add(_ segment: TCPSegment) -> [Framed] {
+        if !notRTSP.isEmpty, notRTSP.contains(.init(source: segment.source, destination: segment.destination)) {
+            return []
+        }
         var chunks: [TCPStreamReassembler.Chunk] = []
         reassembler.add(segment) { chunks.append($0) }
         return frames(chunks)
@@ -121,38 +99,77 @@ struct RTSPConnections {
                 framers[chunk.flow] = framer
             } catch {
                 notRTSP.insert(chunk.flow)
+                reassembler.forget(chunk.flow)
             }
         }
         return out
     }
 }
 
-/// The datagrams of a capture of an RTSP session: its UDP datagrams, plus the RTP frames interleaved in
-/// its RTSP connections (on the channels SETUP agreed), as datagrams from the server to the client.
+/// The datagrams of a capture, read once: its UDP datagrams, and the RTP interleaved in its RTSP connections
+/// on the channels that a SETUP seen before agreed on, as datagrams from the server to the client. What the
+/// RTSP exchanges say (``session``) is learned as they pass: DESCRIBE and SETUP come before the media they
+/// describe, so ``lookAheadForSession()`` reads up to the first media packet and holds what it read.
 public struct RTSPSessionDatagrams: DatagramSource {
+    /// How many datagrams, and how many bytes of them, ``lookAheadForSession()`` holds at most while it
+    /// looks for the first media packet (copied out of the read buffers, so that they pin no chunk).
+    public static let lookAheadLimit = (datagrams: 1_000, bytes: 1 << 20)
+
     private var capture: CaptureFile
     private var connections = RTSPConnections()
-    private let channels: Set<UInt8>
-    private var pending: [UDPDatagram] = []
+    private var info = RTSPSessionInfo()
+    private var sawRTSP = false
+    /// Datagrams made but not yet returned (interleaved frames, and what the look ahead held), from `next`.
+    private var pending: [UDPDatagram?] = []
     private var next = 0
     private var finished = false
 
-    public init(capture: CaptureFile, info: RTSPSessionInfo) {
+    public init(capture: CaptureFile) {
         self.capture = capture
-        self.channels = info.rtpChannels
     }
 
+    /// What the RTSP exchanges read so far say; nil when none has been read.
+    public var session: RTSPSessionInfo? { sawRTSP ? info : nil }
+
     public var warnings: CaptureWarnings { capture.warnings }
+
+    /// Reads ahead to the first datagram that looks like media (RTP with a dynamic payload type, as H.264
+    /// and H.265 always have), or to ``lookAheadLimit``, and returns ``session`` as it is then; the datagrams
+    /// read are returned by ``nextDatagram()`` as if nothing had been read.
+    public mutating func lookAheadForSession() throws -> RTSPSessionInfo? {
+        var held: [UDPDatagram?] = []
+        var bytes = 0
+        while held.count < Self.lookAheadLimit.datagrams, bytes < Self.lookAheadLimit.bytes,
+            let datagram = try nextDatagram()
+        {
+            let media = Self.looksLikeMedia(datagram.payload)
+            bytes += datagram.payload.count
+            held.append(datagram.compacted())
+            if media { break }
+        }
+        pending = held + pending[next...]
+        next = 0
+        return session
+    }
+
+    static func looksLikeMedia(_ payload: ArraySlice<UInt8>) -> Bool {
+        guard payload.count >= 12 else { return false }
+        return payload[payload.startIndex] >> 6 == 2 && payload[payload.startIndex + 1] & 0x7f >= 96
+    }
 
     public mutating func nextDatagram() throws -> UDPDatagram? {
         while true {
             if next < pending.count {
                 next += 1
-                return pending[next - 1]
+                if let datagram = pending[next - 1].take() { return datagram }
+                continue
             }
-            pending.removeAll(keepingCapacity: true)
-            next = 0
+            if !pending.isEmpty {
+                pending.removeAll(keepingCapacity: true)
+                next = 0
+            }
             if finished { return nil }
+            if let datagram = capture.nextPlainDatagram() { return datagram }  // most records, in one step
             guard let packet = try capture.nextPacket() else {
                 finished = true
                 take(connections.finish())
@@ -167,14 +184,26 @@ public struct RTSPSessionDatagrams: DatagramSource {
 
     private mutating func take(_ frames: [RTSPConnections.Framed]) {
         for framed in frames {
-            guard case .interleaved(let channel, let payload) = framed.frame, channels.contains(channel) else {
-                continue
+            switch framed.frame {
+            case .message(let message):
+                sawRTSP = true
+                info.note(message)
+            case .interleaved(let channel, let payload):
+                guard info.rtpChannels.contains(channel) else { continue }
+                pending.append(
+                    UDPDatagram(
+                        recordIndex: -1, time: framed.time, source: framed.flow.source,
+                        destination: framed.flow.destination, payload: payload, isTruncated: false))
             }
-            pending.append(
-                UDPDatagram(
-                    recordIndex: -1, time: framed.time, source: framed.flow.source,
-                    destination: framed.flow.destination,
-                    payload: payload, isTruncated: false))
         }
+    }
+}
+
+extension UDPDatagram {
+    /// The same datagram with its payload in a buffer of its own, which keeps no read buffer alive.
+    fileprivate func compacted() -> UDPDatagram {
+        UDPDatagram(
+            recordIndex: recordIndex, time: time, source: source, destination: destination,
+            payload: ArraySlice(Array(payload)), isTruncated: isTruncated)
     }
 }

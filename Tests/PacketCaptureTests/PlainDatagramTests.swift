@@ -66,47 +66,50 @@ import Testing
         try Self.expectSame { try CaptureFile(contentsOf: Self.path(name), chunkSize: 1000) }
     }
 
-    /// The record index of each packet `nextPacket` gives, and whether it is TCP, up to the end or to the
-    /// error that stopped the reading; `skipping`: plain UDP records are moved past first with
-    /// `skipPlainDatagram` (as the look for an RTSP session reads).
-    static func packets(_ name: String, skipping: Bool, chunkSize: Int) throws -> (
-        packets: [(index: Int, tcp: Bool)], skipped: Int, error: String?
+    /// The record index of each packet read, whether it is TCP, and its payload's size, up to the end or to
+    /// the error that stopped the reading. `plainFirst`: as ``RTSPSessionDatagrams`` reads, each record is
+    /// first offered to `nextPlainDatagram`, then read with `nextPacket`; otherwise the general path only.
+    static func packets(_ name: String, plainFirst: Bool, chunkSize: Int) throws -> (
+        packets: [(index: Int, tcp: Bool, size: Int)], plain: Int, error: String?
     ) {
         var capture = try CaptureFile(contentsOf: path(name), chunkSize: chunkSize)
-        var packets: [(index: Int, tcp: Bool)] = []
-        var skipped = 0
+        capture.takesPlainPath = plainFirst
+        var packets: [(index: Int, tcp: Bool, size: Int)] = []
+        var plain = 0
         do {
             while true {
-                if skipping && capture.skipPlainDatagram() {
-                    skipped += 1
+                if let datagram = capture.nextPlainDatagram() {
+                    plain += 1
+                    packets.append((datagram.recordIndex, false, datagram.payload.count))
                     continue
                 }
                 guard let packet = try capture.nextPacket() else { break }
                 switch packet {
-                case .udp(let datagram): packets.append((datagram.recordIndex, false))
-                case .tcp(let segment): packets.append((segment.recordIndex, true))
+                case .udp(let datagram): packets.append((datagram.recordIndex, false, datagram.payload.count))
+                case .tcp(let segment): packets.append((segment.recordIndex, true, segment.payload.count))
                 }
             }
         } catch {
-            return (packets, skipped, "\(error)")
+            return (packets, plain, "\(error)")
         }
-        return (packets, skipped, nil)
+        return (packets, plain, nil)
     }
 
-    /// Skipping plain records leaves every TCP segment, and every datagram the plain path does not take
-    /// (with 1000-byte chunks, also those that straddle two chunks), and stops at the same error.
+    /// Taking plain records first, then the rest with `nextPacket`, gives every packet the general path
+    /// gives, in order (with 1000-byte chunks, also records that straddle two chunks), and stops at the same
+    /// error.
     @Test(arguments: pcaps)
-    func skippingPlainRecordsLeavesTheRest(name: String) throws {
+    func plainRecordsFirstThenTheRestGiveThePacketsOfTheGeneralPath(name: String) throws {
         for chunkSize in [CaptureFile.defaultChunkSize, 1000] {
-            let (all, _, allError) = try Self.packets(name, skipping: false, chunkSize: chunkSize)
-            let (rest, skipped, restError) = try Self.packets(name, skipping: true, chunkSize: chunkSize)
-            #expect(restError == allError)
-            #expect(rest.filter(\.tcp).map(\.index) == all.filter(\.tcp).map(\.index))
-            #expect(rest.count + skipped == all.count)
-            let allUDP = Set(all.filter { !$0.tcp }.map(\.index))
-            #expect(rest.filter { !$0.tcp }.allSatisfy { allUDP.contains($0.index) })
-            if name.hasPrefix("rtsp-h264-tcp") { #expect(rest.contains { $0.tcp }) }
-            if name.hasPrefix("h26") && chunkSize > 1000 { #expect(skipped > 100 && skipped > rest.count * 10) }
+            let (all, none, allError) = try Self.packets(name, plainFirst: false, chunkSize: chunkSize)
+            let (mixed, plain, mixedError) = try Self.packets(name, plainFirst: true, chunkSize: chunkSize)
+            #expect(none == 0)
+            #expect(mixedError == allError)
+            #expect(mixed.map(\.index) == all.map(\.index))
+            #expect(mixed.map(\.tcp) == all.map(\.tcp))
+            #expect(mixed.map(\.size) == all.map(\.size))
+            if name.hasPrefix("rtsp-h264-tcp") { #expect(mixed.contains { $0.tcp }) }
+            if name.hasPrefix("h26") && chunkSize > 1000 { #expect(plain > 100 && plain > (mixed.count - plain) * 10) }
         }
     }
 

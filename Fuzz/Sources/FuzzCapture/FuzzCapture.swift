@@ -5,13 +5,13 @@ import RTP
 /// Reads the input as a capture file down to UDP datagrams and parses each as RTP. The datagrams must be
 /// the ones the general path (record by record through the link layer, IP and UDP) finds: `nextDatagram`
 /// takes plain records in one step, and a difference stops the fuzzer. So does a TCP segment that a
-/// reader moving past plain records (`skipPlainDatagram`, as the look for an RTSP session reads) finds
-/// and the general path does not, or the other way round.
+/// reader taking plain records first (`nextPlainDatagram`, then `nextPacket`, as `RTSPSessionDatagrams`
+/// reads) finds and the general path does not, or the other way round.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCapture(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard var capture = try? CaptureFile(bytes: bytes), var general = try? CaptureFile(bytes: bytes),
-        var skipping = try? CaptureFile(bytes: bytes)
+        var plainFirst = try? CaptureFile(bytes: bytes)
     else { return 0 }
     general.takesPlainPath = false
     var count = 0
@@ -36,13 +36,13 @@ public func fuzzCapture(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     while let packet = try? general.nextPacket() {
         if case .tcp(let segment) = packet { tcp.append(segment.recordIndex) }
     }
-    var skippedTCP: [Int] = []
+    var plainFirstTCP: [Int] = []
     while true {
-        if skipping.skipPlainDatagram() { continue }
-        guard let packet = try? skipping.nextPacket() else { break }
-        if case .tcp(let segment) = packet { skippedTCP.append(segment.recordIndex) }
+        if plainFirst.nextPlainDatagram() != nil { continue }
+        guard let packet = try? plainFirst.nextPacket() else { break }
+        if case .tcp(let segment) = packet { plainFirstTCP.append(segment.recordIndex) }
     }
-    guard skippedTCP == tcp else { preconditionFailure("skipping plain records changed the TCP segments found") }
+    guard plainFirstTCP == tcp else { preconditionFailure("taking plain records first changed the TCP segments found") }
     return count == Int.min ? 1 : 0
 }
 
