@@ -182,6 +182,19 @@ public struct RTSPSessionDatagrams: DatagramSource {
         }
     }
 
+    public mutating func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
+        while true {
+            // Most records, in one step and without the optional ``nextDatagram()`` returns; once nothing
+            // made earlier is waiting (those come first).
+            if next >= pending.count, !finished, let datagram = capture.nextPlainDatagram() {
+                try body(datagram)
+                continue
+            }
+            guard let datagram = try nextDatagram() else { return }
+            try body(datagram)
+        }
+    }
+
     private mutating func take(_ frames: [RTSPConnections.Framed]) {
         for framed in frames {
             switch framed.frame {

@@ -133,6 +133,20 @@ extension RTSPSessionCaptureTests {
             count += 1
         }
         #expect(count > 100)
+
+        // the same through forEachDatagram, which takes plain records in one step once nothing waits
+        var (each, _) = try CaptureInput.openWithSession(path)
+        var records: [Int] = []
+        var sizes: [Int] = []
+        try each.forEachDatagram { datagram in
+            records.append(datagram.recordIndex)
+            sizes.append(datagram.payload.count)
+        }
+        var again = try CaptureFile(contentsOf: path)
+        var expected: [(Int, Int)] = []
+        while let datagram = try again.nextDatagram() { expected.append((datagram.recordIndex, datagram.payload.count)) }
+        #expect(records == expected.map(\.0))
+        #expect(sizes == expected.map(\.1))
     }
 }
 
