@@ -92,9 +92,10 @@ let package = Package(
                 "RTPDumpCore", "SDP", "RTSP", "RTSPClient", "SRTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // The Swift runtime and Foundation linked in, as a command-line tool is shipped: the dynamic
-            // loader then has no Swift libraries to map and relocate, and start-up takes 5.9 instead of
-            // 9.2 ms of CPU (perf stat -r 10, `rtpdump extract --help`; Docs/Performance.md).
+            // The Swift runtime and FoundationEssentials linked in, as a command-line tool is shipped: the
+            // dynamic loader then has no Swift libraries to map and relocate, and start-up takes 5.9 instead
+            // of 9.2 ms of CPU (perf stat -r 10, `rtpdump extract --help`; Docs/Performance.md). Nothing may
+            // use the rest of Foundation: it would link ICU (CommandLineTests.rtpdumpCarriesNoICU).
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
         ),

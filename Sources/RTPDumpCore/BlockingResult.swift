@@ -1,8 +1,6 @@
-import Foundation
-
 /// The result of async work, awaited by a synchronous caller.
 final class BlockingResult<Value>: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var result: Result<Value, any Error>?
 
     func set(_ body: () async throws -> Value) async {

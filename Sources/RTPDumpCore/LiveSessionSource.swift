@@ -1,4 +1,3 @@
-import Foundation
 import PacketCapture
 import RTP
 import RTSP

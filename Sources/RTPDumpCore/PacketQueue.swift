@@ -1,4 +1,3 @@
-import Foundation
 import RTSPClient
 
 /// Packets from the event loop to a synchronous reader, which waits for them.
@@ -6,7 +5,7 @@ final class PacketQueue: @unchecked Sendable {
     /// Packets held for a reader that falls behind before the oldest are dropped.
     static let capacity = 65_536
 
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var packets: [RTSPReceivedPacket] = []
     private var head = 0
     private var ended = false

@@ -65,12 +65,12 @@ public struct AuthenticationChallenge: Sendable, Hashable {
             for item in try splitItems(value) {
                 // An item that starts with a token and a space opens a new challenge: "Digest realm=x".
                 var rest = Substring(item)
-                if let space = item.firstIndex(of: " "), !item[..<space].contains("=") {
+                if let space = item.firstIndex(of: " "), !item[..<space].contains("=" as Character) {
                     if let current { challenges.append(current) }
                     let name = item[..<space].lowercased()
                     current = Scheme(rawValue: name).map { AuthenticationChallenge(scheme: $0, parameters: [:]) }
                     rest = item[item.index(after: space)...]
-                } else if !item.contains("=") {
+                } else if !item.contains("=" as Character) {
                     if let current { challenges.append(current) }
                     current = Scheme(rawValue: item.lowercased()).map {
                         AuthenticationChallenge(scheme: $0, parameters: [:])
@@ -239,7 +239,7 @@ extension String {
         guard !target.isEmpty else { return self }
         var out = ""
         var rest = Substring(self)
-        while let range = rest.range(of: target) {
+        while let range = rest.firstRange(of: target) {  // the standard library's, not Foundation's (ICU)
             out += rest[..<range.lowerBound]
             out += replacement
             rest = rest[range.upperBound...]

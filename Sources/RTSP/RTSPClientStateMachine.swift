@@ -296,7 +296,7 @@ public struct RTSPClientStateMachine: Sendable {
                 media.videoFormat.map {
                     Track(
                         control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil,
-                        isSecure: media.transportProtocol.uppercased().contains("SAVP"),
+                        isSecure: media.transportProtocol.uppercased().firstRange(of: "SAVP") != nil,
                         cryptoAttributes: media.cryptoAttributes)
                 }
             }

@@ -64,7 +64,7 @@ public struct RTSPURL: Sendable, Hashable, CustomStringConvertible {
 
     /// The URL as sent in requests: scheme, host, port and path, without credentials.
     public var description: String {
-        let hostText = host.contains(":") ? "[\(host)]" : host
+        let hostText = host.contains(":" as Character) ? "[\(host)]" : host
         let defaultPort = isSecure ? 322 : 554
         return (isSecure ? "rtsps://" : "rtsp://") + hostText + (port == defaultPort ? "" : ":\(port)") + path
     }

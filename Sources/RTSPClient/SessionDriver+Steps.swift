@@ -11,7 +11,7 @@ extension SessionDriver {
         let driver = SessionDriver(url: url, options: options, eventLoop: eventLoop)
         driver.continuation.onTermination = { _ in eventLoop.execute { driver.teardown() } }
         if options.transport == .udp || options.transport == .auto {
-            let host = url.host.contains(":") ? "::" : "0.0.0.0"
+            let host = url.host.contains(":" as Character) ? "::" : "0.0.0.0"
             let pairs = try await UDPPortPairs.bind(
                 count: UDPPortPairs.maxTracks, first: options.firstUDPPort, host: host, on: eventLoop, driver: driver)
             try await eventLoop.submit { driver.udpPairs = pairs }.get()

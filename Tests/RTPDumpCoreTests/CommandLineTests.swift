@@ -32,6 +32,19 @@ import Testing
         #endif
     }
 
+    /// Nothing in rtpdump uses Foundation beyond FoundationEssentials (which ArgumentParser brings), so the
+    /// static link leaves out Foundation's internationalization and ICU with its 30 MB of data: a `contains`
+    /// with a String argument, `range(of:)` or `NSCondition` in any module would bring them back (each
+    /// did), along with a thousand protocol conformance records that the Swift runtime searches at start-up.
+    @Test(.enabled(if: present)) func rtpdumpCarriesNoICU() throws {
+        #if os(Linux)
+        let binary = try Data(contentsOf: URL(fileURLWithPath: RTPDumpBinary.path), options: .alwaysMapped)
+        #expect(binary.count > 1_000_000)
+        #expect(binary.range(of: Data("swift_".utf8)) != nil)  // the search works on this file...
+        #expect(binary.range(of: Data("icudt".utf8)) == nil)  // ...and ICU's data (icudt76l...) is not in it
+        #endif
+    }
+
     @Test(.enabled(if: present)) func badInputFailsWithAMessageOnStderr() throws {
         let garbage = try Self.run(["streams", Fixtures.capture("garbage.bin")])
         #expect(garbage.status != 0)
