@@ -1,8 +1,9 @@
 import Foundation
 import TestSupport
 
-/// tshark capturing one TCP port on loopback to a file, for references made from what really crossed
-/// the wire.
+/// dumpcap (Wireshark's capture engine) capturing one TCP port on loopback to a file, for references made
+/// from what really crossed the wire. dumpcap itself, not tshark: tshark runs dumpcap as a child, which a
+/// tshark killed before it stops its child leaves running after the tests.
 final class LoopbackCapture: @unchecked Sendable {
     let path: String
     private let process: Process
@@ -10,17 +11,17 @@ final class LoopbackCapture: @unchecked Sendable {
     init(port: Int) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(port)-\(UUID()).pcapng").path
         process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tshark")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dumpcap")
         process.arguments = ["-q", "-i", "lo", "-f", "tcp port \(port)", "-w", path]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // tshark says "Capturing on 'Loopback: lo'" once the capture runs.
+        // dumpcap says "Capturing on 'Loopback: lo'" once the capture runs.
         var seen = ""
         while !seen.contains("Capturing on") {
             let chunk = errors.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw ServerError(description: "tshark did not start: \(seen)") }
+            guard !chunk.isEmpty else { throw ServerError(description: "dumpcap did not start: \(seen)") }
             seen += String(decoding: chunk, as: UTF8.self)
         }
         Thread.sleep(forTimeInterval: 0.3)  // the message comes just before the socket is open
