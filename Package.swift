@@ -2,10 +2,13 @@
 import PackageDescription
 
 #if os(Linux)
-// FFmpeg's headers are on the default include path; through pkg-config the libraries would be linked too.
+// FFmpeg's and libsrtp2's headers are on the default include path; through pkg-config the libraries would be
+// linked too (they are opened when first used: CFFmpegLoader, CSRTPLoader).
 let ffmpegPkgConfig: String? = nil
+let srtpPkgConfig: String? = nil
 #else
 let ffmpegPkgConfig: String? = "libavcodec"
+let srtpPkgConfig: String? = "libsrtp2"
 #endif
 
 let package = Package(
@@ -38,11 +41,14 @@ let package = Package(
         .target(name: "SDP"),
         // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
         .target(name: "RTSP", dependencies: ["SDP", .product(name: "Crypto", package: "swift-crypto")]),
-        // libsrtp2, through a shim header.
+        // libsrtp2's header (pkg-config finds it on Apple platforms; on Linux it is on the default path, and
+        // pkg-config would also link the library, which CSRTPLoader opens only when a receiver is made).
         .systemLibrary(
-            name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
+            name: "CSRTP", pkgConfig: srtpPkgConfig, providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
+        // libsrtp2 opened with dlopen on first use, its functions in a table.
+        .target(name: "CSRTPLoader", dependencies: ["CSRTP"]),
         // SRTP / SRTCP receivers (libsrtp2): suites, SDES keys, authentication failures counted.
-        .target(name: "SRTP", dependencies: ["CSRTP", "RTP"]),
+        .target(name: "SRTP", dependencies: ["CSRTPLoader", "RTP"]),
         // RTP without RTSP: the RTPTransport protocol, UDP with hello and heartbeat, RTP in an HTTP body.
         .target(
             name: "RTPTransport",

@@ -1,7 +1,3 @@
-// libsrtp2 (Debian: libsrtp2-dev, pkg-config libsrtp2), as Swift imports it.
+// libsrtp2's header (Debian: libsrtp2-dev, pkg-config libsrtp2), as Swift imports it. Nothing is linked:
+// CSRTPLoader opens the library when the first receiver is made.
 #include <srtp2/srtp.h>
-
-// A function-like macro in srtp.h, which Swift cannot import.
-static inline void csrtp_crypto_policy_set_aes_cm_128_hmac_sha1_80(srtp_crypto_policy_t *p) {
-    srtp_crypto_policy_set_aes_cm_128_hmac_sha1_80(p);
-}

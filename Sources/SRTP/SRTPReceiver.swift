@@ -1,4 +1,5 @@
 import CSRTP
+import CSRTPLoader
 
 /// Unprotects what one sender sends: SRTP and SRTCP of any SSRC with one master key (libsrtp's
 /// `ssrc_any_inbound`: a stream per SSRC, made on its first packet, each with its own rollover counter
@@ -13,31 +14,27 @@ public final class SRTPReceiver {
     public private(set) var replays = 0
     public let suite: SRTPSuite
     private var session: srtp_t?
-
-    /// libsrtp's `srtp_init`, which must run once per process (a second call fails).
-    private static let initialization: srtp_err_status_t = srtp_init()
+    private let library: csrtp_api
 
     /// - Parameter replayWindow: packets of reordering the replay check tolerates (64 to 32,767;
     ///   libsrtp's default is 128; 1024 covers what the reorder buffer holds).
     public init(key: SRTPKey, replayWindow: Int = 1024) throws(SRTPError) {
-        guard Self.initialization == srtp_err_status_ok else {
-            throw SRTPError(.library, "libsrtp could not be initialised (error \(Self.initialization.rawValue))")
-        }
+        library = try SRTPLibrary.functions()
         suite = key.suite
         var policy = srtp_policy_t()
         switch key.suite {
-        case .aesCM128HMACSHA1_80:
-            csrtp_crypto_policy_set_aes_cm_128_hmac_sha1_80(&policy.rtp)
-            csrtp_crypto_policy_set_aes_cm_128_hmac_sha1_80(&policy.rtcp)
+        case .aesCM128HMACSHA1_80:  // srtp_crypto_policy_set_aes_cm_128_hmac_sha1_80, a macro for the default
+            library.srtp_crypto_policy_set_rtp_default(&policy.rtp)
+            library.srtp_crypto_policy_set_rtp_default(&policy.rtcp)
         case .aesCM128HMACSHA1_32:
-            srtp_crypto_policy_set_aes_cm_128_hmac_sha1_32(&policy.rtp)
-            csrtp_crypto_policy_set_aes_cm_128_hmac_sha1_80(&policy.rtcp)
+            library.srtp_crypto_policy_set_aes_cm_128_hmac_sha1_32(&policy.rtp)
+            library.srtp_crypto_policy_set_rtp_default(&policy.rtcp)
         case .aeadAES128GCM:
-            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp)
-            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp)
+            library.srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp)
+            library.srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp)
         case .aeadAES256GCM:
-            srtp_crypto_policy_set_aes_gcm_256_16_auth(&policy.rtp)
-            srtp_crypto_policy_set_aes_gcm_256_16_auth(&policy.rtcp)
+            library.srtp_crypto_policy_set_aes_gcm_256_16_auth(&policy.rtp)
+            library.srtp_crypto_policy_set_aes_gcm_256_16_auth(&policy.rtcp)
         }
         policy.ssrc.type = ssrc_any_inbound
         policy.window_size = UInt(min(max(replayWindow, 64), 0x7FFF))
@@ -47,7 +44,7 @@ public final class SRTPReceiver {
         var created: srtp_t?
         let status = material.withUnsafeMutableBufferPointer { buffer -> srtp_err_status_t in
             policy.key = buffer.baseAddress
-            return srtp_create(&created, &policy)  // libsrtp derives its session keys here; it keeps no pointer
+            return library.srtp_create(&created, &policy)  // libsrtp derives its session keys here; it keeps no pointer
         }
         for i in material.indices { material[i] = 0 }
         guard status == srtp_err_status_ok, let created else {
@@ -59,7 +56,7 @@ public final class SRTPReceiver {
     }
 
     deinit {
-        if let session { srtp_dealloc(session) }
+        if let session { _ = library.srtp_dealloc(session) }
     }
 
     /// The RTP packet inside an SRTP packet.
@@ -82,8 +79,8 @@ public final class SRTPReceiver {
         var length = Int32(bytes.count)
         let status = bytes.withUnsafeMutableBytes { buffer in
             isRTCP
-                ? srtp_unprotect_rtcp(session, buffer.baseAddress, &length)
-                : srtp_unprotect(session, buffer.baseAddress, &length)
+                ? library.srtp_unprotect_rtcp(session, buffer.baseAddress, &length)
+                : library.srtp_unprotect(session, buffer.baseAddress, &length)
         }
         switch status {
         case srtp_err_status_ok:

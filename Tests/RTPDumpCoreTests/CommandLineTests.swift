@@ -45,6 +45,25 @@ import Testing
         #endif
     }
 
+    /// libsrtp2 (and, on Debian, the NSS libraries under it) is loaded by a run with --srtp-key alone
+    /// (CSRTPLoader), and that run still unprotects the packets.
+    @Test(.enabled(if: present)) func onlySRTPLoadsLibsrtp() throws {
+        #if os(Linux)
+        let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
+        let hex = try #require(manifest["key"] as? String)
+        let key = Data(try #require(bytes(hex: hex))).base64EncodedString()
+        let capture = Fixtures.capture("h264-srtp.pcap")
+        let plain = try RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
+        #expect(plain.status == 0)
+        #expect(plain.stderr.contains("libc.so"))
+        #expect(!plain.stderr.contains("libsrtp2"))
+        let srtp = try RTPDumpBinary.run(["streams", capture, "--srtp-key", key, "--json"], environment: ["LD_DEBUG": "files"])
+        #expect(srtp.status == 0)
+        #expect(srtp.stderr.contains("libsrtp2.so"))
+        #expect(srtp.stdout.contains("\"packets\": 1485") && srtp.stdout.contains("\"srtpAuthFailures\": 0"))
+        #endif
+    }
+
     @Test(.enabled(if: present)) func badInputFailsWithAMessageOnStderr() throws {
         let garbage = try Self.run(["streams", Fixtures.capture("garbage.bin")])
         #expect(garbage.status != 0)
