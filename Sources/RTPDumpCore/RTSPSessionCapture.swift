@@ -64,9 +64,13 @@ struct RTSPConnections {
         var frame: RTSPFramer.Frame
     }
 
+    /// How many connections found not to be RTSP are remembered (so that their later segments are passed
+    /// over); past that the memory is cleared, and a forgotten one is found out again at its next bytes.
+    static let maxRememberedNotRTSP = 65_536
+
     private(set) var reassembler = TCPStreamReassembler()
     private var framers: [TCPStreamReassembler.Flow: RTSPFramer] = [:]
-    private var notRTSP: Set<TCPStreamReassembler.Flow> = []
+    private(set) var notRTSP: Set<TCPStreamReassembler.Flow> = []
 
     mutating func add(_ segment: TCPSegment) -> [Framed] {
         if !notRTSP.isEmpty, notRTSP.contains(.init(source: segment.source, destination: segment.destination)) {
@@ -98,6 +102,7 @@ struct RTSPConnections {
                 }
                 framers[chunk.flow] = framer
             } catch {
+                if notRTSP.count >= Self.maxRememberedNotRTSP { notRTSP.removeAll() }
                 notRTSP.insert(chunk.flow)
                 reassembler.forget(chunk.flow)
             }

@@ -173,6 +173,19 @@ extension RTSPSessionCaptureTests {
         #expect(connections.add(Self.segment(Self.other, 5000, [UInt8](repeating: 0x17, count: 1400))).isEmpty)
         #expect(connections.reassembler.flowCount == 0)
 
+        // As many such connections as there may be: what is remembered of them stays bounded, and none is
+        // reassembled.
+        for port in 0..<(RTSPConnections.maxRememberedNotRTSP + 10) {
+            let from = SocketAddress(address: .v4(UInt32(7 << 24 | port)), port: UInt16(port & 0xffff))
+            let segment = TCPSegment(
+                recordIndex: 0, time: ArrivalTime(nanoseconds: 0), source: from, destination: Self.other,
+                sequenceNumber: 1, flags: .ack, payload: tls[...], isTruncated: false)
+            _ = connections.add(segment)
+        }
+        #expect(connections.notRTSP.count <= RTSPConnections.maxRememberedNotRTSP)
+        #expect(connections.notRTSP.count > 0)
+        #expect(connections.reassembler.flowCount == 0)
+
         let options = Array("OPTIONS rtsp://cam/ RTSP/1.0\r\nCSeq: 1\r\n\r\n".utf8)
         let frames = connections.add(Self.segment(Self.server, 1, options))
         #expect(frames.count == 1)
