@@ -30,6 +30,16 @@ public struct AuthenticationChallenge: Sendable, Hashable {
         case sha256 = "SHA-256"
         case sha256Session = "SHA-256-SESS"
 
+        /// As an `Authorization` header writes it (RFC 7616: `MD5-sess`, `SHA-256-sess`).
+        var headerValue: String {
+            switch self {
+            case .md5: "MD5"
+            case .md5Session: "MD5-sess"
+            case .sha256: "SHA-256"
+            case .sha256Session: "SHA-256-sess"
+            }
+        }
+
         var strength: Int { self == .md5 || self == .md5Session ? 1 : 2 }
         var isSession: Bool { self == .md5Session || self == .sha256Session }
         public static func < (a: Algorithm, b: Algorithm) -> Bool { a.strength < b.strength }
@@ -188,14 +198,14 @@ public struct Authenticator: Sendable {
                 response = hash("\(ha1):\(nonce):\(count):\(clientNonce):auth:\(ha2)")
                 fields += [
                     "response=\"\(response)\"",
-                    "algorithm=\(algorithm.rawValue.replacingOccurrences("-SESS", "-sess"))", "qop=auth", "nc=\(count)",
+                    "algorithm=\(algorithm.headerValue)", "qop=auth", "nc=\(count)",
                     "cnonce=\"\(clientNonce)\"",
                 ]
             } else {
                 response = hash("\(ha1):\(nonce):\(ha2)")
                 fields += [
                     "response=\"\(response)\"",
-                    "algorithm=\(algorithm.rawValue.replacingOccurrences("-SESS", "-sess"))",
+                    "algorithm=\(algorithm.headerValue)",
                 ]
             }
             if let opaque = challenge.opaque { fields.append("opaque=\"\(opaque)\"") }
@@ -231,19 +241,5 @@ public struct Authenticator: Sendable {
             i += 3
         }
         return out
-    }
-}
-
-extension String {
-    func replacingOccurrences(_ target: String, _ replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = ""
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: target) {  // the standard library's, not Foundation's (ICU)
-            out += rest[..<range.lowerBound]
-            out += replacement
-            rest = rest[range.upperBound...]
-        }
-        return out + rest
     }
 }
