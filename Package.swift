@@ -127,7 +127,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding", "H26x"]),
-        .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "RTP"]),
+        .testTarget(name: "PacketCaptureTests", dependencies: ["TestSupport", "PacketCapture", "RTP"]),
         .testTarget(
             name: "RTPDumpCoreTests",
             dependencies: [

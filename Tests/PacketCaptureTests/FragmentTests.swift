@@ -1,4 +1,5 @@
 import RTP
+import TestSupport
 import Testing
 
 @testable import PacketCapture

@@ -1,5 +1,6 @@
 import Foundation
 import RTP
+import TestSupport
 import Testing
 
 @testable import PacketCapture

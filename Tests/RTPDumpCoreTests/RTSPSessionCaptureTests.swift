@@ -1,11 +1,13 @@
-import RTSPClient
 import Foundation
 import RTP
-@testable import PacketCapture
-@testable import RTPDumpCore
+import RTSPClient
 import SDP
+import TestSupport
 import Testing
 import VideoDecoding
+
+@testable import PacketCapture
+@testable import RTPDumpCore
 
 /// Captures of real RTSP sessions (FFmpeg against gst-rtsp-server): the SDP and transports come from the
 /// capture itself, and the frames equal GStreamer's from the same RTP (for TCP, rewritten as UDP by
@@ -77,25 +79,20 @@ extension RTSPSessionCaptureTests {
     /// DNS queries and G.711 RTP (payload type 0) in turn, from another host.
     static func withDatagramsBefore(_ capture: String, count: Int) throws -> String {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.capture(capture))))
-        var noise: [UInt8] = []
-        for i in 0..<count {
+        let records = (0..<count).map { i in
             let payload: [UInt8] =
                 i % 2 == 0
                 ? [0x12, UInt8(i & 0xff), 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0] + Array("\u{6}camera\u{5}local\0".utf8) + [0, 1, 0, 1]
                 : [0x80, 0x00, 0, UInt8(i & 0xff), 0, 0, 0, 160, 0xAB, 0xCD, 0, 1] + [UInt8](repeating: 0xD5, count: 160)
-            let udp = be16(40000) + be16(i % 2 == 0 ? 53 : 7078) + be16(UInt16(8 + payload.count)) + [0, 0] + payload
-            let ip = [0x45, 0] + be16(UInt16(20 + udp.count)) + [0, 1, 0, 0, 64, 17, 0, 0, 10, 9, 9, 9, 10, 9, 9, 10]
-            let frame = [UInt8](repeating: 0xAA, count: 12) + [0x08, 0x00] + ip + udp
-            let length = le32(UInt32(frame.count))
-            noise += le32(1_700_000_000) + le32(UInt32(i)) + length + length + frame
+            let udp = CaptureBytes.udp(sourcePort: 40000, destinationPort: i % 2 == 0 ? 53 : 7078, payload: payload)
+            return CaptureBytes.Record(
+                seconds: 1_700_000_000, fraction: UInt32(i), frame: CaptureBytes.ethernet(CaptureBytes.ipv4(payload: udp)))
         }
+        let noise = CaptureBytes.pcap(records).dropFirst(24)  // its records, behind the fixture's own header
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("noise-\(count)-\(UUID())-\(capture)").path
         try Data(bytes[..<24] + noise + bytes[24...]).write(to: URL(fileURLWithPath: path))
         return path
     }
-
-    static func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xff)] }
-    static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xff) } }
 
     @Test(arguments: ["rtsp-h264-udp.pcap", "rtsp-h264-tcp.pcap"])
     func datagramsBeforeTheExchangeDoNotHideIt(capture: String) throws {
