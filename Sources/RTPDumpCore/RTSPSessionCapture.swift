@@ -189,8 +189,8 @@ public struct RTSPSessionDatagrams: DatagramSource {
 
     public mutating func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
         while true {
-            // Most records, in one step and without the optional ``nextDatagram()`` returns; once nothing
-            // made earlier is waiting (those come first).
+            // Most records: taken in one step, not through nextDatagram()'s optional result. Only when
+            // nothing made earlier (interleaved frames, what the look-ahead held) is waiting: those come first.
             if next >= pending.count, !finished, let datagram = capture.nextPlainDatagram() {
                 try body(datagram)
                 continue

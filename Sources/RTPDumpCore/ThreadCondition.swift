@@ -7,9 +7,9 @@
 #endif
 
 /// A mutex with a condition variable (POSIX threads), for a synchronous thread that waits on work done on
-/// an event loop. Used instead of Foundation's `NSCondition`, whose module, linked into rtpdump, brought
-/// Foundation's internationalization and ICU (35 MB, a thousand conformance records the Swift runtime
-/// searches at start-up) for this alone.
+/// an event loop. Used instead of Foundation's `NSCondition`, which is outside FoundationEssentials: using
+/// it linked all of Foundation, its internationalization and ICU into rtpdump (34 MB, a thousand
+/// conformance records the Swift runtime searches at start-up).
 final class ThreadCondition: @unchecked Sendable {
     // @unchecked: the pthread objects are only used through the calls below, which are thread-safe.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

@@ -2,6 +2,8 @@ import RTPDumpCore
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #elseif canImport(Darwin)
     import Darwin
 #endif
@@ -50,6 +52,8 @@ final class OutputFile {
 private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Darwin)
         Darwin.write(fd, bytes, count)
+    #elseif canImport(Musl)
+        Musl.write(fd, bytes, count)
     #else
         Glibc.write(fd, bytes, count)
     #endif
@@ -58,6 +62,8 @@ private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -
 private func systemClose(_ fd: Int32) -> Int32 {
     #if canImport(Darwin)
         Darwin.close(fd)
+    #elseif canImport(Musl)
+        Musl.close(fd)
     #else
         Glibc.close(fd)
     #endif
