@@ -158,8 +158,8 @@ public struct RTSPSessionDatagrams: DatagramSource {
     }
 
     static func looksLikeMedia(_ payload: ArraySlice<UInt8>) -> Bool {
-        guard payload.count >= 12 else { return false }
-        return payload[payload.startIndex] >> 6 == 2 && payload[payload.startIndex + 1] & 0x7f >= 96
+        guard let header = try? RTPFixedHeader(payload) else { return false }
+        return header.payloadType >= 96
     }
 
     public mutating func nextDatagram() throws -> UDPDatagram? {
