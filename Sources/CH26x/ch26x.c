@@ -1,5 +1,7 @@
 #include "ch26x.h"
 
+#include <string.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #include <immintrin.h>
@@ -84,6 +86,48 @@ __attribute__((target("avx2"))) static size_t find_avx2(const uint8_t *bytes, si
     return count;
 }
 
+// Copies count bytes and scans them in the same pass: each vector is stored as it is loaded for the test,
+// so the scan costs no second read of the bytes (after the copy they would come back from the cache). The
+// scan stops at the first start code; the rest is then copied with memcpy.
+__attribute__((target("sse2"))) static size_t copy_find_sse2(uint8_t *destination, const uint8_t *source, size_t count) {
+    size_t i = 0;
+    if (count >= 18) {
+        const size_t last = count - 18;
+        for (; i <= last; i += 16) {
+            _mm_storeu_si128((__m128i *)(destination + i), _mm_loadu_si128((const __m128i *)(source + i)));
+            unsigned mask = step_sse2(source, i);
+            if (mask != 0) {
+                memcpy(destination + i + 16, source + i + 16, count - i - 16);
+                return i + (size_t)__builtin_ctz(mask);
+            }
+        }
+    }
+    memcpy(destination + i, source + i, count - i);
+    return i + find_sse2(source + i, count - i);
+}
+
+__attribute__((target("avx2"))) static size_t copy_find_avx2(uint8_t *destination, const uint8_t *source, size_t count) {
+    size_t i = 0;
+    if (count >= 34) {
+        const size_t last = count - 34;
+        for (; last >= 32 && i <= last - 32; i += 64) {
+            _mm256_storeu_si256((__m256i *)(destination + i), _mm256_loadu_si256((const __m256i *)(source + i)));
+            _mm256_storeu_si256(
+                (__m256i *)(destination + i + 32), _mm256_loadu_si256((const __m256i *)(source + i + 32)));
+            __m256i low = match_avx2(source, i);
+            __m256i high = match_avx2(source, i + 32);
+            __m256i any = _mm256_or_si256(low, high);
+            if (_mm256_testz_si256(any, any)) continue;
+            memcpy(destination + i + 64, source + i + 64, count - i - 64);
+            unsigned mask = (unsigned)_mm256_movemask_epi8(low);
+            if (mask != 0) return i + (size_t)__builtin_ctz(mask);
+            return i + 32 + (size_t)__builtin_ctz((unsigned)_mm256_movemask_epi8(high));
+        }
+    }
+    memcpy(destination + i, source + i, count - i);
+    return i + find_avx2(source + i, count - i);
+}
+
 // Whether the CPU has AVX2 and the operating system saves the 256-bit registers (OSXSAVE, XCR0 bits 1-2).
 static int has_avx2(void) {
     unsigned a, b, c, d;
@@ -134,4 +178,24 @@ size_t ch26x_find_start_code_using(int path, const uint8_t *bytes, size_t count)
     if (path >= 1) return find_sse2(bytes, count);
 #endif
     return find_tail(bytes, 0, count);
+}
+
+size_t ch26x_copy_find_start_code_using(int path, uint8_t *destination, const uint8_t *source, size_t count) {
+    if (count == 0) return 0;
+#if CH26X_X86
+    if (path >= 2 && avx2_decided()) return copy_find_avx2(destination, source, count);
+    if (path >= 1) return copy_find_sse2(destination, source, count);
+#endif
+    memcpy(destination, source, count);
+    return find_tail(source, 0, count);
+}
+
+size_t ch26x_copy_find_start_code(uint8_t *destination, const uint8_t *source, size_t count) {
+    if (count == 0) return 0;
+#if CH26X_X86
+    return avx2_decided() ? copy_find_avx2(destination, source, count) : copy_find_sse2(destination, source, count);
+#else
+    memcpy(destination, source, count);
+    return find_tail(source, 0, count);
+#endif
 }

@@ -1,3 +1,5 @@
+import CH26x
+
 /// Collects NAL units into access units, deciding where one picture ends and the next begins.
 ///
 /// An access unit ends at the RTP marker bit (once it holds a picture), at a timestamp change, and before
@@ -24,6 +26,9 @@ struct AccessUnitAssembler: Sendable {
     private var ranges: [Range<Int>] = []
     private static let startCode: [UInt8] = [0, 0, 0, 1]
     private var nalStart: Int?
+    /// Whether the NAL unit being assembled holds a start code (00 00 01), a camera quirk: the bytes are
+    /// scanned as they are copied in (`append(_:)`), not again at its end.
+    private var nalHoldsStartCode = false
     private(set) var timestamp: UInt64?
     private var hasPicture = false
     private var keyframe = false
@@ -66,6 +71,7 @@ struct AccessUnitAssembler: Sendable {
         if nalStart != nil { abortNAL() }
         buffer.append(contentsOf: Self.startCode)
         nalStart = buffer.count
+        nalHoldsStartCode = false
     }
 
     /// Removes the NAL unit that starts at `start`, with its start code.
@@ -86,12 +92,40 @@ struct AccessUnitAssembler: Sendable {
             abortNAL()
             return
         }
-        buffer.append(contentsOf: bytes)
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        let appendedAt = buffer.count
+        var found = bytes.count
+        // Copied and scanned for a start code in one pass (CH26x), straight into the buffer's free capacity.
+        buffer.append(addingCapacity: bytes.count) { free in
+            free.withUnsafeMutableBufferPointer { space, initialized in
+                guard let destination = space.baseAddress else { return }
+                found = ch26x_copy_find_start_code(destination + initialized, source, bytes.count)
+                initialized += bytes.count
+            }
+        }
+        if found < bytes.count { nalHoldsStartCode = true }
+        noteStartCode(across: appendedAt, nalStart: start)
     }
 
     mutating func append(_ byte: UInt8) {
-        guard nalStart != nil else { return }
+        guard let start = nalStart else { return }
         buffer.append(byte)
+        noteStartCode(across: buffer.count - 1, nalStart: start)
+    }
+
+    /// Notes a start code whose first one or two bytes were in the NAL unit before `appendedAt` and the
+    /// rest after it (one that a scan of the appended bytes alone does not see).
+    private mutating func noteStartCode(across appendedAt: Int, nalStart start: Int) {
+        // Such a start code has a zero just before `appendedAt`: for almost every append, one test.
+        guard !nalHoldsStartCode, appendedAt > start, buffer[appendedAt - 1] == 0 else { return }
+        var position = max(start, appendedAt - 2)
+        while position < appendedAt && position + 2 < buffer.count {
+            if buffer[position] == 0 && buffer[position + 1] == 0 && buffer[position + 2] == 1 {
+                nalHoldsStartCode = true
+                return
+            }
+            position += 1
+        }
     }
 
     /// Drops the NAL unit being assembled (a fragment was lost): nothing spliced is ever emitted.
@@ -118,7 +152,7 @@ struct AccessUnitAssembler: Sendable {
             return
         }
         // Quirk: some cameras put Annex B streams (start codes included) in RTP payloads.
-        if AnnexB.containsStartCode(nal) {
+        if nalHoldsStartCode {
             let parts = AnnexB.split(nal)
             let copy = parts.map { Array(buffer[$0]) }
             drop(from: start)

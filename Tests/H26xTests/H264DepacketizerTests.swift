@@ -127,6 +127,21 @@ import Testing
         #expect(units.map(\.nals) == [[P.sps, P.pps, P.idr()]])
     }
 
+    /// The same in long fragments, where the scan that copies them into the access unit takes whole vector
+    /// steps: a start code at each position of a 200-byte stretch, in fragments of 64, 100 and 1000 bytes.
+    @Test(arguments: [64, 100, 1000])
+    func quirkAStartCodeInsideALongFragmentIsFound(size: Int) {
+        let slice = P.slice(1200, fill: 0x5A)
+        for position in 120..<320 {
+            var joined = slice
+            joined.insert(contentsOf: [0, 0, 1] + P.pps, at: position)
+            let fragments = P.fuA(joined, size: size)
+            let packets = fragments.enumerated().map { i, p in P.rtp(UInt16(i), ts: 0, marker: i == fragments.count - 1, p) }
+            let nals = P.h264(packets).0.map(\.nals)
+            #expect(nals == [[Array(slice[..<position]), P.pps + slice[position...]]], "start code at \(position)")
+        }
+    }
+
     @Test func quirkMarkerOnAParameterSetDoesNotEndTheAccessUnit() {
         let (units, _) = P.h264([
             P.rtp(1, ts: 0, marker: true, P.sps), P.rtp(2, ts: 0, marker: true, P.pps),

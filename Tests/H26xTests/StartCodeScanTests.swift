@@ -4,7 +4,8 @@ import Testing
 @testable import H26x
 
 /// The start-code scan's vector paths (AVX2, SSE2) against the byte-by-byte one and a plain Swift search,
-/// at every position and length around the vector widths, where an off-by-one would hide.
+/// at every position and length around the vector widths, where an off-by-one would hide; the scan that
+/// copies as it goes, the same way.
 @Suite struct StartCodeScanTests {
     static func naive(_ bytes: [UInt8]) -> Int {
         var i = 0
@@ -15,8 +16,20 @@ import Testing
         return bytes.count
     }
 
+    /// Where `path`'s scan finds the first start code; also checks that the copying scan (the one the
+    /// depacketizer appends with) finds the same one and copies every byte, so every test below tests both.
     static func scan(_ bytes: [UInt8], path: Int32) -> Int {
-        bytes.withUnsafeBufferPointer { Int(ch26x_find_start_code_using(path, $0.baseAddress, $0.count)) }
+        let found = bytes.withUnsafeBufferPointer { Int(ch26x_find_start_code_using(path, $0.baseAddress, $0.count)) }
+        // Guard bytes on both sides of the copy: it must write exactly `count` bytes.
+        var copy = [UInt8](repeating: 0xEE, count: bytes.count + 2)
+        let foundWhileCopying = bytes.withUnsafeBufferPointer { source in
+            copy.withUnsafeMutableBufferPointer { destination in
+                Int(ch26x_copy_find_start_code_using(path, destination.baseAddress! + 1, source.baseAddress, source.count))
+            }
+        }
+        #expect(foundWhileCopying == found, "copying scan, path \(path), length \(bytes.count)")
+        #expect(copy == [0xEE] + bytes + [0xEE], "copied bytes, path \(path), length \(bytes.count)")
+        return found
     }
 
     @Test func theChosenPathIsTheBestThisMachineHas() {

@@ -15,4 +15,12 @@ int ch26x_start_code_path(void);
 /// off x86), 0 bytes. For tests that check each path against the others.
 size_t ch26x_find_start_code_using(int path, const uint8_t *bytes, size_t count);
 
+/// Copies `source[0..<count]` to `destination` (the two must not overlap) and returns, as
+/// `ch26x_find_start_code` does, the offset of the first 00 00 01 in `source[0..<count]`, or `count`. The
+/// scan reads the bytes as they are copied: one pass over them instead of two.
+size_t ch26x_copy_find_start_code(uint8_t *destination, const uint8_t *source, size_t count);
+
+/// `ch26x_copy_find_start_code` with the scan chosen, as `ch26x_find_start_code_using`.
+size_t ch26x_copy_find_start_code_using(int path, uint8_t *destination, const uint8_t *source, size_t count);
+
 #endif
