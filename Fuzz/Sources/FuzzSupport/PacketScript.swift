@@ -4,7 +4,8 @@ import RTP
 /// Plays fuzzer input to a depacketizer as a script of RTP packets: for each packet a control byte (0x80
 /// marker, 0x40 a loss of 1 + (control & 7) packets before it, 0x20 a new timestamp) and a length byte,
 /// then the payload. Every access unit is written out with `writer`, and its buffer must be exactly its
-/// NAL units as Annex B (the layout `extract` writes without copying); a mismatch stops the fuzzer.
+/// NAL units as Annex B (the layout `extract` writes without copying), none of them holding a start code;
+/// a mismatch stops the fuzzer.
 public func runPacketScript(
     _ input: ArraySlice<UInt8>, _ depacketizer: inout VideoDepacketizer, writer: ElementaryStreamWriter
 ) {
@@ -16,6 +17,12 @@ public func runPacketScript(
             _ = nal.typeName
             annexB += [0, 0, 0, 1]
             annexB += nal.bytes
+            // Start codes inside a payload (a camera quirk) split it: none may be left inside a NAL unit.
+            if nal.bytes.count >= 3,
+                nal.bytes.indices.dropLast(2).contains(where: { nal.bytes[$0] == 0 && nal.bytes[$0 + 1] == 0 && nal.bytes[$0 + 2] == 1 })
+            {
+                preconditionFailure("a NAL unit holds a start code: the depacketizer did not split it there")
+            }
         }
         guard let own = unit.nalUnits.annexB, own.elementsEqual(annexB) else {
             preconditionFailure("an access unit's buffer is not its NAL units as Annex B")
