@@ -71,7 +71,7 @@ let package = Package(
             ]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP", "CH26x"]),
-        // The start-code scan, vectorized in C (SSE2 where available).
+        // The start-code scan (and the copy that is also the scan), vectorized in C: AVX2 or SSE2 on x86, NEON on AArch64.
         .target(name: "CH26x"),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
         .target(name: "VideoDecoding", dependencies: ["H26x"]),
@@ -108,7 +108,7 @@ let package = Package(
         // What the tests share: running programs (rtpdump, tshark, the test servers) and reading them.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
-        .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP"]),
+        .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),

@@ -6,6 +6,9 @@
 #include <cpuid.h>
 #include <immintrin.h>
 #define CH26X_X86 1
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#define CH26X_NEON 1
 #endif
 
 // Positions i..<count-2, one by one: for inputs shorter than one vector step, and where there is no vector code.
@@ -154,10 +157,72 @@ static int avx2_decided(void) {
 }
 #endif
 
+#if CH26X_NEON
+// The same test with NEON (every AArch64 CPU has it), 16 positions per step: lane k is 0xFF for a start
+// code at i+k. Positions i..i+15 need bytes up to i+17.
+static inline uint8x16_t match_neon(const uint8_t *bytes, size_t i) {
+    uint8x16_t first = vld1q_u8(bytes + i);
+    uint8x16_t second = vld1q_u8(bytes + i + 1);
+    uint8x16_t third = vld1q_u8(bytes + i + 2);
+    return vandq_u8(vceqzq_u8(vorrq_u8(first, second)), vceqq_u8(third, vdupq_n_u8(1)));
+}
+
+// The first lane set in a match that has one. NEON has no movemask: narrowing each 16-bit pair of lanes
+// by a 4-bit shift leaves 4 bits per lane, in order, in 64 bits.
+static inline size_t first_lane_neon(uint8x16_t match) {
+    uint64_t bits = vget_lane_u64(vreinterpret_u64_u8(vshrn_n_u16(vreinterpretq_u16_u8(match), 4)), 0);
+    return (size_t)__builtin_ctzll(bits) >> 2;
+}
+
+static size_t find_neon(const uint8_t *bytes, size_t count) {
+    if (count < 18) return find_tail(bytes, 0, count);
+    size_t i = 0;
+    const size_t last = count - 18;  // the last position a whole step can start at
+    // Two steps per turn, one test for both, as find_avx2.
+    for (; last >= 16 && i <= last - 16; i += 32) {
+        uint8x16_t low = match_neon(bytes, i);
+        uint8x16_t high = match_neon(bytes, i + 16);
+        if (vmaxvq_u8(vorrq_u8(low, high)) == 0) continue;
+        if (vmaxvq_u8(low) != 0) return i + first_lane_neon(low);
+        return i + 16 + first_lane_neon(high);
+    }
+    for (; i <= last; i += 16) {
+        uint8x16_t match = match_neon(bytes, i);
+        if (vmaxvq_u8(match) != 0) return i + first_lane_neon(match);
+    }
+    if (i + 2 < count) {  // the positions left, in one overlapping step over the final 18 bytes, as find_sse2
+        uint8x16_t match = match_neon(bytes, last);
+        if (vmaxvq_u8(match) != 0) return last + first_lane_neon(match);
+    }
+    return count;
+}
+
+static size_t copy_find_neon(uint8_t *destination, const uint8_t *source, size_t count) {
+    size_t i = 0;
+    if (count >= 18) {
+        const size_t last = count - 18;
+        for (; last >= 16 && i <= last - 16; i += 32) {
+            vst1q_u8(destination + i, vld1q_u8(source + i));
+            vst1q_u8(destination + i + 16, vld1q_u8(source + i + 16));
+            uint8x16_t low = match_neon(source, i);
+            uint8x16_t high = match_neon(source, i + 16);
+            if (vmaxvq_u8(vorrq_u8(low, high)) == 0) continue;
+            memcpy(destination + i + 32, source + i + 32, count - i - 32);
+            if (vmaxvq_u8(low) != 0) return i + first_lane_neon(low);
+            return i + 16 + first_lane_neon(high);
+        }
+    }
+    memcpy(destination + i, source + i, count - i);
+    return i + find_neon(source + i, count - i);
+}
+#endif
+
 size_t ch26x_find_start_code(const uint8_t *bytes, size_t count) {
     if (count < 3) return count;
 #if CH26X_X86
     return avx2_decided() ? find_avx2(bytes, count) : find_sse2(bytes, count);
+#elif CH26X_NEON
+    return find_neon(bytes, count);
 #else
     return find_tail(bytes, 0, count);
 #endif
@@ -166,6 +231,8 @@ size_t ch26x_find_start_code(const uint8_t *bytes, size_t count) {
 int ch26x_start_code_path(void) {
 #if CH26X_X86
     return avx2_decided() ? 2 : 1;
+#elif CH26X_NEON
+    return 1;
 #else
     return 0;
 #endif
@@ -176,6 +243,8 @@ size_t ch26x_find_start_code_using(int path, const uint8_t *bytes, size_t count)
 #if CH26X_X86
     if (path >= 2 && avx2_decided()) return find_avx2(bytes, count);
     if (path >= 1) return find_sse2(bytes, count);
+#elif CH26X_NEON
+    if (path >= 1) return find_neon(bytes, count);
 #endif
     return find_tail(bytes, 0, count);
 }
@@ -185,6 +254,8 @@ size_t ch26x_copy_find_start_code_using(int path, uint8_t *destination, const ui
 #if CH26X_X86
     if (path >= 2 && avx2_decided()) return copy_find_avx2(destination, source, count);
     if (path >= 1) return copy_find_sse2(destination, source, count);
+#elif CH26X_NEON
+    if (path >= 1) return copy_find_neon(destination, source, count);
 #endif
     memcpy(destination, source, count);
     return find_tail(source, 0, count);
@@ -194,6 +265,8 @@ size_t ch26x_copy_find_start_code(uint8_t *destination, const uint8_t *source, s
     if (count == 0) return 0;
 #if CH26X_X86
     return avx2_decided() ? copy_find_avx2(destination, source, count) : copy_find_sse2(destination, source, count);
+#elif CH26X_NEON
+    return copy_find_neon(destination, source, count);
 #else
     memcpy(destination, source, count);
     return find_tail(source, 0, count);

@@ -1,4 +1,6 @@
 import CH26x
+import Foundation
+import TestSupport
 import Testing
 
 @testable import H26x
@@ -35,6 +37,8 @@ import Testing
     @Test func theChosenPathIsTheBestThisMachineHas() {
         #if arch(x86_64)
             #expect(ch26x_start_code_path() >= 1)
+        #elseif arch(arm64)
+            #expect(ch26x_start_code_path() == 1)  // NEON
         #else
             #expect(ch26x_start_code_path() == 0)
         #endif
@@ -98,6 +102,18 @@ import Testing
             }
         }
     }
+
+    #if os(Linux) && arch(x86_64)
+        /// The NEON path (AArch64), which this machine cannot run: `Tests/StartCodeScanAArch64/run.sh` builds
+        /// CH26x for AArch64 with a C checker that tries the inputs above, and runs it under qemu-aarch64.
+        @Test func theNEONPathAgreesUnderEmulation() throws {
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("StartCodeScanAArch64/run.sh").path
+            let run = try runProgram("/bin/bash", [script])
+            #expect(run.status == 0, "\(run.all)")
+            #expect(run.stdout.contains("path 1: ") && run.stdout.contains("scans agree"), "\(run.all)")
+        }
+    #endif
 
     @Test func annexBSplitUsesIt() {
         // 00 00 01 straddling the 32-byte and 16-byte steps.

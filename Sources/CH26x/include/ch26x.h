@@ -5,14 +5,15 @@
 #include <stdint.h>
 
 /// The offset of the first 00 00 01 in `bytes[0..<count]`, or `count` when there is none. On x86 it
-/// tests 32 positions at a time with AVX2 when the CPU has it, else 16 with SSE2; byte by byte elsewhere.
+/// tests 32 positions at a time with AVX2 when the CPU has it, else 16 with SSE2; on AArch64 16 with NEON;
+/// byte by byte elsewhere.
 size_t ch26x_find_start_code(const uint8_t *bytes, size_t count);
 
-/// Which scan `ch26x_find_start_code` uses: 2 AVX2, 1 SSE2, 0 bytes (for tests and benchmarks).
+/// Which scan `ch26x_find_start_code` uses: 2 AVX2, 1 SSE2 or NEON, 0 bytes (for tests and benchmarks).
 int ch26x_start_code_path(void);
 
-/// `ch26x_find_start_code` with the scan chosen: 2 AVX2 (SSE2 when the CPU lacks it), 1 SSE2 (bytes
-/// off x86), 0 bytes. For tests that check each path against the others.
+/// `ch26x_find_start_code` with the scan chosen: 2 AVX2 (SSE2 when the CPU lacks it; NEON on AArch64),
+/// 1 SSE2 or NEON (bytes elsewhere), 0 bytes. For tests that check each path against the others.
 size_t ch26x_find_start_code_using(int path, const uint8_t *bytes, size_t count);
 
 /// Copies `source[0..<count]` to `destination` (the two must not overlap) and returns, as
