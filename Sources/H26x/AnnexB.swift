@@ -24,15 +24,8 @@ enum AnnexB {
         return head.starts(with: [0, 0, 1]) || head.elementsEqual([0, 0, 0, 1])
     }
 
-    /// Whether `bytes` holds a three-byte start code anywhere.
-    static func containsStartCode(_ bytes: ArraySlice<UInt8>) -> Bool {
-        var found = false
-        forEachStartCode(in: bytes) { _, _ in found = true }
-        return found
-    }
-
     /// Calls `body(start, end)` for each 00 00 01 in `bytes`, `start` at its first zero. The search is
-    /// `ch26x_find_start_code` (C: 32 positions per step with AVX2, 16 with SSE2).
+    /// `ch26x_find_start_code` (C: 32 positions per step with AVX2, 16 with SSE2 or NEON).
     static func forEachStartCode(in bytes: ArraySlice<UInt8>, _ body: (Int, Int) -> Void) {
         bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress, buffer.count >= 3 else { return }

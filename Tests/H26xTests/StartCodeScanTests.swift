@@ -5,7 +5,7 @@ import Testing
 
 @testable import H26x
 
-/// The start-code scan's vector paths (AVX2, SSE2) against the byte-by-byte one and a plain Swift search,
+/// The start-code scan's vector paths (AVX2 and SSE2 on x86, NEON on AArch64) against the byte-by-byte one and a plain Swift search,
 /// at every position and length around the vector widths, where an off-by-one would hide; the scan that
 /// copies as it goes, the same way.
 @Suite struct StartCodeScanTests {
