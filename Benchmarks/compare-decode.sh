@@ -17,6 +17,9 @@ trap 'rm -rf "$out"' EXIT
 "$rtpdump" extract "$capture" --port "$port" -o "$out/stream.h264" 2>/dev/null
 echo "rtpdump frames: $("$rtpdump" decode "$capture" --port "$port" --md5 2>/dev/null | wc -l)"
 echo "ffmpeg frames:  $(ffmpeg -hide_banner -threads 1 -i "$out/stream.h264" -f framemd5 - 2>/dev/null | grep -vc '^#')"
-hyperfine --warmup 1 --runs 3 --export-markdown /dev/stdout \
+# The table goes to a file and then to stdout: --export-markdown /dev/stdout reopens stdout and truncates a
+# log it is redirected to, losing what was printed before.
+hyperfine --warmup 1 --runs 3 --export-markdown "$out/timings.md" \
     "$rtpdump decode $capture --port $port --threads 1" \
     "ffmpeg -hide_banner -loglevel error -threads 1 -i $out/stream.h264 -f null -"
+cat "$out/timings.md"

@@ -25,6 +25,9 @@ echo "capture: $capture ($(du -h "$capture" | cut -f1))"
 $gst ! filesink location="$out/gst.h264"
 python3 "$here/../Fixtures/scripts/nal_digest.py" "$out/ours.h264" h264 | sed 's/^/rtpdump NAL units (parameter sets aside): /'
 python3 "$here/../Fixtures/scripts/nal_digest.py" "$out/gst.h264" h264 | sed 's/^/GStreamer NAL units (parameter sets aside): /'
-hyperfine -N --warmup 2 --runs 20 --export-markdown /dev/stdout \
+# The table goes to a file and then to stdout: --export-markdown /dev/stdout reopens stdout and truncates a
+# log it is redirected to, losing what was printed before.
+hyperfine -N --warmup 2 --runs 20 --export-markdown "$out/timings.md" \
     "$rtpdump extract $capture --port $port -o /dev/null" \
     "$gst ! fakesink"
+cat "$out/timings.md"

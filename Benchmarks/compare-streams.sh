@@ -10,9 +10,14 @@ port="${2:-5010}"
 bash "$here/../scripts/ensure-packages.sh" tshark hyperfine
 (cd "$here/.." && swift build -c release --product rtpdump >&2)
 rtpdump="$here/../.build/release/rtpdump"
+table="$(mktemp)"
+trap 'rm -f "$table"' EXIT
 echo "capture: $capture ($(du -h "$capture" | cut -f1))"
 echo "rtpdump: $("$rtpdump" streams "$capture" --port "$port" | tail -n +2)"
 echo "tshark:  $(tshark -r "$capture" -q -d udp.port=="$port",rtp -z rtp,streams 2>/dev/null | sed -n 3p)"
-hyperfine --warmup 1 --runs 5 --export-markdown /dev/stdout \
+# The table goes to a file and then to stdout: --export-markdown /dev/stdout reopens stdout and truncates a
+# log it is redirected to, losing what was printed before.
+hyperfine --warmup 1 --runs 5 --export-markdown "$table" \
     "$rtpdump streams $capture --port $port" \
     "tshark -r $capture -q -d udp.port==$port,rtp -z rtp,streams"
+cat "$table"

@@ -22,9 +22,12 @@ fi
 gcc -O2 -o "$out/extract-floor" "$here/floor/extract-floor.c"
 "$out/extract-floor" "$capture" read
 caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96"
-hyperfine -N --warmup 1 --runs 10 --export-markdown /dev/stdout \
+# The table goes to a file and then to stdout: --export-markdown /dev/stdout reopens stdout and truncates a
+# log it is redirected to, losing what was printed before.
+hyperfine -N --warmup 1 --runs 10 --export-markdown "$out/timings.md" \
     "$out/extract-floor $capture read" \
     "$out/extract-floor $capture mmap" \
     "$rtpdump extract --help" \
     "$rtpdump extract $capture --port $port -o /dev/null" \
     "gst-launch-1.0 -q filesrc location=$capture ! pcapparse dst-port=$port ! $caps ! rtph264depay ! video/x-h264,stream-format=byte-stream,alignment=nal ! fakesink"
+cat "$out/timings.md"
