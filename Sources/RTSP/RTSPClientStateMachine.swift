@@ -363,8 +363,9 @@ public struct RTSPClientStateMachine: Sendable {
         let denied = RTSPClientError(
             .unauthorized,
             configuration.credentials == nil
-                ? "401 Unauthorized: the camera wants a user name and password"
-                : "401 Unauthorized: the camera refused the user name and password; check them", status: 401)
+                ? "401 Unauthorized from \(configuration.url.origin): it wants a user name and password"
+                : "401 Unauthorized from \(configuration.url.origin): it refused the user name and password; check them",
+            status: 401)
         guard let credentials = configuration.credentials else { return fail(denied) }
         let values = message.headers.filter { $0.name.lowercased() == "www-authenticate" }.map(\.value)
         guard let challenges = try? AuthenticationChallenge.parse(values),

@@ -31,7 +31,9 @@ public struct RTSPSessionOptions: Sendable {
 
     /// Default `.tcp`: the transport that works wherever the RTSP connection does.
     public var transport: Transport
-    /// Credentials given through the API; they take precedence over those in the URL.
+    /// Credentials given through the API; they take precedence over those in the URL. Either way they are
+    /// sent only to the URL's origin (scheme, host and port): a redirect to another one continues without
+    /// them, and a 401 there fails with `.unauthorized`, naming that server.
     public var credentials: Credentials?
     /// How long to wait for the TCP connection. Default 5 s.
     public var connectTimeout: Duration

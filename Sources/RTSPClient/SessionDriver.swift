@@ -23,7 +23,8 @@ final class SessionDriver: @unchecked Sendable {
     /// Our SSRC in RTCP receiver reports, and our CNAME: random, so that they say nothing about the host.
     let ssrc = UInt32.random(in: 1...UInt32.max)
     let canonicalName = "swift-rtp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-    private let credentials: Credentials?
+    /// The user's credentials (the options', else the first URL's), for the first URL's origin only.
+    private let credentials: ScopedCredentials?
     private(set) var url: RTSPURL
     private(set) var transport: RTSPSessionOptions.Transport
     private var machine: RTSPClientStateMachine
@@ -62,7 +63,7 @@ final class SessionDriver: @unchecked Sendable {
         self.url = url
         self.options = options
         self.eventLoop = eventLoop
-        self.credentials = options.credentials ?? url.credentials
+        self.credentials = (options.credentials ?? url.credentials).map { ScopedCredentials($0, for: url.origin) }
         self.transport = options.transport == .auto ? .udp : options.transport
         self.framer = RTSPFramer(limits: options.framerLimits)
         self.machine = RTSPClientStateMachine(configuration: .init(url: url))
@@ -102,7 +103,8 @@ final class SessionDriver: @unchecked Sendable {
         }
         machine = RTSPClientStateMachine(
             configuration: .init(
-                url: url, credentials: credentials, transport: mode, requestTimeout: options.requestTimeout,
+                url: url, credentials: credentials?.credentials(for: url), transport: mode,
+                requestTimeout: options.requestTimeout,
                 stepwise: stepwise, trackSelection: selection))
         let target = (host: url.host, port: url.port)
         var tls: NIOSSLContext?
@@ -172,11 +174,22 @@ final class SessionDriver: @unchecked Sendable {
                 RTSPClientError(
                     .tooManyRedirects, "more than \(options.maxRedirects) redirects; the last went to \(target)"))
         }
-        var target = target
-        // Credentials go along only to the same host; a redirect elsewhere carries its own, if any.
-        if target.credentials == nil && target.host == url.host { target.credentials = url.credentials }
+        // `start` gives the new connection the user's credentials only if the target has their origin.
         url = target
         restart()
+    }
+
+    /// A 401 from a server a redirect led to, which was not given the user's credentials: says so, so that
+    /// the user does not look for a wrong password at the camera they named.
+    private func explainingWithheldCredentials(_ error: RTSPClientError) -> RTSPClientError {
+        guard error.code == .unauthorized, let credentials, url.origin != credentials.origin,
+            url.credentials == nil
+        else { return error }
+        return RTSPClientError(
+            .unauthorized,
+            "401 Unauthorized from \(url.origin), where a redirect from \(credentials.origin) led: the credentials "
+                + "given for \(credentials.origin) are not sent to another host, port or scheme; if \(url.origin) is "
+                + "yours, connect to \(url) with its own credentials", status: error.status)
     }
 
     /// `.auto` saw no UDP packet in time: say goodbye to the UDP session and play again over TCP.
@@ -229,7 +242,7 @@ final class SessionDriver: @unchecked Sendable {
             case .redirect(let target):
                 redirect(to: target)
             case .failed(let error):
-                finish(error)
+                finish(explainingWithheldCredentials(error))
             case .closed:
                 finish(nil)
             }

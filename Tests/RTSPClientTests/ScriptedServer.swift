@@ -55,15 +55,20 @@ final class ScriptedServer: Sendable {
     typealias Script = @Sendable (RTSPMessage, Connection) -> Void
 
     private let channel: any Channel
-    private let state: NIOLockedValueBox<(requests: [String], connections: Int)>
+    private let state: NIOLockedValueBox<(requests: [RTSPMessage], connections: Int)>
+    let host: String
     var port: Int { channel.localAddress?.port ?? 0 }
-    var url: String { "rtsp://127.0.0.1:\(port)/stream" }
+    var url: String { "rtsp://\(host):\(port)/stream" }
     /// "METHOD" of every request received, in order, over all connections.
-    var methods: [String] { state.withLockedValue { $0.requests } }
+    var methods: [String] { requests.compactMap(\.method) }
+    /// Every request received, in order, over all connections.
+    var requests: [RTSPMessage] { state.withLockedValue { $0.requests } }
 
-    init(_ script: @escaping Script) async throws {
-        let state = NIOLockedValueBox<(requests: [String], connections: Int)>(([], 0))
+    /// A server on `host` (any address of 127.0.0.0/8 is this machine's loopback: a second host for a test).
+    init(host: String = "127.0.0.1", _ script: @escaping Script) async throws {
+        let state = NIOLockedValueBox<(requests: [RTSPMessage], connections: Int)>(([], 0))
         self.state = state
+        self.host = host
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 let index = state.withLockedValue {
@@ -73,11 +78,11 @@ final class ScriptedServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
                         ScriptHandler(script: script, connection: Connection(channel: channel, index: index)) {
-                            method in state.withLockedValue { $0.requests.append(method) }
+                            request in state.withLockedValue { $0.requests.append(request) }
                         })
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: host, port: 0).get()
     }
 
     func stop() async { try? await channel.close() }
@@ -101,12 +106,12 @@ private final class ScriptHandler: ChannelInboundHandler {
 
     let script: ScriptedServer.Script
     let connection: ScriptedServer.Connection
-    let record: (String) -> Void
+    let record: (RTSPMessage) -> Void
     var framer = RTSPFramer()
 
     init(
         script: @escaping ScriptedServer.Script, connection: ScriptedServer.Connection,
-        record: @escaping (String) -> Void
+        record: @escaping (RTSPMessage) -> Void
     ) {
         self.script = script
         self.connection = connection
@@ -116,8 +121,8 @@ private final class ScriptHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         framer.append(unwrapInboundIn(data).readableBytesView)
         while let frame = try? framer.next() {
-            guard case .message(let message) = frame, case .request(let method, _) = message.kind else { continue }
-            record(method)
+            guard case .message(let message) = frame, case .request = message.kind else { continue }
+            record(message)
             script(message, connection)
         }
     }

@@ -81,3 +81,27 @@ import Testing
         #expect(message.cseq == 2)
     }
 }
+
+@Suite struct CredentialOriginTests {
+    let credentials = Credentials(user: "admin", password: "pw")
+
+    @Test func anOriginIsSchemeHostAndPortWithTheHostInAnyCase() throws {
+        let scoped = ScopedCredentials(credentials, for: try RTSPURL("rtsp://Camera.local/stream").origin)
+        #expect(scoped.credentials(for: try RTSPURL("rtsp://camera.LOCAL:554/other?x=1")) == credentials)
+        #expect(scoped.credentials(for: try RTSPURL("rtsp://camera.local:8554/stream")) == nil)
+        #expect(scoped.credentials(for: try RTSPURL("rtsps://camera.local:554/stream")) == nil)
+        #expect(scoped.credentials(for: try RTSPURL("rtsp://camera.local.evil/stream")) == nil)
+        #expect(scoped.credentials(for: try RTSPURL("rtsp://10.0.0.9/stream")) == nil)
+    }
+
+    @Test func anotherOriginGetsOnlyTheCredentialsItsOwnURLCarries() throws {
+        let scoped = ScopedCredentials(credentials, for: try RTSPURL("rtsp://camera/stream").origin)
+        let own = Credentials(user: "guest", password: "other")
+        #expect(scoped.credentials(for: try RTSPURL("rtsp://guest:other@elsewhere/stream")) == own)
+    }
+
+    @Test func neitherOriginNorScopedCredentialsPrintThePassword() throws {
+        let scoped = ScopedCredentials(credentials, for: try RTSPURL("rtsp://[::1]:8554/x").origin)
+        #expect("\(scoped)" == "admin:<password> for rtsp://[::1]:8554")
+    }
+}
