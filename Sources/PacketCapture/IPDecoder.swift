@@ -158,7 +158,8 @@ struct IPDecoder: Sendable {
     private mutating func udp(
         _ segment: ArraySlice<UInt8>, source: IPAddress, destination: IPAddress, truncated: Bool, record: CaptureRecord
     ) -> UDPDatagram? {
-        guard let sourcePort = segment.u16(at: 0), let destinationPort = segment.u16(at: 2),
+        // The whole 8-byte header, not only the fields read: the payload starts after it.
+        guard segment.count >= 8, let sourcePort = segment.u16(at: 0), let destinationPort = segment.u16(at: 2),
             let length = segment.u16(at: 4).map(Int.init), length >= 8
         else {
             if truncated {

@@ -98,6 +98,24 @@ import Testing
         #expect(capture.warnings.snaplenTruncated == 1)
     }
 
+    /// `tcpdump -s 40` on Ethernet keeps 6 bytes of the UDP header (14 + 20 + 6): ports and length, no
+    /// checksum. Such a record is counted as cut by the snaplen, never sliced past its end.
+    @Test(arguments: 0...7)
+    func aSnaplenInsideTheUDPHeaderIsCountedNotReadPast(kept: Int) throws {
+        let full = CaptureBytes.ethernet(PcapngReaderTests.rawFrame)
+        let cut = Array(full.prefix(14 + 20 + kept))
+        let record = CaptureBytes.Record(seconds: 0, fraction: 0, frame: cut, originalLength: full.count)
+        let v6 = CaptureBytes.ethernet(
+            CaptureBytes.ipv6(payload: CaptureBytes.udp(sourcePort: 1, destinationPort: 2, payload: [1, 2, 3, 4])),
+            etherType: 0x86DD)
+        let cutV6 = CaptureBytes.Record(
+            seconds: 0, fraction: 1, frame: Array(v6.prefix(14 + 40 + kept)), originalLength: v6.count)
+        let (datagrams, capture) = try PcapReaderTests.datagrams(CaptureBytes.pcap([record, cutV6]))
+        #expect(datagrams.isEmpty)
+        #expect(capture.warnings.snaplenTruncated == 2)
+        #expect(capture.warnings.malformed == 0)
+    }
+
     @Test func ipv6AddressesPrintInRFC5952Form() {
         #expect(IPAddress.v6(high: 0, low: 1).description == "::1")
         #expect(IPAddress.v6(high: 0x2001_0db8_0000_0000, low: 0x0000_0000_0000_0001).description == "2001:db8::1")
