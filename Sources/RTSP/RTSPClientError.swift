@@ -37,9 +37,10 @@ public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertibl
     /// The status code, for server errors.
     public let status: Int?
 
+    /// `reason` is kept with its control characters escaped: it often quotes what a server sent.
     public init(_ code: Code, _ reason: String, status: Int? = nil) {
         self.code = code
-        self.reason = reason
+        self.reason = reason.escapingControlCharacters
         self.status = status
     }
 

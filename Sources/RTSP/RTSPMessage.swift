@@ -57,9 +57,10 @@ public struct RTSPError: Error, Hashable, Sendable, CustomStringConvertible {
     public let code: Code
     public let reason: String
 
+    /// `reason` is kept with its control characters escaped: it often quotes what a server sent.
     public init(_ code: Code, _ reason: String) {
         self.code = code
-        self.reason = reason
+        self.reason = reason.escapingControlCharacters
     }
 
     public var description: String { reason }

@@ -263,6 +263,25 @@ import Testing
         #expect(error?.description.contains("not RTSP") == true)
     }
 
+    /// A reason phrase that would retitle the terminal and turn it red reaches the error escaped.
+    @Test func aServersReasonPhraseReachesTheErrorWithItsControlCharactersEscaped() async throws {
+        let server = try await ScriptedServer { request, connection in
+            if request.method == "DESCRIBE" {
+                connection.send(
+                    Array("RTSP/1.0 404 \u{1B}]0;owned\u{07}\u{1B}[31mGone\r\nCSeq: \(request.cseq ?? 0)\r\n\r\n".utf8))
+            } else {
+                connection.answerNormally(request)
+            }
+        }
+        defer { Task { await server.stop() } }
+        let error = await #expect(throws: RTSPClientError.self) {
+            try await RTSPSession.connect(to: server.url, options: Self.quick)
+        }
+        #expect(error?.code == .serverError)
+        #expect(error?.reason.contains("404 \\x1B]0;owned\\x07\\x1B[31mGone") == true)
+        #expect(error?.reason.unicodeScalars.contains { $0.value < 0x20 } == false)
+    }
+
     @Test func aRefusedConnectionSaysWhere() async throws {
         let server = try await ScriptedServer { _, _ in }
         let url = server.url

@@ -105,3 +105,18 @@ import Testing
         #expect("\(scoped)" == "admin:<password> for rtsp://[::1]:8554")
     }
 }
+
+@Suite struct PeerTextTests {
+    @Test func controlCharactersAreEscapedAndTheRestKept() {
+        #expect("plain text, é ü 日本".escapingControlCharacters == "plain text, é ü 日本")
+        #expect(
+            "\u{1B}]0;owned\u{07}x\u{9B}31m\u{7F}\r\n\0".escapingControlCharacters
+                == "\\x1B]0;owned\\x07x\\x9B31m\\x7F\\x0D\\x0A\\x00")
+    }
+
+    @Test func errorsEscapeWhatTheyQuote() {
+        let error = RTSPClientError(.serverError, "answered with 404 \u{1B}[31mNot Found")
+        #expect(error.reason == "answered with 404 \\x1B[31mNot Found")
+        #expect(RTSPError(.malformedMessage, "bad line \u{1B}c").reason == "bad line \\x1Bc")
+    }
+}
