@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "rtpdump",
             dependencies: [
-                "RTPDumpCore", "SDP", "RTSP", "RTSPClient", "SRTP",
+                "RTPDumpCore", "SDP", "RTSP", "RTSPClient", "SRTP", "FFmpegDecoding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The Swift runtime and FoundationEssentials linked in, as a command-line tool is shipped: the

@@ -13,16 +13,24 @@ import VideoDecoding
 public final class FFmpegVideoDecoder: VideoDecoder {
     /// Settings.
     public struct Configuration: Sendable {
-        /// Decoding threads; 1 decodes in the calling thread with no frame delay, 0 lets libavcodec choose.
+        /// The thread counts a decoder takes: more than libavcodec uses to any profit would only cost memory
+        /// (each frame thread holds its own pictures).
+        public static let threadRange = 0...64
+        /// The largest ``outputSize`` side, as for H.265 pictures.
+        public static let maxOutputSide = 16384
+
+        /// Decoding threads (``threadRange``); 1 decodes in the calling thread with no frame delay, 0 lets
+        /// libavcodec choose.
         public var threads: Int
-        /// Scale every frame to this size (even numbers, as WebRTC encoders want); nil keeps the stream's.
+        /// Scale every frame to this size (even numbers, as WebRTC encoders want; odd ones are rounded
+        /// down, at most ``maxOutputSide``); nil keeps the stream's.
         public var outputSize: (width: Int, height: Int)?
         /// Frame buffers kept for reuse: frames a consumer lets go of before this many more are decoded
         /// cost no allocation.
         public var poolCapacity: Int
 
         public init(threads: Int = 1, outputSize: (width: Int, height: Int)? = nil, poolCapacity: Int = 4) {
-            self.threads = max(0, threads)
+            self.threads = threads
             self.outputSize = outputSize.map { (max(2, $0.width / 2 * 2), max(2, $0.height / 2 * 2)) }
             self.poolCapacity = poolCapacity
         }
@@ -55,6 +63,7 @@ public final class FFmpegVideoDecoder: VideoDecoder {
     public init(
         codec: VideoCodec, parameterSets: ParameterSets? = nil, configuration: Configuration = Configuration()
     ) throws {
+        try configuration.validate()
         self.ff = try FFmpegLibrary.functions()
         self.codec = codec
         self.configuration = configuration
@@ -257,5 +266,29 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
         _ = buffer.withUnsafeMutableBufferPointer { ff.av_strerror(status, $0.baseAddress, $0.count) }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+extension FFmpegVideoDecoder.Configuration {
+    /// Throws `.invalidConfiguration`, naming the range, for a value no decoder should be opened with.
+    func validate() throws(VideoDecodingError) {
+        guard Self.threadRange.contains(threads) else {
+            throw VideoDecodingError(
+                .invalidConfiguration,
+                "threads must be from \(Self.threadRange.lowerBound) (libavcodec chooses) to \(Self.threadRange.upperBound): \(threads)"
+            )
+        }
+        if let size = outputSize,
+            !(2...Self.maxOutputSide).contains(size.width)
+                || !(2...Self.maxOutputSide).contains(size.height)
+        {
+            throw VideoDecodingError(
+                .invalidConfiguration,
+                "outputSize must be from 2x2 to \(Self.maxOutputSide)x\(Self.maxOutputSide): \(size.width)x\(size.height)"
+            )
+        }
+        guard (0...1024).contains(poolCapacity) else {
+            throw VideoDecodingError(.invalidConfiguration, "poolCapacity must be from 0 to 1024: \(poolCapacity)")
+        }
     }
 }

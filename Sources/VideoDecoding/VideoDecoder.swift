@@ -31,6 +31,8 @@ public struct VideoDecodingError: Error, Hashable, Sendable, CustomStringConvert
         public static let decoderFailure = Code(name: "decoderFailure")
         /// Writing frames to a file failed.
         public static let outputFailure = Code(name: "outputFailure")
+        /// A setting is out of its range (the reason names it).
+        public static let invalidConfiguration = Code(name: "invalidConfiguration")
         public var description: String { name }
     }
 

@@ -1,5 +1,6 @@
 import RTSPClient
 import ArgumentParser
+import FFmpegDecoding
 import Foundation
 import H26x
 import SDP
@@ -88,6 +89,38 @@ struct InputOptions: ParsableArguments {
     @Option(help: "A session description (SDP file) for the stream: codec, clock rate, parameter sets, packetization.")
     var sdp: String?
 
+    /// The longest `--duration`: a year (a bound, so that no value overflows a clock).
+    static let maxDuration = 31_536_000.0
+
+    func validate() throws {
+        if let duration, !(duration > 0 && duration <= Self.maxDuration) {
+            throw ValidationError(
+                "--duration must be a number of seconds above 0 and at most \(Int(Self.maxDuration)) (a year): \(duration)"
+            )
+        }
+        if !isURL, Self.looksLikeAURL(input), !FileManager.default.fileExists(atPath: input) {
+            throw ValidationError(
+                "\(displayName) is neither a capture file nor an RTSP URL; a URL starts with rtsp:// or rtsps://,"
+                    + " like rtsp://user@camera/stream")
+        }
+    }
+
+    /// A scheme (`rtsp:`, `rtps:`, `admin:`...) before an `@`: a mistyped URL, whose password must not be
+    /// printed.
+    static func looksLikeAURL(_ text: String) -> Bool { userInfoRange(text) != nil }
+
+    /// Where a URL-shaped text keeps its user information: after the scheme's colon and slashes, up to the
+    /// last `@` (a password may hold `/` or `@`; hiding too much is the safe side).
+    static func userInfoRange(_ text: String) -> Range<String.Index>? {
+        guard let colon = text.firstIndex(of: ":"), colon > text.startIndex,
+            text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+            let at = text.lastIndex(of: "@"), at > colon
+        else { return nil }
+        var start = text.index(after: colon)
+        while start < at, text[start] == "/" { start = text.index(after: start) }
+        return start..<at
+    }
+
     /// The input as datagrams: a capture, or a capture of an RTSP session with the RTP interleaved in its
     /// connection included. Also what the session's RTSP exchange says, when there is one.
     func openSource() throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
@@ -141,10 +174,11 @@ struct InputOptions: ParsableArguments {
         return lower.hasPrefix("rtsp://") || lower.hasPrefix("rtsps://")
     }
 
-    /// The input as it may be printed: an URL loses its credentials.
+    /// The input as it may be printed: an URL loses its credentials, and so does a mistyped one.
     var displayName: String {
-        guard isURL else { return input }
-        return (try? RTSPURL(input))?.description ?? "the RTSP URL"
+        if isURL { return (try? RTSPURL(input))?.description ?? "the RTSP URL" }
+        guard let userInfo = Self.userInfoRange(input) else { return input }
+        return input[..<userInfo.lowerBound] + "…" + input[userInfo.upperBound...]
     }
 
     var sessionOptions: RTSPSessionOptions {
@@ -174,9 +208,10 @@ func parseSSRC(_ text: String) throws -> UInt32 {
     return value
 }
 
-/// Writes a diagnostic line to stderr (file descriptor 2).
+/// Writes a diagnostic line to stderr (file descriptor 2), its control characters escaped: diagnostics
+/// quote what servers and captures hold.
 func printError(_ line: String) {
-    var text = line + "\n"
+    var text = line.escapingControlCharacters + "\n"
     text.withUTF8 { buffer in _ = write(2, buffer.baseAddress, buffer.count) }
 }
 
@@ -213,6 +248,14 @@ struct Streams: ParsableCommand {
         help: "Clock rate in Hz for jitter (default: by payload type; 90000 for dynamic types).")
     var clockRate: Int?
 
+    func validate() throws {
+        if let clockRate, !(1000...10_000_000).contains(clockRate) {
+            throw ValidationError(
+                "--clock-rate must be from 1000 to 10000000 Hz (RTP clocks run at 8000 Hz for G.711, 90000 for video): \(clockRate)"
+            )
+        }
+    }
+
     func run() throws {
         var (source, session) = try options.openSource()
         let analyzer = try naming(options.displayName) {
@@ -244,6 +287,12 @@ struct Packets: ParsableCommand {
 
     @Option(name: .customLong("reorder-delay-ms"), help: "With --ordered: how long to wait for a missing packet.")
     var reorderDelay: Int = 100
+
+    func validate() throws {
+        guard (0...60_000).contains(reorderDelay) else {
+            throw ValidationError("--reorder-delay-ms must be from 0 to 60000 (a minute): \(reorderDelay)")
+        }
+    }
 
     func run() throws {
         var (capture, _) = try options.openSource()
@@ -339,6 +388,14 @@ struct Decode: ParsableCommand {
 
     @Option(help: "Scale every frame to WIDTHxHEIGHT (even numbers), as a WebRTC bridge needs.", transform: parseSize)
     var size: FrameSize?
+
+    func validate() throws {
+        guard FFmpegVideoDecoder.Configuration.threadRange.contains(threads) else {
+            let range = FFmpegVideoDecoder.Configuration.threadRange
+            throw ValidationError(
+                "--threads must be from \(range.lowerBound) (libavcodec chooses) to \(range.upperBound): \(threads)")
+        }
+    }
 
     func run() throws {
         var (capture, session) = try options.openSource()

@@ -77,6 +77,40 @@ import Testing
         #expect(!(url.stdout + url.stderr).contains("secret"))
     }
 
+    /// Values that trapped (inf, nan and 1e300 seconds overflowed a clock), hung (100,000 decoder threads) or
+    /// gave nonsense (a 0 Hz clock) are refused before anything runs, with the range they must be in.
+    @Test(
+        .enabled(if: present),
+        arguments: [
+            (["streams", "--duration", "inf"], "--duration must be"),
+            (["streams", "--duration", "nan"], "--duration must be"),
+            (["streams", "--duration", "1e300"], "--duration must be"),
+            (["streams", "--duration=-5"], "--duration must be"),
+            (["streams", "--duration", "0"], "--duration must be"),
+            (["streams", "--clock-rate", "0"], "from 1000 to 10000000 Hz"),
+            (["decode", "--threads", "100000"], "--threads must be from 0"), (["decode", "--threads=-1"], "to 64"),
+            (["packets", "--ordered", "--reorder-delay-ms=-1"], "from 0 to 60000"),
+        ])
+    func optionValuesOutOfRangeAreRefusedNamingTheRange(arguments: [String], message: String) throws {
+        let capture = Fixtures.capture("h264-ffmpeg.pcap")
+        let run = try Self.run([arguments[0], capture] + arguments.dropFirst())
+        #expect(run.status == 64)  // ArgumentParser's usage error: a message, not a trap
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains(message))
+    }
+
+    /// `rtsp:/` (one slash), `rtsp:` or no scheme at all before `user:password@` is not a URL, and not a
+    /// file: it is refused as neither, and the password in it is not printed.
+    @Test(
+        .enabled(if: present),
+        arguments: ["rtsp:/admin:hunter2@camera/x", "rtsp:admin:hunter2@camera", "admin:hunter2@camera/x"])
+    func aMistypedURLIsRefusedWithoutItsPassword(input: String) throws {
+        let run = try Self.run(["streams", input])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("neither a capture file nor an RTSP URL"))
+        #expect(!run.all.contains("hunter2"))
+    }
+
     @Test(.enabled(if: present)) func srtpKeyDecodesAndStreamsCountsAuthenticationFailures() throws {
         let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
         let hex = try #require(manifest["key"] as? String)

@@ -25,6 +25,19 @@ import FFmpegDecoding
         return (md5s, frames, summary)
     }
 
+    @Test(arguments: [
+        FFmpegVideoDecoder.Configuration(threads: 100_000), FFmpegVideoDecoder.Configuration(threads: -1),
+        FFmpegVideoDecoder.Configuration(outputSize: (1 << 20, 720)),
+        FFmpegVideoDecoder.Configuration(poolCapacity: -3),
+    ])
+    func aDecoderIsNotOpenedWithSettingsOutOfRange(configuration: FFmpegVideoDecoder.Configuration) {
+        let error = #expect(throws: VideoDecodingError.self) {
+            try FFmpegVideoDecoder(codec: .h264, configuration: configuration)
+        }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.reason.contains("must be from") == true)
+    }
+
     static func expected(_ capture: String) throws -> [String] {
         try String(contentsOf: Fixtures.expected.appendingPathComponent(capture + ".gst-frames.md5"), encoding: .utf8)
             .split(separator: "\n").map(String.init)
