@@ -54,6 +54,11 @@ public struct RTSPSessionOptions: Sendable {
     public var maxRedirects: Int
     /// The first UDP port to try for the RTP/RTCP pairs; nil picks a random even port. Default nil.
     public var firstUDPPort: UInt16?
+    /// With UDP: send the packets that open the NAT, and the receiver reports, to the `source=` address of
+    /// the server's Transport answer when it names one, instead of to the address the RTSP connection
+    /// reached. For a server whose media comes from another host of yours. Default false: otherwise a
+    /// server (or anyone who can answer for it) chooses which host this client sends to.
+    public var sendsToTransportSource = false
     /// How long TEARDOWN may take before the connection is closed anyway. Default 2 s.
     public var teardownTimeout: Duration
     /// Limits on what the server may send on the RTSP connection.

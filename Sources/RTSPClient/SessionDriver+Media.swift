@@ -136,12 +136,15 @@ extension SessionDriver {
     }
 
     /// Where the server sends each track from, and a first packet to each of its ports so that a NAT or
-    /// firewall in between lets the media in (as FFmpeg and GStreamer do).
+    /// firewall in between lets the media in (as FFmpeg and GStreamer do). The packets go to the address the
+    /// RTSP connection reached; a Transport `source=` elsewhere is followed only when the options allow it
+    /// (``RTSPSessionOptions/sendsToTransportSource``): the server would otherwise choose where we send.
     func openUDPPaths(_ tracks: [RTSPClientStateMachine.Track]) {
         guard let remote = controlRemoteAddress else { return }
         for (index, track) in tracks.enumerated() where index < udpPairs.count {
             guard let ports = track.transport?.serverPorts else { continue }
-            let host = track.transport?.source ?? remote.ipAddress ?? url.host
+            let source = options.sendsToTransportSource ? track.transport?.source : nil
+            let host = source ?? remote.ipAddress ?? url.host
             guard let rtp = try? SocketAddress(ipAddress: host, port: Int(ports.rtp)),
                 let rtcp = try? SocketAddress(ipAddress: host, port: Int(ports.rtcp))
             else { continue }
