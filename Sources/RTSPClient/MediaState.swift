@@ -34,9 +34,26 @@ struct MediaState {
     /// Packets held from before the PLAY answer (some servers start sending first).
     static let maxEarlyPackets = 1024
 
+    /// What an interleaved channel carries.
+    enum Carriage {
+        case rtp, rtcp
+        /// Both, as a server that answers `interleaved=0-0` sends them: told apart by packet type (RFC 5761
+        /// section 4: RTCP's second byte is 192–223, which an RTP payload type with its marker bit never
+        /// is among the dynamic and static types in use).
+        case rtpAndRTCP
+
+        func isRTCP(_ bytes: [UInt8]) -> Bool {
+            switch self {
+            case .rtp: false
+            case .rtcp: true
+            case .rtpAndRTCP: bytes.count >= 2 && (192...223).contains(bytes[1])
+            }
+        }
+    }
+
     var tracks: [Track] = []
-    /// Interleaved channel → (track, is RTCP).
-    var routes: [UInt8: (track: Int, isRTCP: Bool)] = [:]
+    /// Interleaved channel → (track, what it carries).
+    var routes: [UInt8: (track: Int, carriage: Carriage)] = [:]
     var early: [EarlyPacket] = []
     /// Frames that arrived before PLAY, by channel, to route once the channels are known.
     var earlyInterleaved: [(channel: UInt8, bytes: [UInt8])] = []
@@ -59,8 +76,8 @@ struct MediaState {
             if transport == .tcp {
                 // The channels the server chose, else the ones asked for (2 × index, one more for RTCP).
                 let channels = track.transport?.interleavedChannels ?? (UInt8(2 * index), UInt8(2 * index + 1))
-                routes[channels.rtp] = (index, false)
-                routes[channels.rtcp] = (index, true)
+                routes[channels.rtp] = (index, .rtp)
+                routes[channels.rtcp] = (index, channels.rtcp == channels.rtp ? .rtpAndRTCP : .rtcp)
                 state.rtcpChannel = channels.rtcp
             }
             return state
@@ -72,7 +89,8 @@ struct MediaState {
         var held = early
         for frame in earlyInterleaved {
             if let route = routes[frame.channel] {
-                held.append(EarlyPacket(bytes: frame.bytes, track: route.track, isRTCP: route.isRTCP))
+                held.append(
+                    EarlyPacket(bytes: frame.bytes, track: route.track, isRTCP: route.carriage.isRTCP(frame.bytes)))
             } else {
                 unknownChannelFrames += 1
             }

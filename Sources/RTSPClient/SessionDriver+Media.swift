@@ -13,7 +13,7 @@ extension SessionDriver {
         case .playing, .closing:
             // While TEARDOWN is under way, what still arrives is delivered: BYE can overtake the last packets.
             guard let route = media.routes[channel] else { return media.unknownChannelFrames += 1 }
-            deliver(bytes, track: route.track, isRTCP: route.isRTCP)
+            deliver(bytes, track: route.track, isRTCP: route.carriage.isRTCP(bytes))
         case .closed: return
         }
     }

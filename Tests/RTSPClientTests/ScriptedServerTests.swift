@@ -263,6 +263,36 @@ import Testing
         #expect(error?.description.contains("not RTSP") == true)
     }
 
+    /// `interleaved=0-0`: RTP and RTCP on one channel, told apart by packet type (RFC 5761). Before, every
+    /// packet went to the RTCP parser and yet kept the session alive: no output, no error, forever.
+    @Test func rtpAndRTCPOnOneInterleavedChannelAreToldApart() async throws {
+        let server = try await ScriptedServer { request, connection in
+            if request.method == "SETUP" {
+                connection.respond(request, "200 OK", ["Session: 1234", "Transport: RTP/AVP/TCP;unicast;interleaved=0-0"])
+            } else {
+                connection.answerNormally(request)
+            }
+            if request.method == "PLAY" {
+                connection.sendRTP(count: 2)
+                var report = RTCPCompoundBuilder()
+                report.appendSenderReport(
+                    RTCPSenderReport(
+                        ssrc: 0x1234_5678, ntpTimestamp: 0xE000_0000_0000_0000, rtpTimestamp: 3000, packetCount: 2,
+                        octetCount: 4))
+                connection.sendInterleaved([report.bytes], channel: 0)
+                connection.sendRTP(count: 1, firstSequence: 3)
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let (packets, _) = await Self.drain(session, limit: 3)
+        #expect(packets.map(\.packet.sequenceNumber) == [1, 2, 3])
+        let statistics = await session.statistics()
+        #expect(statistics.tracks.first?.senderReports == 1)
+        #expect(statistics.invalidPackets == 0)
+        await session.teardown()
+    }
+
     /// A reason phrase that would retitle the terminal and turn it red reaches the error escaped.
     @Test func aServersReasonPhraseReachesTheErrorWithItsControlCharactersEscaped() async throws {
         let server = try await ScriptedServer { request, connection in
