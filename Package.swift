@@ -91,6 +91,7 @@ let package = Package(
             name: "RTPDumpCore",
             dependencies: [
                 "RTP", "PacketCapture", "H26x", "SDP", "RTSP", "RTSPClient", "SRTP", "VideoDecoding", "FFmpegDecoding",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .executableTarget(
             name: "rtpdump",

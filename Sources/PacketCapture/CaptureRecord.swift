@@ -37,6 +37,8 @@ public struct CaptureWarnings: Hashable, Sendable {
     public var fragmentsReassembled = 0
     /// pcapng blocks of a type this reader skips (statistics, name resolution, custom).
     public var skippedBlocks = 0
+    /// Live sources: packets dropped, oldest first, because their reader fell too far behind.
+    public var droppedForSlowReader = 0
 
     public init() {}
 

@@ -38,6 +38,7 @@ public enum CaptureInput {
             (w.malformed, "malformed IP or UDP headers skipped"),
             (w.fragmentsDropped, "IP fragments that could not be reassembled"),
             (w.unsupportedLinkType, "records of an unsupported link type skipped"),
+            (w.droppedForSlowReader, "packets dropped because the output fell behind (a stalled pipe or a slow disk)"),
         ]
         for (count, what) in counts where count > 0 { lines.append("warning: \(count) \(what)") }
         return lines

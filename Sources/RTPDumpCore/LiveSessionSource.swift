@@ -12,7 +12,12 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     public let session: RTSPSession
     /// What the commands read from a session capture: the SDP and the transports.
     public let info: RTSPSessionInfo
-    public var warnings: CaptureWarnings { CaptureWarnings() }
+    /// What was dropped for a reader that fell behind (``PacketQueue/capacity``, ``PacketQueue/byteCapacity``).
+    public var warnings: CaptureWarnings {
+        var warnings = CaptureWarnings()
+        warnings.droppedForSlowReader = queue.dropped
+        return warnings
+    }
     /// The session reads the RTCP: its sender reports reach the commands through this, not as datagrams.
     public var senderClocks: (@Sendable (UInt32) -> SenderClock?)? {
         { [packets = session.packets] ssrc in packets.senderClock(ssrc: ssrc) }

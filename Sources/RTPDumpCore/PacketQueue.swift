@@ -1,13 +1,21 @@
+import NIOCore
 import RTSPClient
 
 /// Packets from the event loop to a synchronous reader, which waits for them.
+///
+/// Bounded in packets and in bytes: a reader that falls behind (a stalled pipe, a slow disk) loses the
+/// oldest packets, counted in ``dropped``, and the queue holds no more than its bounds.
 final class PacketQueue: @unchecked Sendable {
     /// Packets held for a reader that falls behind before the oldest are dropped.
     static let capacity = 65_536
+    /// Bytes of packets held for such a reader before the oldest are dropped.
+    static let byteCapacity = 64 << 20
 
     private let condition = ThreadCondition()
-    private var packets: [RTSPReceivedPacket] = []
-    private var head = 0
+    private var packets = CircularBuffer<RTSPReceivedPacket>(initialCapacity: 1024)
+    /// Bytes of the packets held.
+    private var bytes = 0
+    private var droppedCount = 0
     private var ended = false
     /// The reader is waiting for packets (then a push wakes it).
     private var waiting = false
@@ -29,14 +37,27 @@ final class PacketQueue: @unchecked Sendable {
             }
             return
         }
-        packets.append(contentsOf: batch)
-        if packets.count - head > Self.capacity { head = packets.count - Self.capacity }
+        for packet in batch {
+            packets.append(packet)
+            bytes += packet.packet.bytes.count
+        }
+        while packets.count > Self.capacity || bytes > Self.byteCapacity, let oldest = packets.popFirst() {
+            bytes -= oldest.packet.bytes.count
+            droppedCount += 1
+        }
         let wake = waiting
         condition.unlock()
         // Signalled after unlocking, and only when the reader sleeps: a reader woken while the lock is still
         // held would only block again on it.
         if wake { condition.signal() }
     }
+
+    /// Packets dropped, oldest first, because the reader fell behind by more than ``capacity`` packets or
+    /// ``byteCapacity`` bytes.
+    var dropped: Int { condition.withLock { droppedCount } }
+
+    /// What the queue holds: packets, and their bytes.
+    var held: (packets: Int, bytes: Int) { condition.withLock { (packets.count, bytes) } }
 
     func end(_ error: (any Error)?) {
         condition.lock()
@@ -55,15 +76,15 @@ final class PacketQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         do {
-            while head < packets.count {
-                head += 1
-                try consumer(packets[head - 1])
+            while let packet = packets.popFirst() {
+                bytes -= packet.packet.bytes.count
+                try consumer(packet)
             }
         } catch {
             consumerFailure = error
         }
         packets.removeAll(keepingCapacity: true)
-        head = 0
+        bytes = 0
         if consumerFailure == nil { self.consumer = consumer }
         while !ended && consumerFailure == nil { condition.wait() }
         self.consumer = nil
@@ -77,22 +98,16 @@ final class PacketQueue: @unchecked Sendable {
     func next() throws -> RTSPReceivedPacket? {
         condition.lock()
         defer { condition.unlock() }
-        if head == packets.count || (head > 4096 && head * 2 > packets.count) {
-            // Release what was taken (it holds the packets' bytes): all of it, keeping the storage, once
-            // caught up; or the taken half, for a reader that stays behind.
-            packets.removeFirst(head)
-            head = 0
-        }
-        while head == packets.count && !ended {
+        while packets.isEmpty && !ended {
             waiting = true
             condition.wait()
             waiting = false
         }
-        guard head < packets.count else {
+        guard let packet = packets.popFirst() else {
             if let failure { throw failure }
             return nil
         }
-        head += 1
-        return packets[head - 1]
+        bytes -= packet.packet.bytes.count
+        return packet
     }
 }

@@ -29,6 +29,12 @@ final class ThreadCondition: @unchecked Sendable {
 
     func lock() { pthread_mutex_lock(mutex) }
     func unlock() { pthread_mutex_unlock(mutex) }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
     /// Unlocks, sleeps until signalled (or woken spuriously: callers wait in a loop), and locks again.
     func wait() { pthread_cond_wait(condition, mutex) }
     func signal() { pthread_cond_signal(condition) }

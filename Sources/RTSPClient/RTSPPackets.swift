@@ -8,9 +8,14 @@ import RTP
 public struct RTSPPackets: AsyncSequence, Sendable {
     public typealias Element = RTSPReceivedPacket
 
+    /// Packets handed over and not yet taken by the consumer, and their bytes.
+    struct Backlog {
+        var packets = 0
+        var bytes = 0
+    }
+
     let batches: AsyncThrowingStream<[RTSPReceivedPacket], any Error>
-    /// Packets handed over and not yet taken by the consumer.
-    let backlog: NIOLockedValueBox<Int>
+    let backlog: NIOLockedValueBox<Backlog>
     /// Each track's sender clock, from its RTCP sender reports (the event loop writes, consumers read).
     let clocks: NIOLockedValueBox<[Int: SenderClock]>
 
@@ -26,7 +31,7 @@ public struct RTSPPackets: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var batches: AsyncThrowingStream<[RTSPReceivedPacket], any Error>.AsyncIterator
-        let backlog: NIOLockedValueBox<Int>
+        let backlog: NIOLockedValueBox<Backlog>
         let clocks: NIOLockedValueBox<[Int: SenderClock]>
         var batch: [RTSPReceivedPacket] = []
         var index = 0
@@ -34,7 +39,11 @@ public struct RTSPPackets: AsyncSequence, Sendable {
         public mutating func next() async throws -> RTSPReceivedPacket? {
             while index == batch.count {
                 guard let next = try await batches.next() else { return nil }
-                backlog.withLockedValue { $0 -= next.count }
+                let bytes = next.reduce(0) { $0 + $1.packet.bytes.count }
+                backlog.withLockedValue {
+                    $0.packets -= next.count
+                    $0.bytes -= bytes
+                }
                 batch = next
                 index = 0
             }

@@ -42,7 +42,8 @@ public struct RTSPSessionStatistics: Sendable {
     public var tracks: [Track]
     /// Packets that were not RTP (bad version, too short), dropped.
     public var invalidPackets: Int
-    /// Packets dropped because the consumer fell ``RTSPSessionOptions/packetBufferCapacity`` behind.
+    /// Packets dropped because the consumer fell ``RTSPSessionOptions/packetBufferCapacity`` packets or
+    /// ``RTSPSessionOptions/packetBufferByteCapacity`` bytes behind.
     public var droppedByConsumer: Int
     /// Packets that arrived before the PLAY answer and did not fit the hold buffer.
     public var earlyPacketsDropped: Int

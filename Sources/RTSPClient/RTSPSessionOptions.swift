@@ -50,6 +50,8 @@ public struct RTSPSessionOptions: Sendable {
     /// Packets held for a consumer that falls behind; past this, what arrives is dropped (and counted in
     /// ``RTSPSessionStatistics/droppedByConsumer``) until it catches up. Default 4096 (seconds of 4K video).
     public var packetBufferCapacity: Int
+    /// The same bound in bytes of RTP packets: the first of the two reached applies. Default 32 MiB.
+    public var packetBufferByteCapacity = 32 << 20
     /// Redirects followed before giving up. Default 5.
     public var maxRedirects: Int
     /// The first UDP port to try for the RTP/RTCP pairs; nil picks a random even port. Default nil.

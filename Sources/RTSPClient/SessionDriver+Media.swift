@@ -62,12 +62,19 @@ extension SessionDriver {
             batch.removeAll(keepingCapacity: true)
             return
         }
-        // A consumer more than packetBufferCapacity packets behind loses what arrives until it catches up.
+        // A consumer more than packetBufferCapacity packets (or packetBufferByteCapacity bytes) behind loses
+        // what arrives until it catches up.
         let count = batch.count
-        let capacity = options.packetBufferCapacity
+        let (capacity, byteCapacity) = (options.packetBufferCapacity, options.packetBufferByteCapacity)
         let admitted = backlog.withLockedValue { backlog in
-            let room = min(count, max(0, capacity - backlog))
-            backlog += room
+            var room = 0
+            while room < count, backlog.packets < capacity,
+                backlog.bytes + batch[room].packet.bytes.count <= byteCapacity
+            {
+                backlog.packets += 1
+                backlog.bytes += batch[room].packet.bytes.count
+                room += 1
+            }
             return room
         }
         media.droppedByConsumer += count - admitted

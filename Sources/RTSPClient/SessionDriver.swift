@@ -67,7 +67,8 @@ final class SessionDriver: @unchecked Sendable {
         self.transport = options.transport == .auto ? .udp : options.transport
         self.framer = RTSPFramer(limits: options.framerLimits)
         self.machine = RTSPClientStateMachine(configuration: .init(url: url))
-        // Batches hold a read's packets; the bound (packetBufferCapacity) is kept in packets by `backlog`.
+        // Batches hold a read's packets; the bounds (packetBufferCapacity, packetBufferByteCapacity) are kept
+        // by `backlog`.
         let stream = AsyncThrowingStream.makeStream(of: [RTSPReceivedPacket].self)
         self.packets = RTSPPackets(batches: stream.stream, backlog: backlog, clocks: clocks)
         self.continuation = stream.continuation
@@ -76,8 +77,8 @@ final class SessionDriver: @unchecked Sendable {
 
     /// What the consumer iterates.
     let packets: RTSPPackets
-    /// Packets handed to the consumer and not yet taken.
-    let backlog = NIOLockedValueBox(0)
+    /// Packets handed to the consumer and not yet taken, and their bytes.
+    let backlog = NIOLockedValueBox(RTSPPackets.Backlog())
     /// Each track's sender clock, shared with the consumer's iterators.
     let clocks = NIOLockedValueBox<[Int: SenderClock]>([:])
     /// Packets delivered during the current read, handed to the consumer when the read completes.

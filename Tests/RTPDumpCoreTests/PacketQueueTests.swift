@@ -69,4 +69,33 @@ import Testing
         }
         #expect(seen == 2)
     }
+
+    /// A reader that stops reading (`decode URL --md5 | less`): the queue keeps the newest packets up to its
+    /// bounds and lets go of the rest's storage, counting what it dropped. It grew without bound before.
+    @Test func aReaderThatStopsReadingCostsAtMostTheBoundsInPackets() throws {
+        let queue = PacketQueue()
+        let batch = try Self.packets(1...1000)[...]
+        for _ in 0..<200 { queue.push(batch) }
+        #expect(queue.dropped == 200_000 - PacketQueue.capacity)
+        #expect(queue.held.packets == PacketQueue.capacity)
+        // The first packet read is the oldest kept: 200,000 pushed, the last 65,536 kept.
+        #expect(try queue.next()?.packet.sequenceNumber == UInt16((200_000 - PacketQueue.capacity) % 1000 + 1))
+    }
+
+    @Test func aReaderThatStopsReadingCostsAtMostTheBoundsInBytes() throws {
+        let queue = PacketQueue()
+        let large = try (1...100).map { sequence -> RTSPReceivedPacket in
+            let bytes = [0x80, 96, 0, UInt8(sequence), 0, 0, 0, 1, 0, 0, 0, 2] + [UInt8](repeating: 0xAB, count: 60_000)
+            return RTSPReceivedPacket(track: 0, packet: try RTPPacket(bytes), arrival: ArrivalTime(nanoseconds: 0))
+        }
+        for _ in 0..<30 { queue.push(large[...]) }  // 180 MB pushed
+        let held = PacketQueue.byteCapacity / 60_012
+        #expect(queue.dropped == 3000 - held)
+        #expect(queue.held.packets == held)
+        #expect(queue.held.bytes <= PacketQueue.byteCapacity)
+        var read = 0
+        while read < held, try queue.next() != nil { read += 1 }
+        #expect(read == held)
+        #expect(queue.held == (0, 0))
+    }
 }

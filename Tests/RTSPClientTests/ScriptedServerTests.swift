@@ -208,7 +208,11 @@ import Testing
         #expect(server.methods.last == "TEARDOWN")
     }
 
-    @Test func aConsumerThatFallsBehindLosesWhatArrivesUntilItCatchesUpCounted() async throws {
+    /// Bounded in packets, and in bytes (each scripted packet is 14 bytes: 140 bytes hold 10).
+    @Test(arguments: [(16, 32 << 20, 16), (4096, 140, 10)])
+    func aConsumerThatFallsBehindLosesWhatArrivesUntilItCatchesUpCounted(
+        capacity: Int, byteCapacity: Int, kept: Int
+    ) async throws {
         let server = try await ScriptedServer { request, connection in
             connection.answerNormally(request)
             if request.method == "PLAY" {
@@ -218,18 +222,19 @@ import Testing
         }
         defer { Task { await server.stop() } }
         var options = Self.quick
-        options.packetBufferCapacity = 16
+        options.packetBufferCapacity = capacity
+        options.packetBufferByteCapacity = byteCapacity
         let session = try await RTSPSession.connect(to: server.url, options: options)
         // Nobody reads while the packets arrive: wait (however slow the machine) until all 200 have.
         let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, await session.statistics().droppedByConsumer < 200 - 16 {
+        while ContinuousClock.now < deadline, await session.statistics().droppedByConsumer < 200 - kept {
             try await Task.sleep(for: .milliseconds(20))
         }
         let (packets, _) = await Self.drain(session)
         let statistics = await session.statistics()
         #expect(statistics.droppedByConsumer > 0)
         #expect(packets.count + statistics.droppedByConsumer == 200)
-        #expect(packets.count == 16)
+        #expect(packets.count == kept)
         #expect(packets.map(\.packet.sequenceNumber) == Array(1...UInt16(packets.count)))  // the first are kept
     }
 
