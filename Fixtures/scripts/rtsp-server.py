@@ -10,6 +10,7 @@ Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fp
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds.
 """
 import argparse
+import sys
 
 import gi
 
@@ -98,7 +99,11 @@ def main():
     if args.auth or args.tls_cert:
         access_control(server, factory, args)
     server.get_mount_points().add_factory("/test", factory)
-    server.attach(None)
+    # attach() is 0 when the port cannot be bound (taken, often by a client's ephemeral port): say so, so
+    # that the test picks another port, rather than "ready" for a server that does not listen.
+    if server.attach(None) == 0:
+        print(f"port {args.port} is taken", flush=True)
+        sys.exit(1)
     print("ready", flush=True)
     loop = GLib.MainLoop()
     GLib.timeout_add_seconds(args.lifetime, loop.quit)
