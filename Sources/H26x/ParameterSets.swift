@@ -74,25 +74,38 @@ extension ParameterSets {
     /// entry (a trailing comma), whitespace, a start code inside an entry (several NALs in one entry).
     ///
     /// - Throws: ``H26xError`` naming the parameter and entry when an entry is not base64 or is no
-    ///   parameter set.
+    ///   parameter set (the valid entries are added all the same).
     public mutating func add(sdpParameter name: String, value: String) throws(H26xError) {
+        if let problem = addValid(sdpParameter: name, value: value).first { throw problem }
+    }
+
+    /// As ``add(sdpParameter:value:)``, for a receiver that goes on without what is wrong: adds every
+    /// parameter set the attribute holds and returns one ``H26xError`` per entry or NAL unit it left out.
+    /// Cameras send garbage here (an AUD, a truncated set) while their stream carries good sets in band.
+    public mutating func addValid(sdpParameter name: String, value: String) -> [H26xError] {
+        var problems: [H26xError] = []
         for (index, entry) in value.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
             let text = entry.filter { !$0.isWhitespace }
             if text.isEmpty { continue }
             guard let decoded = Base64.decode(text[...]) else {
-                throw H26xError(
-                    .invalidSDPParameter,
-                    "\(name) entry \(index + 1) is not valid base64; check the camera's SDP (a=fmtp line)")
+                problems.append(
+                    H26xError(
+                        .invalidSDPParameter,
+                        "\(name) entry \(index + 1) is not valid base64; check the camera's SDP (a=fmtp line)"))
+                continue
             }
             for range in AnnexB.split(decoded[...]) {
                 let nal = NALUnit(codec: codec, bytes: decoded[range])
                 guard nal.isParameterSet else {
-                    throw H26xError(
-                        .invalidSDPParameter,
-                        "\(name) entry \(index + 1) holds a \(nal.typeName) NAL unit, not a parameter set")
+                    problems.append(
+                        H26xError(
+                            .invalidSDPParameter,
+                            "\(name) entry \(index + 1) holds a \(nal.typeName) NAL unit, not a parameter set"))
+                    continue
                 }
                 update(nal)
             }
         }
+        return problems
     }
 }

@@ -1,4 +1,5 @@
 import H26x
+import RTSP
 import RTP
 import VideoDecoding
 
@@ -108,12 +109,17 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
 }
 
 extension RTSPSession {
-    /// The access units of `track` (default: the first video track), from ``packets``.
+    /// The access units of `track` (default: the first video track), from ``packets``. Parameter sets in
+    /// the track's SDP that are not valid are left out; the stream's in-band sets serve instead.
     ///
-    /// - Throws: ``H26xError`` when the track's SDP holds parameter sets that are not valid.
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when `track` is not the index of a track set up.
     public func accessUnits(track: Int = 0, reorder: ReorderBuffer.Configuration = .init()) throws -> RTSPAccessUnits {
-        let format = tracks[min(max(0, track), tracks.count - 1)].format
+        guard tracks.indices.contains(track) else {
+            throw RTSPClientError(
+                .invalidCall, "track \(track) was not set up: the session has tracks 0 to \(tracks.count - 1)")
+        }
         return RTSPAccessUnits(
-            packets: packets, track: track, depacketizer: try SDPVideo.depacketizer(for: format), reorder: reorder)
+            packets: packets, track: track, depacketizer: SDPVideo.depacketizer(for: tracks[track].format),
+            reorder: reorder)
     }
 }

@@ -5,11 +5,16 @@ import SDP
 public enum SDPVideo {
     /// A depacketizer for `format`, with its parameter sets and de-interleaving settings.
     ///
-    /// - Throws: ``H26xError`` when a parameter-set attribute is not valid base64 or holds no parameter set.
-    public static func depacketizer(for format: VideoFormat) throws -> VideoDepacketizer {
+    /// Parameter-set entries that are not valid base64 or hold no parameter set are left out, each passed
+    /// to `warn`: the stream's in-band sets serve instead (and replace the SDP's whenever they arrive).
+    public static func depacketizer(
+        for format: VideoFormat, warn: (H26xError) -> Void = { _ in }
+    ) -> VideoDepacketizer {
         let codec: H26x.VideoCodec = format.codec == .h264 ? .h264 : .h265
         var sets = ParameterSets(codec: codec)
-        for (name, value) in format.parameterSetAttributes { try sets.add(sdpParameter: name, value: value) }
+        for (name, value) in format.parameterSetAttributes {
+            for problem in sets.addValid(sdpParameter: name, value: value) { warn(problem) }
+        }
         var configuration = DepacketizerConfiguration()
         if let bytes = format.deinterleavingBytes { configuration.deinterleavingBytes = max(1, bytes) }
         switch codec {

@@ -163,10 +163,13 @@ struct InputOptions: ParsableArguments {
         return format
     }
 
-    /// The depacketizer an SDP video format calls for, if there is one.
-    func template(for format: VideoFormat?) throws -> VideoDepacketizer? {
+    /// The depacketizer an SDP video format calls for, if there is one. Parameter sets in the SDP that are
+    /// not valid are a warning: the stream's own serve instead.
+    func template(for format: VideoFormat?) -> VideoDepacketizer? {
         guard let format else { return nil }
-        do { return try SDPVideo.depacketizer(for: format) } catch { throw RTPDumpError("\(sdp ?? ""): \(error)") }
+        return SDPVideo.depacketizer(for: format) { problem in
+            printError("warning: \(sdp ?? displayName): \(problem); left out, the stream's in-band parameter sets are used")
+        }
     }
 
     var isURL: Bool {
@@ -323,7 +326,7 @@ struct NALs: ParsableCommand {
         var (capture, session) = try options.openSource()
         let format = try options.sdpFormat(session: session)
         var streams = AccessUnitStreams(
-            filter: options.filter(for: format), codec: options.codec, template: try options.template(for: format),
+            filter: options.filter(for: format), codec: options.codec, template: options.template(for: format),
             senderClocks: capture.senderClocks)
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
@@ -353,7 +356,7 @@ struct Extract: ParsableCommand {
         let summary = try naming(options.displayName) {
             try NALListing.extract(
                 &capture, filter: options.filter(for: format), codec: options.codec,
-                template: try options.template(for: format), write: file.write)
+                template: options.template(for: format), write: file.write)
         }
         try file.close()
         finish(capture.warnings)
@@ -406,7 +409,7 @@ struct Decode: ParsableCommand {
             try FrameDecoding.decode(
                 &capture, filter: options.filter(for: format), codec: options.codec,
                 threads: threads, outputSize: size.map { ($0.width, $0.height) },
-                template: try options.template(for: format)
+                template: options.template(for: format)
             ) {
                 frame in
                 if md5 { print(FrameDecoding.md5Line(index: index, frame)) }

@@ -37,6 +37,21 @@ import Testing
         #expect(error?.description.contains("IDR") == true)
     }
 
+    /// A camera's garbage (an AUD, bad base64) beside good sets: the good ones are kept, each bad one reported.
+    @Test func addValidKeepsTheParameterSetsAndReportsEachEntryLeftOut() {
+        var sets = ParameterSets(codec: .h264)
+        let annexB: [UInt8] = [0, 0, 0, 1, 0x09, 0x10] + [0, 0, 0, 1] + Packets.pps
+        let problems = sets.addValid(
+            sdpParameter: "sprop-parameter-sets", value: "CRA=,\(Self.spsBase64),@@not base64@@,\(base64(annexB))")
+        #expect(sets.all.map { Array($0.bytes) } == [Packets.sps, Packets.pps])
+        #expect(problems.map(\.code) == [.invalidSDPParameter, .invalidSDPParameter, .invalidSDPParameter])
+        #expect(problems.map(\.reason) == [
+            "sprop-parameter-sets entry 1 holds a AUD NAL unit, not a parameter set",
+            "sprop-parameter-sets entry 3 is not valid base64; check the camera's SDP (a=fmtp line)",
+            "sprop-parameter-sets entry 4 holds a AUD NAL unit, not a parameter set",
+        ])
+    }
+
     @Test func updatesReportChangesAndKeepSeveralIds() {
         var sets = ParameterSets(codec: .h264)
         let pps0 = NALUnit(codec: .h264, bytes: Packets.pps[...])  // pic_parameter_set_id 0 (first bit 1)

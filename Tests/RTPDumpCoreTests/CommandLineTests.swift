@@ -111,6 +111,31 @@ import Testing
         #expect(!run.all.contains("hunter2"))
     }
 
+    /// An SDP whose sprop-parameter-sets holds an AUD and garbage, for a stream with good sets in band: two
+    /// warnings naming the file, and every frame GStreamer decodes from the same RTP. It was fatal.
+    @Test(.enabled(if: present)) func badSDPParameterSetsAreAWarningAndTheInBandSetsDecode() throws {
+        let sdp = FileManager.default.temporaryDirectory.appendingPathComponent("bad-sprop-\(getpid()).sdp").path
+        try """
+        v=0\r
+        o=- 1 1 IN IP4 127.0.0.1\r
+        s=bad sprop\r
+        t=0 0\r
+        m=video 5000 RTP/AVP 96\r
+        a=rtpmap:96 H264/90000\r
+        a=fmtp:96 packetization-mode=1;sprop-parameter-sets=CRA=,@@garbage@@\r
+
+        """.write(toFile: sdp, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: sdp) }
+        let run = try Self.run(["decode", Fixtures.capture("h264-gst.pcap"), "--sdp", sdp, "--md5"])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("warning: \(sdp): sprop-parameter-sets entry 1 holds a AUD NAL unit"))
+        #expect(run.stderr.contains("warning: \(sdp): sprop-parameter-sets entry 2 is not valid base64"))
+        let expected = try String(
+            contentsOf: Fixtures.expected.appendingPathComponent("h264-gst.pcap.gst-frames.md5"), encoding: .utf8
+        ).split(separator: "\n")
+        #expect(run.stdout.split(separator: "\n").map { $0.split(separator: " ")[3] } == expected)
+    }
+
     @Test(.enabled(if: present)) func srtpKeyDecodesAndStreamsCountsAuthenticationFailures() throws {
         let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
         let hex = try #require(manifest["key"] as? String)

@@ -210,7 +210,7 @@ import FFmpegDecoding
         var md5s: [String] = []
         let summary = try FrameDecoding.decode(
             &file, filter: StreamFilter(payloadType: format.payloadType), codec: nil, threads: 1,
-            template: try SDPVideo.depacketizer(for: format)
+            template: SDPVideo.depacketizer(for: format)
         ) { md5s.append(FrameDigest.md5($0)) }
         #expect(md5s == (try FrameDecodingTests.expected(original)))
         #expect(summary.accessUnits == 90)

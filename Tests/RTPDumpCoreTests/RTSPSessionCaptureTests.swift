@@ -31,7 +31,7 @@ import VideoDecoding
         var md5s: [String] = []
         _ = try FrameDecoding.decode(
             &source, filter: StreamFilter(payloadType: format.payloadType), codec: nil, threads: 1,
-            template: try SDPVideo.depacketizer(for: format)
+            template: SDPVideo.depacketizer(for: format)
         ) { md5s.append(FrameDigest.md5($0)) }
         return md5s
     }

@@ -298,6 +298,21 @@ import Testing
         await session.teardown()
     }
 
+    @Test func accessUnitsOfATrackNotSetUpIsAnError() async throws {
+        let server = try await ScriptedServer { request, connection in connection.answerNormally(request) }
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.inactivityTimeout = .seconds(30)
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        for track in [1, -1] {
+            let error = #expect(throws: RTSPClientError.self) { try session.accessUnits(track: track) }
+            #expect(error?.code == .invalidCall)
+            #expect(error?.reason == "track \(track) was not set up: the session has tracks 0 to 0")
+        }
+        _ = try session.accessUnits(track: 0)
+        await session.teardown()
+    }
+
     /// A reason phrase that would retitle the terminal and turn it red reaches the error escaped.
     @Test func aServersReasonPhraseReachesTheErrorWithItsControlCharactersEscaped() async throws {
         let server = try await ScriptedServer { request, connection in
