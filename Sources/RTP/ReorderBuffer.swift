@@ -21,6 +21,11 @@
 /// ``Configuration/maxDropout`` is taken as a sender restart when the next packet follows it (RFC 3550 A.1):
 /// what is held is released, then a ``Output/discontinuity``.
 ///
+/// A packet with another SSRC than the buffer's source is a restart at once: cameras start a new SSRC per
+/// GOP or after an encoder restart, and the new sequence numbers have nothing to do with the old. What is
+/// held is released, then a ``Output/discontinuity``, then the new source's packets. Stragglers of the
+/// source just left are dropped as late. (Keep one buffer per SSRC where SSRCs are separate streams.)
+///
 /// Storage is a ring allocated once; in-order packets cost O(1) and allocate nothing. Time is always
 /// an input, never read from a clock.
 public struct ReorderBuffer: Sendable {
@@ -98,6 +103,9 @@ public struct ReorderBuffer: Sendable {
     private var releasedAny = false
     private var jumpCandidate: UInt16?
     private var pendingRestart: (packet: RTPPacket, arrival: ArrivalTime)?
+    /// The SSRC of the source being ordered, and the one before it (whose stragglers are late).
+    private var ssrc: UInt32?
+    private var previousSSRC: UInt32?
 
     /// Packets held now.
     public var count: Int { held }
@@ -108,6 +116,8 @@ public struct ReorderBuffer: Sendable {
     public private(set) var lost = 0
     public private(set) var released = 0
     public private(set) var restarts = 0
+    /// Restarts that were a change of SSRC (counted in ``restarts`` too).
+    public private(set) var sourceChanges = 0
 
     /// Creates an empty buffer; its ring is allocated here, once.
     public init(configuration: Configuration = Configuration()) {
@@ -127,9 +137,11 @@ public struct ReorderBuffer: Sendable {
             let first = 0x1_0000 + UInt64(packet.sequenceNumber)
             head = first
             highest = first
+            ssrc = packet.ssrc
             store(packet, at: first, arrival: arrival)
             return .buffered
         }
+        if packet.ssrc != ssrc { return noteSourceChange(packet, arrival: arrival) }
         // As RFC 3550 A.1: up to maxDropout ahead is ahead, up to maxMisorder behind is behind, the rest a jump.
         let ahead = Int(packet.sequenceNumber &- UInt16(truncatingIfNeeded: start))
         let delta = ahead <= configuration.maxDropout ? ahead : ahead - 65_536
@@ -209,6 +221,20 @@ public struct ReorderBuffer: Sendable {
             return .jump
         }
         jumpCandidate = nil
+        pendingRestart = (packet, arrival)
+        return .restart
+    }
+
+    private mutating func noteSourceChange(_ packet: RTPPacket, arrival: ArrivalTime) -> InsertResult {
+        // A straggler of the source just left, or a third source before the change is released: too late.
+        guard packet.ssrc != previousSSRC, pendingRestart == nil else {
+            late += 1
+            return .late
+        }
+        previousSSRC = ssrc
+        ssrc = packet.ssrc
+        jumpCandidate = nil
+        sourceChanges += 1
         pendingRestart = (packet, arrival)
         return .restart
     }

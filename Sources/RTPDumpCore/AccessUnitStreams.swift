@@ -13,6 +13,9 @@ public struct AccessUnitStreams: Sendable {
     struct Stream: Sendable {
         var depacketizer: VideoDepacketizer?
         var undecided: [ReorderBuffer.Output] = []
+        /// The SSRC whose sender clock dates its units: the stream's, or the last one released when a flow
+        /// changes SSRC (a new source has its own timestamps and its own sender reports).
+        var ssrc: UInt32
     }
 
     public let codec: VideoCodec?
@@ -31,13 +34,13 @@ public struct AccessUnitStreams: Sendable {
         filter: StreamFilter = StreamFilter(), codec: VideoCodec? = nil,
         configuration: DepacketizerConfiguration = DepacketizerConfiguration(),
         reorder: ReorderBuffer.Configuration = .init(), template: VideoDepacketizer? = nil,
-        senderClocks: (@Sendable (UInt32) -> SenderClock?)? = nil
+        senderClocks: (@Sendable (UInt32) -> SenderClock?)? = nil, followsFlows: Bool = false
     ) {
         self.senderClocks = senderClocks
         self.codec = template?.codec ?? codec
         self.configuration = configuration
         self.template = template
-        self.ordered = OrderedPackets(filter: filter, configuration: reorder)
+        self.ordered = OrderedPackets(filter: filter, configuration: reorder, followsFlows: followsFlows)
     }
 
     /// Offers a datagram; `emit` receives the access units it completes, with their stream.
@@ -65,8 +68,9 @@ public struct AccessUnitStreams: Sendable {
         for position in streams.indices {
             let key = ordered.stream(at: position)
             if streams[position].depacketizer == nil { decide(position, codec: .h264, emit: emit) }
-            let (clock, senderClocks) = (clocks[key.ssrc], senderClocks)
-            streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock ?? senderClocks?(key.ssrc))) }
+            let ssrc = streams[position].ssrc
+            let (clock, senderClocks) = (clocks[ssrc], senderClocks)
+            streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock ?? senderClocks?(ssrc))) }
         }
     }
 
@@ -83,7 +87,8 @@ public struct AccessUnitStreams: Sendable {
         while streams.count <= position {  // a stream's first output: positions are handed out in order
             streams.append(
                 Stream(
-                    depacketizer: template ?? codec.map { VideoDepacketizer(codec: $0, configuration: configuration) }))
+                    depacketizer: template ?? codec.map { VideoDepacketizer(codec: $0, configuration: configuration) },
+                    ssrc: ordered.stream(at: streams.count).ssrc))
         }
         guard streams[position].depacketizer != nil else {
             var sniffed: VideoCodec?
@@ -113,9 +118,11 @@ public struct AccessUnitStreams: Sendable {
     ) {
         // Copies (a retain each) for the closure, which cannot read `self` while the depacketizer changes;
         // looked up only per access unit, not per packet.
+        if ordered.followsFlows, case .packet(let packet, _) = output { streams[position].ssrc = packet.ssrc }
+        let ssrc = streams[position].ssrc
         let (clocks, senderClocks) = (clocks, senderClocks)
         streams[position].depacketizer?.consume(output) {
-            emit(key, $0.captured(by: clocks[key.ssrc] ?? senderClocks?(key.ssrc)))
+            emit(key, $0.captured(by: clocks[ssrc] ?? senderClocks?(ssrc)))
         }
     }
 }

@@ -15,26 +15,28 @@ public enum FrameDecoding {
     }
 
     /// Decodes every access unit, complete or not (damaged frames come out flagged), and hands each
-    /// frame to `emit` in presentation order.
+    /// frame to `emit` in presentation order. `followsFlows`: the input is an RTSP session, whose tracks keep
+    /// their stream across a change of SSRC (``OrderedPackets/followsFlows``).
     public static func decode<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, threads: Int,
-        outputSize: (width: Int, height: Int)? = nil, template: VideoDepacketizer? = nil,
+        outputSize: (width: Int, height: Int)? = nil, template: VideoDepacketizer? = nil, followsFlows: Bool = false,
         emit: (I420Frame) throws -> Void
     ) throws -> Summary {
         try withoutActuallyEscaping(emit) { emit in
             try decode(
                 &capture, filter: filter, codec: codec, configuration: .init(threads: threads, outputSize: outputSize),
-                template: template, escapingEmit: emit)
+                template: template, followsFlows: followsFlows, escapingEmit: emit)
         }
     }
 
     private static func decode<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?,
-        configuration: FFmpegVideoDecoder.Configuration, template: VideoDepacketizer?,
+        configuration: FFmpegVideoDecoder.Configuration, template: VideoDepacketizer?, followsFlows: Bool,
         escapingEmit emit: @escaping (I420Frame) throws -> Void
     ) throws -> Summary {
         var streams = AccessUnitStreams(
-            filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks)
+            filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks,
+            followsFlows: followsFlows)
         var chosen: StreamKey?
         var decoder: FFmpegVideoDecoder?
         var summary = Summary()

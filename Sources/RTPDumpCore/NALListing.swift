@@ -28,12 +28,15 @@ public enum NALListing {
     /// Depacketizes the capture and writes the complete access units of the first video stream (or the one
     /// `filter` picks) as an Annex B elementary stream through `write`, an access unit at a time (each
     /// piece is the access unit's own buffer, not a copy; it is only valid during the call).
+    /// `followsFlows`: the input is an RTSP session, whose tracks keep their stream across a change of SSRC
+    /// (``OrderedPackets/followsFlows``).
     public static func extract<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: VideoDepacketizer? = nil,
-        write: (ArraySlice<UInt8>) throws -> Void
+        followsFlows: Bool = false, write: (ArraySlice<UInt8>) throws -> Void
     ) throws -> ExtractSummary {
         var streams = AccessUnitStreams(
-            filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks)
+            filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks,
+            followsFlows: followsFlows)
         var chosen: StreamKey?
         var summary = ExtractSummary()
         let writer = ElementaryStreamWriter(framing: .annexB)

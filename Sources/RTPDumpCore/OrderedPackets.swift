@@ -12,15 +12,25 @@ public struct OrderedPackets: Sendable {
 
     public let filter: StreamFilter
     public let configuration: ReorderBuffer.Configuration
+    /// A stream is a flow (its addresses, ports or channel: an RTSP track) rather than an SSRC: a change of
+    /// SSRC continues the stream after a discontinuity (the reorder buffer's source change). For RTSP
+    /// sessions, live or captured, where the flows are the tracks; in a bare capture an SSRC is a stream.
+    public let followsFlows: Bool
     private var positions = StreamPositions()
+    /// With ``followsFlows``: each stream's first SSRC, which names it (its key in ``positions`` has none).
+    private var firstSSRCs: [UInt32] = []
     /// Each stream's reorder buffer, at its position.
     private var buffers: [ReorderBuffer] = []
     /// Datagrams that matched the filter but were not valid RTP (including snaplen-truncated ones).
     public private(set) var rejected = 0
 
-    public init(filter: StreamFilter = StreamFilter(), configuration: ReorderBuffer.Configuration = .init()) {
+    public init(
+        filter: StreamFilter = StreamFilter(), configuration: ReorderBuffer.Configuration = .init(),
+        followsFlows: Bool = false
+    ) {
         self.filter = filter
         self.configuration = configuration
+        self.followsFlows = followsFlows
     }
 
     /// Offers a datagram; `emit` receives what it releases, in order.
@@ -42,11 +52,14 @@ public struct OrderedPackets: Sendable {
             return nil
         }
         guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return nil }
-        let key = StreamKey(ssrc: packet.ssrc, source: source, destination: destination)
+        let key = StreamKey(ssrc: followsFlows ? 0 : packet.ssrc, source: source, destination: destination)
         let (position, isNew) = positions.position(of: key)
-        if isNew { buffers.append(ReorderBuffer(configuration: configuration)) }
+        if isNew {
+            buffers.append(ReorderBuffer(configuration: configuration))
+            if followsFlows { firstSSRCs.append(packet.ssrc) }
+        }
         buffers[position].insert(packet, arrival: time)
-        return (position, key)
+        return (position, followsFlows ? stream(at: position) : key)
     }
 
     /// What the stream at `position` (from ``insert(_:)``) releases next at `now`.
@@ -57,7 +70,7 @@ public struct OrderedPackets: Sendable {
     /// Releases everything still held, stream by stream.
     public mutating func finish(emit: (Event) -> Void) {
         for position in 0..<streamCount {
-            while let output = flush(at: position) { emit(Event(stream: positions.keys[position], output: output)) }
+            while let output = flush(at: position) { emit(Event(stream: stream(at: position), output: output)) }
         }
     }
 
@@ -68,9 +81,16 @@ public struct OrderedPackets: Sendable {
     /// output at a time, for the callers of ``insert(_:)``.
     mutating func flush(at position: Int) -> ReorderBuffer.Output? { buffers[position].flush() }
 
-    /// The stream at `position` (from ``insert(_:)``).
-    func stream(at position: Int) -> StreamKey { positions.keys[position] }
+    /// The stream at `position` (from ``insert(_:)``); with ``followsFlows``, named by its first SSRC.
+    func stream(at position: Int) -> StreamKey {
+        let key = positions.keys[position]
+        guard followsFlows else { return key }
+        return StreamKey(ssrc: firstSSRCs[position], source: key.source, destination: key.destination)
+    }
 
     /// The buffer of each stream, for its counters.
-    public func buffer(for key: StreamKey) -> ReorderBuffer? { positions.existingPosition(of: key).map { buffers[$0] } }
+    public func buffer(for key: StreamKey) -> ReorderBuffer? {
+        let lookup = followsFlows ? StreamKey(ssrc: 0, source: key.source, destination: key.destination) : key
+        return positions.existingPosition(of: lookup).map { buffers[$0] }
+    }
 }

@@ -327,7 +327,7 @@ struct NALs: ParsableCommand {
         let format = try options.sdpFormat(session: session)
         var streams = AccessUnitStreams(
             filter: options.filter(for: format), codec: options.codec, template: options.template(for: format),
-            senderClocks: capture.senderClocks)
+            senderClocks: capture.senderClocks, followsFlows: session != nil)
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }
@@ -356,7 +356,7 @@ struct Extract: ParsableCommand {
         let summary = try naming(options.displayName) {
             try NALListing.extract(
                 &capture, filter: options.filter(for: format), codec: options.codec,
-                template: options.template(for: format), write: file.write)
+                template: options.template(for: format), followsFlows: session != nil, write: file.write)
         }
         try file.close()
         finish(capture.warnings)
@@ -409,7 +409,7 @@ struct Decode: ParsableCommand {
             try FrameDecoding.decode(
                 &capture, filter: options.filter(for: format), codec: options.codec,
                 threads: threads, outputSize: size.map { ($0.width, $0.height) },
-                template: options.template(for: format)
+                template: options.template(for: format), followsFlows: session != nil
             ) {
                 frame in
                 if md5 { print(FrameDecoding.md5Line(index: index, frame)) }

@@ -147,4 +147,28 @@ import Testing
         #expect(buffer.count == 0)
         #expect(buffer.flush() == nil)
     }
+
+    /// A camera that starts a new SSRC (per GOP, after an encoder restart): what the old source left is
+    /// released, gaps as loss, then a discontinuity, then the new source from its first packet, whatever
+    /// its sequence numbers; a late packet of the old source is dropped, not a second restart.
+    @Test func aNewSSRCIsARestartAtOnceAndTheOldSourcesStragglersAreLate() {
+        func packet(_ seq: UInt16, ssrc: UInt32) -> RTPPacket {
+            RTPPacketBuilder(sequenceNumber: seq, ssrc: ssrc, payload: [1]).packet()
+        }
+        var buffer = ReorderBuffer()
+        var out: [Out] = []
+        // Old source 10, 12 (11 missing); new source at 11, 12: close to the old numbers, which must not matter.
+        let arrivals: [(UInt16, UInt32)] = [(10, 1), (12, 1), (11, 2), (12, 2), (11, 1), (13, 2)]
+        var results: [ReorderBuffer.InsertResult] = []
+        for (i, (seq, ssrc)) in arrivals.enumerated() {
+            results.append(buffer.insert(packet(seq, ssrc: ssrc), arrival: Self.at(ms: Int64(i))))
+            out += Self.drain(&buffer, now: Self.at(ms: Int64(i)))
+        }
+        while let o = buffer.flush() { out.append(Self.describe(o)) }
+        #expect(results == [.buffered, .buffered, .restart, .buffered, .late, .buffered])
+        #expect(out == [.packet(10), .loss(1), .packet(12), .discontinuity, .packet(11), .packet(12), .packet(13)])
+        #expect(buffer.sourceChanges == 1)
+        #expect(buffer.restarts == 1)
+        #expect(buffer.late == 1)
+    }
 }
