@@ -4,8 +4,10 @@ import RTP
 /// Sorts the UDP datagrams of a capture into RTP streams and keeps RFC 3550 statistics for each.
 ///
 /// A datagram is RTP when its version is 2, it is at least 12 bytes, and its second byte is not in
-/// RTCP's packet-type range (RFC 5761). A stream is reported once its sequence numbers pass RFC 3550's
-/// probation (two in a row), so stray UDP traffic that happens to start with the right bits is not one.
+/// RTCP's packet-type range (RFC 5761). In a bare capture a stream is reported once its sequence numbers
+/// pass RFC 3550's probation (two in a row), so stray UDP traffic that happens to start with the right bits
+/// is not one; the flows that never pass are listed apart (``unvalidated``). Where the flows are known to be
+/// RTP (an RTSP session's tracks, a port or SDP the user named), `probation: false` counts every packet.
 public struct StreamAnalyzer: Sendable {
     /// What is known about one stream.
     public struct Stream: Sendable {
@@ -22,6 +24,8 @@ public struct StreamAnalyzer: Sendable {
     public let filter: StreamFilter
     /// Overrides the clock rate for every stream.
     public let clockRate: Int?
+    /// Whether a stream must pass RFC 3550 probation to be one.
+    public let probation: Bool
     private var index: [StreamKey: Int] = [:]
     private var all: [Stream] = []
     /// Datagrams that matched the filter but were not RTP.
@@ -29,9 +33,10 @@ public struct StreamAnalyzer: Sendable {
     /// RTCP packets seen.
     public private(set) var rtcpPackets = 0
 
-    public init(filter: StreamFilter = StreamFilter(), clockRate: Int? = nil) {
+    public init(filter: StreamFilter = StreamFilter(), clockRate: Int? = nil, probation: Bool = true) {
         self.filter = filter
         self.clockRate = clockRate
+        self.probation = probation
     }
 
     /// Accounts for one datagram.
@@ -57,7 +62,8 @@ public struct StreamAnalyzer: Sendable {
             all.append(
                 Stream(
                     key: key, payloadType: header.payloadType, clockRate: rate,
-                    statistics: ReceiverStatistics(clockRate: rate)))
+                    statistics: ReceiverStatistics(
+                        clockRate: rate, tracker: SequenceTracker(minSequential: probation ? 2 : 1))))
         }
         all[position].statistics.record(
             sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: datagram.time)
@@ -69,11 +75,17 @@ public struct StreamAnalyzer: Sendable {
         all.filter { $0.statistics.tracker.isValid }
     }
 
+    /// Flows that looked like RTP but whose sequence numbers never passed probation (never two in a row:
+    /// stray traffic, or a real stream that lost every other packet).
+    public var unvalidated: [Stream] {
+        all.filter { !$0.statistics.tracker.isValid }
+    }
+
     /// Reads every datagram of a capture.
     public static func analyze<Source: DatagramSource>(
-        _ capture: inout Source, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil
+        _ capture: inout Source, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil, probation: Bool = true
     ) throws -> StreamAnalyzer {
-        var analyzer = StreamAnalyzer(filter: filter, clockRate: clockRate)
+        var analyzer = StreamAnalyzer(filter: filter, clockRate: clockRate, probation: probation)
         try capture.forEachDatagram { analyzer.add($0) }
         return analyzer
     }

@@ -72,7 +72,12 @@ struct MediaState {
     ) {
         lastArrival = arrival
         self.tracks = tracks.enumerated().map { index, track in
-            var state = Track(description: track, statistics: ReceiverStatistics(clockRate: track.format.clockRate))
+            // A negotiated track is RTP: no RFC 3550 probation (which a stream losing every other packet
+            // never passes).
+            var state = Track(
+                description: track,
+                statistics: ReceiverStatistics(
+                    clockRate: track.format.clockRate, tracker: SequenceTracker(minSequential: 1)))
             if transport == .tcp {
                 // The channels the server chose, else the ones asked for (2 × index, one more for RTCP).
                 let channels = track.transport?.interleavedChannels ?? (UInt8(2 * index), UInt8(2 * index + 1))

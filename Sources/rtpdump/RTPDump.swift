@@ -263,9 +263,11 @@ struct Streams: ParsableCommand {
         var (source, session) = try options.openSource()
         let analyzer = try naming(options.displayName) {
             let format = try options.sdpFormat(session: session)
+            // RTP by negotiation (a session) or by the user's word (--port, --sdp) needs no probation.
             return try StreamAnalyzer.analyze(
                 &source, filter: options.filter(for: options.sdp == nil ? nil : format),
-                clockRate: clockRate ?? format?.clockRate)
+                clockRate: clockRate ?? format?.clockRate,
+                probation: session == nil && options.port == nil && options.sdp == nil)
         }
         let streams = analyzer.streams
         let srtp = (source as? SRTPDatagrams)?.failures
@@ -274,6 +276,11 @@ struct Streams: ParsableCommand {
             printError("SRTP: \(srtp.values.reduce(0, +)) packets failed authentication and were dropped")
         }
         finish(source.warnings)
+        for stream in analyzer.unvalidated {
+            printError(
+                "note: \(stream.key) looks like RTP (\(stream.statistics.packets) packets) but its sequence numbers"
+                    + " were never two in a row (RFC 3550 probation): not listed; name its port with --port to count it")
+        }
         if streams.isEmpty {
             printError("no RTP streams found (try --port to narrow the search, or check the capture)")
         }

@@ -298,6 +298,25 @@ import Testing
         await session.teardown()
     }
 
+    /// A track losing every other packet never passes RFC 3550 probation; a negotiated track needs none, so
+    /// its packets and loss are counted (they were 0 and 0).
+    @Test func aTrackLosingEveryOtherPacketIsCountedWithItsLoss() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            if request.method == "PLAY" {
+                for i in 0..<20 { connection.sendRTP(count: 1, firstSequence: UInt16(1 + 2 * i)) }
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let (packets, _) = await Self.drain(session, limit: 20)
+        #expect(packets.count == 20)
+        let track = try #require(await session.statistics().tracks.first)
+        #expect(track.packets == 20)
+        #expect(track.lost == 19)
+        await session.teardown()
+    }
+
     @Test func accessUnitsOfATrackNotSetUpIsAnError() async throws {
         let server = try await ScriptedServer { request, connection in connection.answerNormally(request) }
         defer { Task { await server.stop() } }
