@@ -28,16 +28,21 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     private let ports: [UInt16]
     private var index = 0
 
-    /// Connects and plays (blocking the calling thread until PLAY is answered or the session fails).
+    /// Connects and plays (blocking the calling thread until PLAY is answered or the session fails). A
+    /// `duration` bounds the whole session, set-up included.
     public static func open(url: String, options: RTSPSessionOptions, duration: Duration?) throws -> LiveSessionSource {
         // Packets go from the event loop straight to this queue (the session's packetHandler), which hands
         // them to a consumer on the event loop (forEachDatagram) or to the command's thread (nextDatagram).
         let queue = PacketQueue()
         var options = options
         options.packetHandler = { batch in queue.push(batch) }
+        if let duration { options.setupTimeout = min(options.setupTimeout, duration) }
+        let started = ContinuousClock.now
         let result = BlockingResult<RTSPSession>()
         Task { [options] in await result.set { try await RTSPSession.connect(to: url, options: options) } }
-        return LiveSessionSource(session: try result.wait(), queue: queue, duration: duration)
+        let session = try result.wait()
+        let rest = duration.map { max(.zero, $0 - (ContinuousClock.now - started)) }
+        return LiveSessionSource(session: session, queue: queue, duration: rest)
     }
 
     private init(session: RTSPSession, queue: PacketQueue, duration: Duration?) {

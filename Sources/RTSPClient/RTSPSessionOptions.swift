@@ -39,6 +39,10 @@ public struct RTSPSessionOptions: Sendable {
     public var connectTimeout: Duration
     /// How long to wait for an answer to each request. Default 10 s.
     public var requestTimeout: Duration
+    /// How long the whole set-up may take, from connecting to PLAY's answer (for a stepwise session, each
+    /// of describe, setup and play), redirects and the fallback to TCP included; past it the session ends
+    /// with `.timeout`. Default 30 s.
+    public var setupTimeout: Duration = .seconds(30)
     /// With `.auto`: how long to wait for the first UDP packet after PLAY before switching to TCP. Default 3 s.
     public var udpFallbackTimeout: Duration
     /// While playing: how long without any RTP or RTCP before the session fails with `.noMedia`. Default 10 s.

@@ -34,6 +34,7 @@ extension SessionDriver {
                     return promise.fail(RTSPClientError(.invalidCall, "another step of the session is under way"))
                 }
                 stepRequest = promise
+                armDeadline(for: promise)
                 do throws(RTSPClientError) {
                     try step()
                 } catch {
@@ -45,5 +46,23 @@ extension SessionDriver {
         } onCancel: {
             eventLoop.execute { [self] in teardown() }
         }
+    }
+
+    /// Bounds a step (connect to PLAY's answer, or one step of a stepwise session, redirects and fallback
+    /// included) by ``RTSPSessionOptions/setupTimeout``: however slowly each request is answered, the caller
+    /// hears within that time. On the event loop.
+    private func armDeadline(for promise: EventLoopPromise<[RTSPClientStateMachine.Track]>) {
+        let timeout = options.setupTimeout
+        let deadline = eventLoop.scheduleTask(in: .init(timeout)) { [self] in
+            guard let request = stepRequest, request.futureResult === promise.futureResult else { return }
+            let error = RTSPClientError(
+                .timeout,
+                "the server did not set the session up within \(timeout) (setupTimeout); it answers too slowly or"
+                    + " not at all: try again, or allow more time")
+            stepRequest = nil
+            promise.fail(error)
+            teardown(reporting: error)
+        }
+        promise.futureResult.whenComplete { _ in deadline.cancel() }
     }
 }

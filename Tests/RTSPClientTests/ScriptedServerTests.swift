@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import RTP
 import RTSP
 import RTSPClient
+import TestSupport
 import Testing
 
 /// Each fault a real server will not produce on demand ends in the documented behaviour, within its
@@ -315,6 +316,45 @@ import Testing
         #expect(track.packets == 20)
         #expect(track.lost == 19)
         await session.teardown()
+    }
+
+    /// A server that answers every request 0.9 s late, with four tracks to set up: each answer is within the
+    /// request timeout, so only the set-up's own bound ends it (6 requests: 5.4 s; it was waited out).
+    static func slowServer() async throws -> ScriptedServer {
+        let fourTracks =
+            ScriptedServer.sdp
+            + (2...4).map { "m=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=control:track\($0)\r\n" }.joined()
+        return try await ScriptedServer { request, connection in
+            connection.channel.eventLoop.scheduleTask(in: .milliseconds(900)) {
+                connection.answerNormally(request, sdp: fourTracks)
+            }
+        }
+    }
+
+    @Test func theWholeSetUpIsBoundedBySetupTimeout() async throws {
+        let server = try await Self.slowServer()
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.setupTimeout = .seconds(2)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: RTSPClientError.self) {
+            try await RTSPSession.connect(to: server.url, options: options)
+        }
+        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(error?.code == .timeout)
+        #expect(error?.reason.contains("did not set the session up within 2") == true)
+    }
+
+    /// `rtpdump --duration` bounds the session, set-up included.
+    @Test(.enabled(if: RTPDumpBinary.present)) func rtpdumpDurationBoundsTheSetUp() async throws {
+        let server = try await Self.slowServer()
+        defer { Task { await server.stop() } }
+        let url = server.url
+        let started = ContinuousClock.now
+        let run = try await Task.detached { try RTPDumpBinary.run(["streams", url, "--duration", "2"]) }.value
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("did not set the session up within 2"))
     }
 
     @Test func accessUnitsOfATrackNotSetUpIsAnError() async throws {
