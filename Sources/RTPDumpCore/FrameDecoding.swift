@@ -12,6 +12,9 @@ public enum FrameDecoding {
         public var frames = 0
         public var damagedFrames = 0
         public var decodeErrors = 0
+        /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
+        /// before it was decoded all the same.
+        public var inputFailure: (any Error)?
     }
 
     /// Decodes every access unit, complete or not (damaged frames come out flagged), and hands each
@@ -62,10 +65,13 @@ public enum FrameDecoding {
             } catch { failure = error }
         }
         // Pulled, not forEachDatagram: decoding is too slow to run on a live session's receiving thread.
-        while let datagram = try capture.nextDatagram() {
-            streams.add(datagram, emit: take)
-            if let failure { throw failure }
+        summary.inputFailure = RTPDumpCore.failure {
+            while let datagram = try capture.nextDatagram() {
+                streams.add(datagram, emit: take)
+                if failure != nil { return }
+            }
         }
+        if let failure { throw failure }
         streams.finish(emit: take)
         try decoder?.drain(emit: onFrame)
         if let failure { throw failure }

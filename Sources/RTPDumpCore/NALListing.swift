@@ -23,6 +23,9 @@ public enum NALListing {
         public var written = 0
         public var skippedIncomplete = 0
         public var bytes = 0
+        /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
+        /// before it was written all the same.
+        public var inputFailure: (any Error)?
     }
 
     /// Depacketizes the capture and writes the complete access units of the first video stream (or the one
@@ -63,7 +66,7 @@ public enum NALListing {
             } catch { failure = error }
             summary.written += 1
         }
-        try capture.forEachDatagram { streams.add($0, emit: take) }
+        summary.inputFailure = RTPDumpCore.failure { try capture.forEachDatagram { streams.add($0, emit: take) } }
         streams.finish(emit: take)
         if let failure { throw failure }
         return summary

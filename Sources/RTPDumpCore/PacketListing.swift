@@ -34,8 +34,9 @@ public enum PacketListing {
     ) throws {
         var ordered = OrderedPackets(filter: filter, configuration: configuration)
         func emit(_ event: OrderedPackets.Event) { write(line(event)) }
-        try capture.forEachDatagram { ordered.add($0, emit: emit) }
-        ordered.finish(emit: emit)
+        let inputFailure = failure { try capture.forEachDatagram { ordered.add($0, emit: emit) } }
+        ordered.finish(emit: emit)  // what was held when the input ended, however it ended
+        if let inputFailure { throw inputFailure }
     }
 
     static func line(_ event: OrderedPackets.Event) -> String {

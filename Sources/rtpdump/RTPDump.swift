@@ -143,6 +143,7 @@ struct InputOptions: ParsableArguments {
                 try LiveSessionSource.open(
                     url: input, options: sessionOptions, duration: duration.map { .milliseconds(Int64($0 * 1000)) })
             }
+            Interruption.tearDownOnSignal(live.session)
             return (live, live.info)
         }
         return try CaptureInput.openWithSession(input)
@@ -223,11 +224,14 @@ func printError(_ line: String) {
 func naming<T>(_ input: String, _ body: () throws -> T) throws -> T {
     do {
         return try body()
-    } catch let error as RTPDumpError {
-        throw error
     } catch {
-        throw RTPDumpError("\(input): \(error)")
+        throw naming(input, error)
     }
+}
+
+/// `error` with the input's name in front of it, unless it already speaks to the user (an `RTPDumpError`).
+func naming(_ input: String, _ error: any Error) -> any Error {
+    error is RTPDumpError ? error : RTPDumpError("\(input): \(error)")
 }
 
 /// Reports what the capture reader skipped.
@@ -261,14 +265,13 @@ struct Streams: ParsableCommand {
 
     func run() throws {
         var (source, session) = try options.openSource()
-        let analyzer = try naming(options.displayName) {
-            let format = try options.sdpFormat(session: session)
-            // RTP by negotiation (a session) or by the user's word (--port, --sdp) needs no probation.
-            return try StreamAnalyzer.analyze(
-                &source, filter: options.filter(for: options.sdp == nil ? nil : format),
-                clockRate: clockRate ?? format?.clockRate,
-                probation: session == nil && options.port == nil && options.sdp == nil)
-        }
+        let format = try naming(options.displayName) { try options.sdpFormat(session: session) }
+        // RTP by negotiation (a session) or by the user's word (--port, --sdp) needs no probation.
+        var analyzer = StreamAnalyzer(
+            filter: options.filter(for: options.sdp == nil ? nil : format), clockRate: clockRate ?? format?.clockRate,
+            probation: session == nil && options.port == nil && options.sdp == nil)
+        // The table of what was read is printed however the input ends; its failure comes after it.
+        let inputFailure = failure { try source.forEachDatagram { analyzer.add($0) } }
         let streams = analyzer.streams
         let srtp = (source as? SRTPDatagrams)?.failures
         print(json ? StreamReport.json(streams, srtpAuthFailures: srtp) : StreamReport.table(streams), terminator: "")
@@ -281,9 +284,11 @@ struct Streams: ParsableCommand {
                 "note: \(stream.key) looks like RTP (\(stream.statistics.packets) packets) but its sequence numbers"
                     + " were never two in a row (RFC 3550 probation): not listed; name its port with --port to count it")
         }
+        if let inputFailure { throw naming(options.displayName, inputFailure) }
         if streams.isEmpty {
             printError("no RTP streams found (try --port to narrow the search, or check the capture)")
         }
+        try exitIfInterrupted()
     }
 }
 
@@ -307,7 +312,7 @@ struct Packets: ParsableCommand {
     func run() throws {
         var (capture, _) = try options.openSource()
         let write: (String) -> Void = { print($0) }
-        try naming(options.displayName) {
+        let inputFailure = failure {
             if ordered {
                 let configuration = ReorderBuffer.Configuration(maxDelay: .milliseconds(reorderDelay))
                 try PacketListing.releaseOrder(
@@ -317,6 +322,8 @@ struct Packets: ParsableCommand {
             }
         }
         finish(capture.warnings)
+        if let inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
     }
 }
 
@@ -338,11 +345,11 @@ struct NALs: ParsableCommand {
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }
-        try naming(options.displayName) {
-            try capture.forEachDatagram { streams.add($0, emit: emit) }
-        }
+        let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
         streams.finish(emit: emit)
         finish(capture.warnings)
+        if let inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
     }
 }
 
@@ -368,6 +375,7 @@ struct Extract: ParsableCommand {
         try file.close()
         finish(capture.warnings)
         guard let codec = summary.codec else {
+            if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
             throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")
         }
         let expected = codec == .h264 ? ".h264" : ".h265"
@@ -377,6 +385,8 @@ struct Extract: ParsableCommand {
         printError(
             "\(codec): \(summary.written) access units, \(summary.bytes) bytes written; \(summary.skippedIncomplete) incomplete access units left out"
         )
+        if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
     }
 }
 
@@ -426,11 +436,14 @@ struct Decode: ParsableCommand {
         }
         finish(capture.warnings)
         guard let codec = summary.codec else {
+            if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
             throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")
         }
         printError(
             "\(codec): \(summary.accessUnits) access units, \(summary.frames) frames (\(summary.damagedFrames) may be damaged),"
                 + " \(summary.decodeErrors) decoder errors")
+        if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
     }
 }
 

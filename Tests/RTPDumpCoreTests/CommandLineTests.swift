@@ -136,6 +136,33 @@ import Testing
         #expect(run.stdout.split(separator: "\n").map { $0.split(separator: " ")[3] } == expected)
     }
 
+    /// A capture whose last record has an absurd length: the streams, NAL units, access units and frames
+    /// before it are printed as tshark and GStreamer would print them, then the error, and the exit is 1.
+    @Test(.enabled(if: present), arguments: ["streams", "packets", "nals", "extract", "decode"])
+    func aCaptureDamagedHalfWayGivesWhatCameBeforeThenTheError(command: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("half-\(command)-\(getpid()).pcap")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.capture("h264-gst.pcap")))
+        bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0x7F])
+        try bytes.write(to: path)
+        let output = path.path + ".h264"
+        defer {
+            try? FileManager.default.removeItem(at: path)
+            try? FileManager.default.removeItem(atPath: output)
+        }
+        let extra = command == "extract" ? ["-o", output] : command == "decode" ? ["--md5"] : []
+        let run = try Self.run([command, path.path] + extra)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("claims 2147483647 captured bytes"))
+        let packets = try Fixtures.tsharkPackets("h264-gst.pcap")
+        switch command {
+        case "streams": #expect(run.stdout.contains(" \(packets) "))
+        case "packets": #expect(run.stdout.split(separator: "\n").count == packets)
+        case "nals": #expect(run.stdout.split(separator: "\n").filter { $0.hasPrefix("au ") }.count == 90)
+        case "extract": #expect(run.stderr.contains("90 access units"))
+        default: #expect(run.stdout.split(separator: "\n").count == 90)
+        }
+    }
+
     @Test(.enabled(if: present)) func srtpKeyDecodesAndStreamsCountsAuthenticationFailures() throws {
         let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
         let hex = try #require(manifest["key"] as? String)
