@@ -3,13 +3,20 @@ import RTP
 import SRTP
 
 /// A datagram source whose SRTP and SRTCP are unprotected with one key (`--srtp-key`): what passes
-/// authentication goes on as plain RTP/RTCP; what fails is dropped and counted per SSRC, so none of its
+/// authentication goes on as plain RTP/RTCP; what fails is dropped and counted per flow, so none of its
 /// bytes reach a depacketizer.
 public final class SRTPDatagrams: DatagramSource {
+    /// Where a datagram arrived: its addresses and ports.
+    public struct Flow: Hashable, Sendable {
+        public let source: SocketAddress
+        public let destination: SocketAddress
+    }
+
     private var source: any DatagramSource
     private let receiver: SRTPReceiver
-    /// Authentication failures (and replays) per SSRC (the SSRC is in the clear header).
-    public private(set) var failures: [UInt32: Int] = [:]
+    /// Authentication failures (and replays) per flow they arrived on. Not per SSRC: the SSRC is in the
+    /// header that failed, and a packet whose SSRC was tampered with would be counted against no stream.
+    public private(set) var failures: [Flow: Int] = [:]
     /// Datagrams too short or otherwise refused by libsrtp for another reason than authentication.
     public private(set) var malformed = 0
 
@@ -31,8 +38,8 @@ public final class SRTPDatagrams: DatagramSource {
                 return UDPDatagram(
                     recordIndex: datagram.recordIndex, time: datagram.time, source: datagram.source,
                     destination: datagram.destination, payload: plain[...], isTruncated: false)
-            } catch  where error.code == .authenticationFailed || error.code == .replayed {
-                failures[ssrc(of: datagram.payload, isRTCP: isRTCP), default: 0] += 1
+            } catch where error.code == .authenticationFailed || error.code == .replayed {
+                failures[Flow(source: datagram.source, destination: datagram.destination), default: 0] += 1
             } catch {
                 malformed += 1
             }
@@ -40,9 +47,16 @@ public final class SRTPDatagrams: DatagramSource {
         return nil
     }
 
-    private func ssrc(of bytes: ArraySlice<UInt8>, isRTCP: Bool) -> UInt32 {
-        let offset = bytes.startIndex + (isRTCP ? 4 : 8)
-        guard bytes.endIndex >= offset + 4 else { return 0 }
-        return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
+    /// The failures of a stream: those on its flow, and on its RTCP flow (each port one higher, RFC 3550's
+    /// convention), whatever SSRC the packets claimed.
+    public func failures(of stream: StreamKey) -> Int {
+        func next(_ address: SocketAddress) -> SocketAddress {
+            SocketAddress(address: address.address, port: address.port &+ 1)
+        }
+        return failures[Flow(source: stream.source, destination: stream.destination), default: 0]
+            + failures[Flow(source: next(stream.source), destination: next(stream.destination)), default: 0]
     }
+
+    /// All failures, on any flow.
+    public var totalFailures: Int { failures.values.reduce(0, +) }
 }

@@ -5,9 +5,9 @@ import RTP
 public enum StreamReport {
     /// One JSON array of objects with the keys `ssrc`, `payloadType`, `source`, `destination`, `packets`,
     /// `lost`, `duplicates`, `reordered`, `jitterMs`, `durationSeconds`, then `clockRate`, `firstTime`,
-    /// `lastTime` (seconds since the epoch) and `truncatedPackets`; with `srtpAuthFailures` (SSRC →
-    /// count, from ``SRTPDatagrams``), also `srtpAuthFailures`.
-    public static func json(_ streams: [StreamAnalyzer.Stream], srtpAuthFailures: [UInt32: Int]? = nil) -> String {
+    /// `lastTime` (seconds since the epoch) and `truncatedPackets`; with `srtp` (an ``SRTPDatagrams``
+    /// source), also `srtpAuthFailures`: the failures on the stream's RTP and RTCP flows.
+    public static func json(_ streams: [StreamAnalyzer.Stream], srtp: SRTPDatagrams? = nil) -> String {
         let rows = streams.map { stream -> String in
             let s = stream.statistics
             var o = JSONObjectWriter()
@@ -25,7 +25,7 @@ public enum StreamReport {
             o.add("firstTime", s.firstArrival?.seconds ?? 0, decimals: 6)
             o.add("lastTime", s.lastArrival?.seconds ?? 0, decimals: 6)
             o.add("truncatedPackets", stream.truncatedPackets)
-            if let srtpAuthFailures { o.add("srtpAuthFailures", srtpAuthFailures[stream.key.ssrc] ?? 0) }
+            if let srtp { o.add("srtpAuthFailures", srtp.failures(of: stream.key)) }
             return "  " + o.text
         }
         return rows.isEmpty ? "[]\n" : "[\n" + rows.joined(separator: ",\n") + "\n]\n"

@@ -273,10 +273,10 @@ struct Streams: ParsableCommand {
         // The table of what was read is printed however the input ends; its failure comes after it.
         let inputFailure = failure { try source.forEachDatagram { analyzer.add($0) } }
         let streams = analyzer.streams
-        let srtp = (source as? SRTPDatagrams)?.failures
-        print(json ? StreamReport.json(streams, srtpAuthFailures: srtp) : StreamReport.table(streams), terminator: "")
-        if let srtp, !json, !srtp.isEmpty {
-            printError("SRTP: \(srtp.values.reduce(0, +)) packets failed authentication and were dropped")
+        let srtp = source as? SRTPDatagrams
+        print(json ? StreamReport.json(streams, srtp: srtp) : StreamReport.table(streams), terminator: "")
+        if let srtp, !json, srtp.totalFailures > 0 {
+            printError("SRTP: \(srtp.totalFailures) packets failed authentication and were dropped")
         }
         finish(source.warnings)
         for stream in analyzer.unvalidated {
