@@ -34,6 +34,10 @@ let package = Package(
             name: "FuzzLengthPrefixed",
             dependencies: ["FuzzSupport", .product(name: "RTPTransport", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSRTP", dependencies: [.product(name: "SRTP", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzPipeline",
+            dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
+        .executableTarget(name: "FuzzRTSPClient", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
     ],
     swiftLanguageModes: [.v6]
 )

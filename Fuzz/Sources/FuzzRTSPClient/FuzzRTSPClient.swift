@@ -1,0 +1,110 @@
+import RTSP
+
+/// The RTSP client's state machine fed a script of what a server and time can do, as the session driver
+/// feeds it. Per step an opcode byte (its value modulo 8):
+/// 0: raw server bytes (a length byte, then the bytes) through the framer;
+/// 1: an answer to the last request (a status byte, a length byte and header lines, a length byte and a
+///    body), with its CSeq, so that the machine gets past each step;
+/// 2: time passes (a byte × 100 ms); 3: teardown; 4: pause; 5: resume; 6: setup (a byte: bit 7 all
+///    tracks, else bits 0-6 the selection); 7: play.
+///
+/// A first byte of 9 (an answer, as 1) makes the session stepwise.
+///
+/// Checked: after a terminal action (failed, closed, redirect) nothing more is sent; no error and no
+/// request line holds the password or its Basic form.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzRTSPClient(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    var script = Script(input: input[...])
+    guard let url = try? RTSPURL("rtsp://cam.example/stream") else { return 0 }
+    var machine = RTSPClientStateMachine(
+        configuration: .init(
+            url: url, credentials: Credentials(user: "fuzz", password: Secret.password), stepwise: input.first == 9))
+    var framer = RTSPFramer(limits: .init(maxHeaderBytes: 4096, maxBodyBytes: 8192))
+    var player = Player()
+    var now = Duration.zero
+    player.perform(machine.start(now: now))
+    while let opcode = script.byte() {
+        switch opcode % 8 {
+        case 0:
+            framer.append(script.bytes(count: Int(script.byte() ?? 0)))
+        case 1:
+            let statuses = [200, 200, 200, 401, 302, 461, 404, 454, 500, 301]
+            let status = statuses[Int(script.byte() ?? 0) % statuses.count]
+            var headers = String(decoding: script.bytes(count: Int(script.byte() ?? 0)), as: UTF8.self)
+            if !headers.isEmpty && !headers.hasSuffix("\r\n") { headers += "\r\n" }
+            let body = script.bytes(count: Int(script.byte() ?? 0))
+            let answer =
+                "RTSP/1.0 \(status) Reason\r\nCSeq: \(player.lastCSeq)\r\n\(headers)Content-Length: \(body.count)\r\n\r\n"
+            framer.append(Array(answer.utf8) + body)
+        case 2:
+            now += .milliseconds(100 * Int(script.byte() ?? 0))
+            player.perform(machine.tick(now: now))
+        case 3: player.perform(machine.teardown(now: now))
+        case 4: player.perform(machine.pause(now: now))
+        case 5: player.perform(machine.resume(now: now))
+        case 6:
+            let selection = script.byte() ?? 0x80
+            let tracks = selection & 0x80 != 0 ? nil : (0..<7).filter { selection & (1 << $0) != 0 }
+            player.perform(machine.setup(tracks: tracks, now: now))
+        default: player.perform(machine.play(now: now))
+        }
+        // What the framer has, as the driver hands it on; a framing error ends the connection.
+        do {
+            while let frame = try framer.next() {
+                if case .message(let message) = frame { player.perform(machine.receive(message, now: now)) }
+            }
+        } catch {
+            Secret.check(error.reason)
+            return 0
+        }
+    }
+    return 0
+}
+
+enum Secret {
+    static let password = "Pa55-fuzz-secret"
+    /// `printf fuzz:Pa55-fuzz-secret | base64`
+    static let basic = "ZnV6ejpQYTU1LWZ1enotc2VjcmV0"
+
+    static func check(_ text: String) {
+        if text.firstRange(of: password) != nil || text.firstRange(of: basic) != nil {
+            preconditionFailure("the credentials are in: \(text)")
+        }
+    }
+}
+
+struct Player {
+    var lastCSeq = 0
+    var ended = false
+
+    mutating func perform(_ actions: [RTSPClientStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let request, let cseq):
+                if ended { preconditionFailure("\(request.method) sent after the session ended") }
+                lastCSeq = cseq
+                Secret.check("\(request.method) \(request.url)")
+            case .failed(let error):
+                Secret.check(error.reason)
+                ended = true
+            case .closed, .redirect:
+                ended = true
+            case .respond, .described, .setUp, .playing, .paused, .resumed, .wakeUp:
+                break
+            }
+        }
+    }
+}
+
+struct Script {
+    var input: ArraySlice<UInt8>
+
+    mutating func byte() -> UInt8? { input.popFirst() }
+
+    mutating func bytes(count: Int) -> [UInt8] {
+        let taken = Array(input.prefix(count))
+        input = input.dropFirst(count)
+        return taken
+    }
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seeds of the fuzz targets into Fuzz/Corpus/<target>/seed-*: the inputs a target's
+fuzzing starts from before its corpus grows (Fuzz/run.sh merges what it finds back, minimized).
+
+usage: Fuzz/make_seeds.py
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def write(target, name, data):
+    folder = os.path.join(HERE, "Corpus", target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "seed-" + name), "wb") as f:
+        f.write(data)
+
+
+def answer(status_index, headers=b"", body=b""):
+    """FuzzRTSPClient opcode 1: an answer to the last request."""
+    return bytes([1, status_index, len(headers)]) + headers + bytes([len(body)]) + body
+
+
+SDP = (b"v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=x\r\nt=0 0\r\nm=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"
+       b"a=fmtp:96 packetization-mode=1\r\na=control:track1\r\n")
+
+
+def rtsp_client():
+    play = (answer(0, b"Public: OPTIONS, DESCRIBE, SETUP, PLAY, PAUSE, GET_PARAMETER")
+            + answer(0, b"Content-Base: rtsp://cam.example/stream/\r\nContent-Type: application/sdp", SDP)
+            + answer(0, b"Session: 1234;timeout=60\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1")
+            + answer(0, b"Session: 1234\r\nRTP-Info: url=rtsp://cam.example/stream/track1;seq=1;rtptime=0"))
+    # Played, a keepalive after 30 s, paused and resumed, torn down.
+    write("FuzzRTSPClient", "play", play + bytes([2, 255, 2, 60]) + answer(0) + bytes([4]) + answer(0)
+          + bytes([5]) + answer(0) + bytes([3]) + answer(0))
+    # A Digest challenge answered, then a redirect.
+    digest = b'WWW-Authenticate: Digest realm="cam", nonce="abc", qop="auth", algorithm=SHA-256'
+    write("FuzzRTSPClient", "digest-redirect", answer(3, digest) + answer(0)
+          + answer(4, b"Location: rtsp://other.example/x"))
+    # Stepwise (first byte 9, an answer too): described, tracks chosen, set up, played; interleaved bytes and
+    # a server request.
+    write("FuzzRTSPClient", "stepwise", bytes([9]) + answer(0)[1:] + answer(0, b"Content-Type: application/sdp", SDP)
+          + bytes([6, 0x01]) + answer(0, b"Session: 99") + bytes([7]) + answer(0, b"Session: 99")
+          + bytes([0, 30]) + b"$\x00\x00\x04\x80\x60\x00\x01GET_PARAMETER rtsp://c RTSP/1.0\r\nCSeq: 5")
+
+
+def pipeline():
+    """FuzzPipeline: the RTP payloads of a real capture (GStreamer's H.264, FFmpeg's H.265) as a script on
+    streams 0 and 1, cut to 255 bytes, with a reordering, a duplicate and an SSRC change."""
+    packets = []
+    for name, stream in (("h264-gst.pcap", 0), ("h265-gst-sll.pcap", 1)):
+        data = open(os.path.join(ROOT, "Fixtures/captures", name), "rb").read()
+        offset, count, last_ts = 24, 0, None
+        link = struct.unpack("<I", data[20:24])[0]
+        while offset + 16 <= len(data) and count < 40:
+            length = struct.unpack("<I", data[offset + 8:offset + 12])[0]
+            frame = data[offset + 16:offset + 16 + length]
+            offset += 16 + length
+            ip = 14 if link == 1 else 16
+            rtp = ip + (frame[ip] & 0x0F) * 4 + 8
+            if len(frame) < rtp + 12 or frame[rtp + 1] & 0x7F != 96:
+                continue
+            marker = frame[rtp + 1] & 0x80
+            ts = frame[rtp + 4:rtp + 8]
+            payload = frame[rtp + 12:rtp + 12 + 255]
+            control = marker | (0x20 if ts != last_ts else 0)
+            last_ts = ts
+            packets.append(bytes([stream | 8, 1, control, len(payload)]) + payload)
+            count += 1
+    script = b"".join(packets[:10]) + packets[11] + packets[10] + packets[12] + packets[12]
+    script += bytes([packets[13][0] | 4]) + packets[13][1:] + b"".join(packets[14:])
+    write("FuzzPipeline", "two-codecs", script)
+
+
+def small_targets():
+    write("FuzzRTPPacket", "extension", b"\x90\x60\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\xbe\xde\x00\x01\x10\xaa\x00\x00\x65")
+    write("FuzzH264Depacketizer", "stap-fu", b"\x00\x80\x05\x67\x42\xc0\x1e\xda\x80\x04\x7c\x85\xaa\xbb\x00\x00\x04\x7c\x45\xcc\xdd")
+    write("FuzzHEVCDepacketizer", "ap-fu", b"\x00\x80\x04\x40\x01\x0c\x01\x80\x05\x62\x01\x93\xaa\xbb\x00\x04\x62\x01\x53\xcc")
+    write("FuzzSPS", "baseline", b"\x00\x67\x42\xc0\x1e\xda\x02\x80\xbf\xe5\x84\x00\x00\x03\x00\x04")
+    write("FuzzRTSPFramer", "answer-interleaved",
+          b"RTSP/1.0 200 OK\r\nCSeq: 2\r\nTransport: RTP/AVP/TCP;interleaved=0-1\r\nContent-Length: 3\r\n\r\nv=0$\x00\x00\x02\x80\x60")
+    write("FuzzSDP", "h264", b"v=0\r\ns=x\r\nm=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"
+          b"a=fmtp:96 packetization-mode=1;sprop-parameter-sets=Z0IA,aM4=\r\na=control:trackID=1\r\n")
+    write("FuzzWWWAuthenticate", "basic-digest",
+          b'Basic realm="cam", Digest realm="cam", qop="auth", algorithm=SHA-256, nonce="abc", stale=true')
+    write("FuzzLengthPrefixed", "one", b"\x03\x00\x00\x00\x03\x80\x60\x00\x00\x00\x00\x01\x09")
+    write("FuzzRTCP", "rr", b"\x81\xc9\x00\x07" + bytes(range(0, 28)))
+
+
+rtsp_client()
+pipeline()
+small_targets()
