@@ -3,6 +3,7 @@ import Foundation
 import H26x
 import RTSP
 import RTSPClient
+import TestSupport
 import Testing
 import VideoDecoding
 
@@ -79,6 +80,7 @@ import VideoDecoding
         #expect(error?.code == .unauthorized)
         #expect(error?.description.contains("401 Unauthorized") == true)
         #expect(error?.description.contains("not-the-password") == false)
+        TestSecrets.expectNone(in: "\(String(describing: error))", from: "the 401 error")
 
         let none = await #expect(throws: RTSPClientError.self) {
             _ = try await RTSPSession.connect(to: server.url, options: RTSPSessionOptions())

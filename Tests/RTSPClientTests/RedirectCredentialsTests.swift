@@ -1,5 +1,6 @@
 import RTSP
 import RTSPClient
+import TestSupport
 import Testing
 
 /// Credentials go only to the origin (scheme, host, port) they were given for: a camera's redirect is
@@ -73,6 +74,7 @@ import Testing
         #expect(error?.reason.contains("not sent to another host") == true)
         #expect(error?.reason.contains(Self.password) == false)
         #expect(error?.reason.contains(Self.basicToken) == false)
+        TestSecrets.expectNone(in: "\(String(describing: error))", from: "the redirected session's error")
     }
 
     @Test(arguments: Source.allCases)

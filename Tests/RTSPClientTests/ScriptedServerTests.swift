@@ -24,6 +24,7 @@ import Testing
                 if packets.count >= limit { break }
             }
         } catch {
+            TestSecrets.expectNone(in: "\(error)", from: "a session's error")
             return (packets, error)
         }
         return (packets, nil)
@@ -43,6 +44,7 @@ import Testing
         }
         #expect(error?.code == .unauthorized)
         #expect(error?.description.contains("hunter2") == false)
+        TestSecrets.expectNone(in: "\(String(describing: error))", from: "the 401 error")
         #expect(server.methods == ["OPTIONS", "OPTIONS"])
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// How a program ended and what it printed.
 public struct ProgramRun: Sendable {
@@ -40,8 +41,11 @@ public enum RTPDumpBinary {
         .deletingLastPathComponent().appendingPathComponent("rtpdump").path
     public static var present: Bool { FileManager.default.isExecutableFile(atPath: path) }
 
+    /// Runs rtpdump; whatever it prints is checked for the suite's credentials (``TestSecrets``).
     public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProgramRun {
-        try runProgram(path, arguments, environment: environment)
+        let run = try runProgram(path, arguments, environment: environment)
+        TestSecrets.expectNone(in: run.all, from: "rtpdump \(arguments.first ?? "")")
+        return run
     }
 }
 
