@@ -124,7 +124,8 @@ public struct RTSPClientStateMachine: Sendable {
                 )
             ]
         case .response(let status, let reason):
-            guard let (sent, request, _) = pending, message.cseq == sent else { return [] }  // stale or unsolicited
+            // Stale, unsolicited, or after the end (no answer restarts a session that is over).
+            guard state != .done, let (sent, request, _) = pending, message.cseq == sent else { return [] }
             pending = nil
             return response(status: status, reason: reason, message: message, to: request, now: now)
         }
@@ -215,6 +216,7 @@ public struct RTSPClientStateMachine: Sendable {
     public mutating func teardown(now: Duration) -> [Action] {
         guard let session, state != .done else {
             state = .done
+            pending = nil  // what was asked before the session existed is not waited for
             return [.closed]
         }
         state = .tearingDown

@@ -74,6 +74,21 @@ import Testing
         #expect(keepalive.first?.0.headers["Session"] == "F00D")
     }
 
+    /// Found by FuzzRTSPClient: torn down before a session existed (DESCRIBE still unanswered), the machine
+    /// said closed, then answered the late 401 with a new DESCRIBE. Nothing may follow the end.
+    @Test func anAnswerAfterAnEarlyTeardownIsIgnored() throws {
+        var m = try Self.machine()
+        _ = m.start(now: .zero)
+        #expect(Self.sent(m.receive(Self.answer(200, 1), now: .zero)).first?.0.method == "DESCRIBE")
+        let closed = m.teardown(now: .zero)
+        #expect(closed.count == 1)
+        if case .closed = closed.first {} else { Issue.record("teardown before a session: \(closed)") }
+        let late = m.receive(
+            Self.answer(401, 2, [("WWW-Authenticate", "Digest realm=\"cam\", nonce=\"abc\"")]), now: .seconds(1))
+        #expect(late.isEmpty)
+        #expect(m.tick(now: .seconds(60)).isEmpty)
+    }
+
     @Test func keepaliveIsOptionsWhenGetParameterIsNotOffered() throws {
         var m = try Self.machine()
         _ = Self.throughDescribe(&m, publicMethods: "OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN")
