@@ -283,9 +283,13 @@ public struct RTSPClientStateMachine: Sendable {
                 RTSPRequest(method: "DESCRIBE", url: configuration.url, headers: ["Accept": "application/sdp"]),
                 now: now)
         case .describe:
-            guard let description = try? SessionDescription(String(decoding: message.body, as: UTF8.self)) else {
+            let description: SessionDescription
+            do {
+                description = try SessionDescription(String(decoding: message.body, as: UTF8.self))
+            } catch {
                 return fail(
-                    RTSPClientError(.protocolViolation, "the DESCRIBE answer holds no valid session description"))
+                    RTSPClientError(
+                        .protocolViolation, "the DESCRIBE answer holds no valid session description (\(error))"))
             }
             // Control URLs resolve against Content-Base, else Content-Location, else the request URL.
             let base =

@@ -7,6 +7,14 @@ import RTSP
 import SRTP
 import SDP
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Carries out an ``RTSPClientStateMachine``'s actions on one event loop: the RTSP connection, the UDP
 /// sockets, the timers, redirects and the fallback from UDP to TCP. Every method that touches its state
 /// runs on `eventLoop` (the public entry points hop there), so it needs no lock.
@@ -145,9 +153,10 @@ final class SessionDriver: @unchecked Sendable {
                     perform(machine.start(now: now))
                 case .failure(let error):
                     guard generation == self.generation else { return }
-                    // NIO lists every address tried; the first reason is the one a user can act on.
-                    let reason =
-                        (error as? NIOConnectionError)?.connectionErrors.first.map { "\($0.error)" } ?? "\(error)"
+                    // NIO lists every address tried; the first reason is the one a user can act on, in the
+                    // system's words for its errno ("Connection refused") rather than NIO's description.
+                    let first = (error as? NIOConnectionError)?.connectionErrors.first?.error ?? error
+                    let reason = (first as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(first)"
                     finish(
                         RTSPClientError(
                             .connectionFailed,

@@ -395,13 +395,29 @@ import Testing
 
     @Test func aRefusedConnectionSaysWhere() async throws {
         let server = try await ScriptedServer { _, _ in }
-        let url = server.url
+        let (url, port) = (server.url, server.port)
         await server.stop()
         let error = await #expect(throws: RTSPClientError.self) {
             try await RTSPSession.connect(to: url, options: Self.quick)
         }
         #expect(error?.code == .connectionFailed)
         #expect(error?.description.contains("127.0.0.1") == true)
+        // The system's words for the reason, not NIO's description of its error value.
+        #expect(error?.reason.hasPrefix("could not connect to 127.0.0.1:\(port): Connection refused;") == true)
+        #expect(error?.reason.contains("errno") == false)
+    }
+
+    /// The SDP parser's reason reaches the error: which limit or line it was.
+    @Test func aDescriptionThatIsNotSDPSaysWhy() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request, sdp: "v=0\r\nthis is not sdp\r\n")
+        }
+        defer { Task { await server.stop() } }
+        let error = await #expect(throws: RTSPClientError.self) {
+            try await RTSPSession.connect(to: server.url, options: Self.quick)
+        }
+        #expect(error?.code == .protocolViolation)
+        #expect(error?.reason.contains("line 2 is not <letter>=<value>: this is not sdp") == true)
     }
 }
 
