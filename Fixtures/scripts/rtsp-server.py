@@ -71,13 +71,25 @@ def main():
     parser.add_argument("--user", default="user")
     parser.add_argument("--password", default="secret")
     parser.add_argument("--rtcp-interval", type=int, help="least milliseconds between RTCP packets (default 5000)")
+    parser.add_argument("--sdp-parameter-sets-only", action="store_true",
+                        help="parameter sets in the SDP (sprop-*) and never in the stream, as many cameras send them")
     args = parser.parse_args()
     Gst.init(None)
     rate = f" bitrate={args.bitrate}" if args.bitrate else ""
-    encoder = {
-        "h264": f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30{rate} ! rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1",
-        "h265": f"x265enc tune=zerolatency speed-preset=ultrafast key-int-max=30{rate} ! rtph265pay name=pay0 pt=96 mtu=1200 config-interval=-1",
-    }[args.codec]
+    if args.sdp_parameter_sets_only:
+        # The encoder writes its parameter sets once, into the caps (avc/hvc1 codec_data); the payloader puts
+        # them in the SDP's sprop-* and, with config-interval=0, never into the stream.
+        encoder = {
+            "h264": f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 option-string=repeat-headers=0{rate}"
+                    " ! video/x-h264,stream-format=avc ! rtph264pay name=pay0 pt=96 mtu=1200 config-interval=0",
+            "h265": f"x265enc tune=zerolatency speed-preset=ultrafast key-int-max=30 option-string=repeat-headers=0{rate}"
+                    " ! h265parse ! video/x-h265,stream-format=hvc1 ! rtph265pay name=pay0 pt=96 mtu=1200 config-interval=0",
+        }[args.codec]
+    else:
+        encoder = {
+            "h264": f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30{rate} ! rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1",
+            "h265": f"x265enc tune=zerolatency speed-preset=ultrafast key-int-max=30{rate} ! rtph265pay name=pay0 pt=96 mtu=1200 config-interval=-1",
+        }[args.codec]
     width, height = (int(v) for v in args.size.split("x"))
     launch = (f"( videotestsrc is-live=true num-buffers={args.frames} horizontal-speed=4 ! "
               f"video/x-raw,format=I420,width={width},height={height},framerate=30/1 ! {encoder} )")

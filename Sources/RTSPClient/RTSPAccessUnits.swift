@@ -61,7 +61,9 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
     }
 
     /// Decoded frames of these access units, in presentation order, through `decoder` (for example an
-    /// `FFmpegVideoDecoder`). Frames after a loss come out flagged until the next keyframe.
+    /// `FFmpegVideoDecoder`). The decoder is given the track's parameter sets from the SDP before the first
+    /// unit (many cameras send them nowhere else). Frames after a loss come out flagged until the next
+    /// keyframe.
     public func frames<Decoder: VideoDecoder>(decoder: Decoder) -> RTSPDecodedFrames<Decoder> {
         RTSPDecodedFrames(units: self, decoder: decoder)
     }
@@ -79,8 +81,14 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
         var decoder: Decoder
         var ready = ReadyQueue<I420Frame>()
         var drained = false
+        /// The SDP's parameter sets, until they are given to the decoder (before the first unit).
+        var sdpParameterSets: ParameterSets?
 
         public mutating func next() async throws -> I420Frame? {
+            if let sets = sdpParameterSets {
+                sdpParameterSets = nil
+                if !sets.isEmpty { try decoder.configure(parameterSets: sets) }
+            }
             while true {
                 if var frame = ready.take() {
                     frame.captureTime = units.source.clock(track: units.track)?.wallClock(rtpTimestamp: frame.timestamp)
@@ -104,7 +112,8 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(units: units.makeAsyncIterator(), decoder: decoder)
+        AsyncIterator(
+            units: units.makeAsyncIterator(), decoder: decoder, sdpParameterSets: units.depacketizer.parameterSets)
     }
 }
 

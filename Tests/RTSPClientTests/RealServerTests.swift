@@ -88,6 +88,35 @@ import VideoDecoding
         #expect(none?.code == .unauthorized)
     }
 
+    /// A server that sends the H.264 parameter sets only in the SDP (`sprop-parameter-sets`; x264 told not
+    /// to repeat them, GStreamer's payloader not to insert them), played as the README teaches: frames
+    /// from `accessUnits().frames(decoder:)` with a decoder given nothing but the codec. It gave no frame
+    /// and no error; the SDP's sets now reach the decoder. Checked first that the stream has none in band.
+    @Test(arguments: [RTSPSessionOptions.Transport.tcp, .udp])
+    func framesComeWhenTheParameterSetsAreOnlyInTheSDP(transport: RTSPSessionOptions.Transport) async throws {
+        let server = try RealServer(["--sdp-parameter-sets-only", "--frames", String(Self.frames)])
+        defer { server.stop() }
+        let session = try await RTSPSession.connect(to: server.url, options: RTSPSessionOptions(transport: transport))
+        let format = try #require(session.tracks.first?.format)
+        #expect(!format.parameterSetAttributes.isEmpty)
+        var frames: [I420Frame] = []
+        let decoder = try FFmpegVideoDecoder(codec: .h264)
+        var inBand = 0
+        let units = try session.accessUnits()
+        for try await frame in units.frames(decoder: decoder) { frames.append(frame) }
+        await session.teardown()
+        #expect((Self.frames - 2...Self.frames).contains(frames.count), "\(frames.count) frames")
+        #expect(frames.allSatisfy { !$0.mayBeDamaged && $0.width == 320 && $0.height == 240 })
+        #expect(decoder.decodeErrors == 0)
+        // The stream itself carries no parameter set (else this test would pass without the SDP's).
+        let again = try RealServer(["--sdp-parameter-sets-only", "--frames", "31"])
+        defer { again.stop() }
+        let second = try await RTSPSession.connect(to: again.url, options: RTSPSessionOptions(transport: transport))
+        for try await unit in try second.accessUnits() { inBand += unit.nalUnits.filter(\.isParameterSet).count }
+        await second.teardown()
+        #expect(inBand == 0)
+    }
+
     /// The independent reference: tshark captures the session; GStreamer decodes the RTP it captured
     /// (`Fixtures/scripts/live_reference.sh`); its frames must be ours, and tshark must read our receiver
     /// reports as reports on the server's stream with nothing lost.
