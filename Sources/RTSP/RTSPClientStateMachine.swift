@@ -4,7 +4,8 @@ import SDP
 /// out, and the I/O layer carries them out. OPTIONS → DESCRIBE → SETUP (each video track, or those
 /// selected) → PLAY, straight through or, ``Configuration/stepwise``, waiting for the caller after DESCRIBE
 /// and after SETUP; then
-/// keepalives at half the session timeout (GET_PARAMETER when the server lists it, else OPTIONS), and
+/// keepalives at half the session timeout (GET_PARAMETER when the server lists it, else OPTIONS; the next
+/// method when a camera refuses one or leaves it unanswered, which never ends the session), and
 /// TEARDOWN. Answers 401 with Basic or Digest (once, or once more when the nonce is stale), follows 3xx
 /// redirects (never from rtsps to rtsp), falls back from UDP to TCP on 461, answers the server's own
 /// requests, and fails with a typed error when the server stops answering.
@@ -93,6 +94,9 @@ public struct RTSPClientStateMachine: Sendable {
     private var authenticator: Authenticator?
     private var authAttempts = 0
     private var publicMethods: Set<String> = []
+    /// The keepalive request in use: from what `Public` lists, then the next one each time a camera
+    /// refuses it or leaves it unanswered.
+    private var keepaliveMethod = "OPTIONS"
     private var transport: TransportMode
     public private(set) var session: SessionHeader?
     /// The tracks set up (or being set up); after DESCRIBE and before SETUP, every video track offered.
@@ -131,8 +135,30 @@ public struct RTSPClientStateMachine: Sendable {
         }
     }
 
+    /// The keepalive methods, in the order tried: each camera accepts at least one (RFC 2326 names
+    /// GET_PARAMETER with no body, and OPTIONS; some want SET_PARAMETER).
+    static let keepaliveMethods = ["GET_PARAMETER", "OPTIONS", "SET_PARAMETER"]
+
+    /// Whether `request` is a keepalive: its answer, or its silence, is no reason to end the session (the
+    /// session lives by its media; the inactivity timeout watches that).
+    private func isKeepalive(_ request: RTSPRequest) -> Bool {
+        (state == .playing || state == .paused || state == .ready)
+            && Self.keepaliveMethods.contains(request.method) && request.headers["Session"] != nil
+    }
+
+    /// A camera refused the keepalive or left it unanswered: the next method is tried next time.
+    private mutating func switchKeepalive(from method: String) {
+        let methods = Self.keepaliveMethods
+        keepaliveMethod = methods[((methods.firstIndex(of: method) ?? 0) + 1) % methods.count]
+    }
+
     /// Time passes: timeouts and keepalives.
     public mutating func tick(now: Duration) -> [Action] {
+        if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout, isKeepalive(request) {
+            // GW4089IP never answers GET_PARAMETER: the session goes on, and the next keepalive is another method.
+            pending = nil
+            switchKeepalive(from: request.method)
+        }
         if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
             pending = nil
             state = .done
@@ -151,8 +177,8 @@ public struct RTSPClientStateMachine: Sendable {
             return pending.map { [.wakeUp(at: $0.sentAt + configuration.requestTimeout)] } ?? []
         }
         nextKeepalive = now + session.keepaliveInterval
-        let method = publicMethods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
-        return send(RTSPRequest(method: method, url: configuration.url, headers: ["Session": session.id]), now: now)
+        return send(
+            RTSPRequest(method: keepaliveMethod, url: configuration.url, headers: ["Session": session.id]), now: now)
             + [.wakeUp(at: now + session.keepaliveInterval)]
     }
 
@@ -246,6 +272,11 @@ public struct RTSPClientStateMachine: Sendable {
         -> [Action]
     {
         if status == 401 { return unauthorized(message, request: request, now: now) }
+        if !(200...299).contains(status), isKeepalive(request) {
+            // Refused (SET_PARAMETER with 400, a 3xx, a 5xx): never an end, another method next time.
+            switchKeepalive(from: request.method)
+            return []
+        }
         if (300...399).contains(status) {
             guard let location = message.header("Location"), let target = try? RTSPURL(location) else {
                 return fail(
@@ -278,6 +309,7 @@ public struct RTSPClientStateMachine: Sendable {
         case .options:
             publicMethods = Set(
                 (message.header("Public") ?? "").split(separator: ",").map { $0.trimmingCharacters().uppercased() })
+            keepaliveMethod = publicMethods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
             state = .describe
             return send(
                 RTSPRequest(method: "DESCRIBE", url: configuration.url, headers: ["Accept": "application/sdp"]),

@@ -147,18 +147,46 @@ import Testing
         #expect(error.description.contains("wants a user name and password"))
     }
 
-    @Test func aServerThatStopsAnsweringKeepalivesEndsInATimeout() throws {
+    /// A keepalive's answer is not a condition of life (GW4089IP never answers GET_PARAMETER): unanswered
+    /// within the request timeout, the next keepalive is another method; refused (a 4xx, 5xx or 3xx), the
+    /// same. The session ends only by its media (the driver's inactivity timeout) or by the caller.
+    @Test func keepalivesThatAreRefusedOrUnansweredSwitchMethodAndNeverEndTheSession() throws {
         var m = try Self.machine()
         _ = Self.throughDescribe(&m)
         _ = m.receive(Self.answer(200, 3, [("Session", "S;timeout=10")]), now: .zero)
         _ = m.receive(Self.answer(200, 4), now: .zero)
-        #expect(Self.sent(m.tick(now: .seconds(5))).count == 1)  // keepalive sent, no answer comes
-        #expect(m.tick(now: .seconds(14)).isEmpty == false)
-        guard case .failed(let error)? = m.tick(now: .seconds(15)).first else {
+        #expect(Self.sent(m.tick(now: .seconds(5))).map(\.0.method) == ["GET_PARAMETER"])  // cseq 5, unanswered
+        #expect(Self.sent(m.tick(now: .seconds(10))).isEmpty)  // still waiting for it
+        let afterSilence = m.tick(now: .seconds(15))
+        let failed = afterSilence.contains {
+            if case .failed = $0 { return true }
+            return false
+        }
+        #expect(!failed)
+        #expect(Self.sent(afterSilence).map(\.0.method) == ["OPTIONS"])  // cseq 6
+        #expect(m.receive(Self.answer(501, 6), now: .seconds(15)).isEmpty)  // refused: no end, no redirect
+        #expect(Self.sent(m.tick(now: .seconds(20))).map(\.0.method) == ["SET_PARAMETER"])  // cseq 7
+        // A 400 that carries the previous CSeq is stale: the request times out, and the next method follows.
+        #expect(m.receive(Self.answer(400, 6), now: .seconds(20)).isEmpty)
+        #expect(m.receive(Self.answer(302, 7, [("Location", "rtsp://elsewhere/x")]), now: .seconds(21)).isEmpty)
+        let next = Self.sent(m.tick(now: .seconds(25)))
+        #expect(next.map(\.0.method) == ["GET_PARAMETER"])
+        let answered = m.receive(Self.answer(200, next.first?.1 ?? 0), now: .seconds(25))
+        #expect(answered.isEmpty)
+        #expect(Self.sent(m.tick(now: .seconds(30))).map(\.0.method) == ["GET_PARAMETER"])  // it works: kept
+    }
+
+    /// The session's own requests are still bounded: a PLAY or SETUP left unanswered ends it.
+    @Test func aRequestThatIsNoKeepaliveStillTimesOut() throws {
+        var m = try Self.machine()
+        _ = Self.throughDescribe(&m)
+        _ = m.receive(Self.answer(200, 3, [("Session", "S;timeout=10")]), now: .zero)  // PLAY sent, never answered
+        guard case .failed(let error)? = m.tick(now: .seconds(10)).first else {
             Issue.record("expected a timeout")
             return
         }
         #expect(error.code == .timeout)
+        #expect(error.reason.contains("PLAY"))
     }
 
     @Test func serverRequestsAreAnswered() throws {
