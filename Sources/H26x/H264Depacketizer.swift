@@ -145,10 +145,10 @@ public struct H264Depacketizer: Sendable {
         } else if core.fragmentType == nil {
             return  // the start of this NAL unit was lost: its other fragments are dropped
         } else if core.fragmentType != type {
-            // Quirk: the type in the FU header changed mid-NAL. The pieces do not belong together.
+            // Quirk (Tiandy cameras): the type in the FU header changes in continuation fragments. The
+            // sequence numbers say nothing was lost in between, so the pieces belong together; the type is
+            // the start fragment's, as GStreamer and FFmpeg take it.
             core.statistics.quirks += 1
-            core.dropFragment()
-            return
         }
         core.appendFragment(payload, from: payload.startIndex + (withDON ? 4 : 2))  // in bounds: the guard above
         if end { core.endFragment(emit: emit) }

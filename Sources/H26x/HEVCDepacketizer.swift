@@ -150,9 +150,9 @@ public struct HEVCDepacketizer: Sendable {
         } else if core.fragmentType == nil {
             return
         } else if core.fragmentType != type {
+            // Quirk (Tiandy cameras), as in H.264: a continuation fragment's FU type differs from the start's;
+            // nothing was lost between them, so the NAL unit goes on with the start fragment's type.
             core.statistics.quirks += 1
-            core.dropFragment()
-            return
         }
         // In bounds: push admits 3 bytes or more, and a DONL was read only if 5 are there.
         core.appendFragment(payload, from: payload.startIndex + dataOffset)

@@ -150,14 +150,19 @@ import Testing
         #expect(units.map(\.nals) == [[P.sps, P.pps, P.idr()]])
     }
 
-    @Test func quirkFUTypeChangingMidNALDropsIt() {
+    /// Tiandy cameras change the type in FU-A continuation fragments (issue 19: every frame was dropped as
+    /// damaged, where GStreamer decoded all 90): the NAL unit keeps the start fragment's type, whole.
+    @Test func quirkFUTypeChangingMidNALKeepsTheStartFragmentsType() {
         var f = P.fuA(P.idr(200), size: 80)
         f[1][1] = f[1][1] & 0xE0 | 1  // the middle fragment claims type 1
+        f[2][1] = f[2][1] & 0xE0 | 7  // the last one type 7
         let packets = f.enumerated().map { i, p in P.rtp(UInt16(i), ts: 0, p) }
         let (units, stats) = P.h264(packets + [P.rtp(9, ts: 0, marker: true, P.slice())])
-        #expect(units.map(\.nals) == [[P.slice()]])
-        #expect(stats.quirks == 1)
-        #expect(stats.droppedNALUnits == 1)
+        #expect(units.map(\.nals) == [[P.idr(200)], [P.slice()]])  // the slice begins the next picture
+        #expect(units.first?.keyframe == true)
+        #expect(units.first?.lost == 0)
+        #expect(stats.quirks == 2)
+        #expect(stats.droppedNALUnits == 0)
     }
 
     @Test func quirkFragmentWithoutEndBitIsClosedByTheMarker() {

@@ -38,6 +38,20 @@ import Testing
         #expect(units.first?.keyframe == true)
     }
 
+    /// Tiandy, in H.265: the FU type changes in the continuation fragments; the IDR is kept whole.
+    @Test func quirkFUTypeChangingMidNALKeepsTheStartFragmentsType() {
+        let nal = Self.idr(500)
+        let body = Array(nal.dropFirst(2))
+        let fu: [[UInt8]] = [
+            [0x62, 0x01, 0x80 | 19] + body[0..<200], [0x62, 0x01, 1] + body[200..<400],
+            [0x62, 0x01, 0x40 | 20] + body[400...],
+        ]
+        let (units, _) = Self.run(fu.enumerated().map { i, f in P.rtp(UInt16(i), ts: 0, marker: i == 2, f) })
+        #expect(units.map(\.nals) == [[nal]])
+        #expect(units.first?.keyframe == true)
+        #expect(units.first?.lost == 0)
+    }
+
     @Test func decodingOrderNumbersPutNALUnitsBackInOrder() {
         // Single NAL unit packets with DONL, sent as DON 2, 1, 3 (wrapping numbers would work the same).
         func withDON(_ nal: [UInt8], _ don: UInt16) -> [UInt8] {
