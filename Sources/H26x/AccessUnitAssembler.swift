@@ -2,7 +2,8 @@ import CH26x
 
 /// Collects NAL units into access units, deciding where one picture ends and the next begins.
 ///
-/// An access unit ends at the RTP marker bit (once it holds a picture), at a timestamp change, and before
+/// An access unit ends at the RTP marker bit (once it holds a picture), at a timestamp change (once it
+/// holds a picture), and before
 /// a NAL unit that can only start a new one when the current already holds a picture: an access unit
 /// delimiter, a parameter set, a prefix SEI, or a slice that is the first of its picture
 /// (first_mb_in_slice == 0 in H.264, first_slice_segment_in_pic_flag in H.265), for cameras that never
@@ -61,9 +62,15 @@ struct AccessUnitAssembler: Sendable {
 
     mutating func addLoss(_ count: Int) { lostPackets += count }
 
-    /// Sets the timestamp of what follows, ending the current access unit if it had another.
+    /// Sets the timestamp of what follows, ending the current access unit if it had another. One that holds
+    /// no picture and lost nothing goes on instead into the access unit of the new timestamp: Reolink
+    /// RLC-822A stamps the AUD, SPS, PPS and SEI before a picture with the previous picture's time, and an
+    /// access unit of those alone would be one more than there are pictures, and undecodable. (With loss,
+    /// the picture may be what was lost: that access unit ends, incomplete, as before.)
     mutating func setTimestamp(_ value: UInt64, emit: (AccessUnit) -> Void) {
-        if let current = timestamp, current != value, !ranges.isEmpty { finish(emit: emit) }
+        if let current = timestamp, current != value, !ranges.isEmpty, hasPicture || lostPackets > 0 {
+            finish(emit: emit)
+        }
         timestamp = value
     }
 

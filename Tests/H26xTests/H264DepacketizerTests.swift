@@ -142,6 +142,23 @@ import Testing
         }
     }
 
+    /// Reolink RLC-822A stamps the AUD, SPS, PPS and SEI before a keyframe with the previous picture's
+    /// time: they belong to the picture that follows, not to an access unit of their own (94 access units
+    /// for 90 pictures, and 4 decoder errors, before).
+    @Test func quirkParameterSetsStampedWithThePreviousPicturesTimeJoinTheNextPicture() {
+        let aud: [UInt8] = [0x09, 0x10]
+        let sei: [UInt8] = [0x06, 0x05, 0x01, 0x00, 0x80]
+        let (units, _) = P.h264([
+            P.rtp(1, ts: 3000, marker: true, P.slice()),
+            P.rtp(2, ts: 3000, aud), P.rtp(3, ts: 3000, P.sps), P.rtp(4, ts: 3000, P.pps), P.rtp(5, ts: 3000, sei),
+            P.rtp(6, ts: 6000, marker: true, P.idr()),
+            P.rtp(7, ts: 9000, marker: true, P.slice()),
+        ])
+        #expect(units.map(\.nals) == [[P.slice()], [aud, P.sps, P.pps, sei, P.idr()], [P.slice()]])
+        #expect(units.map(\.timestamp) == [units[0].timestamp, units[0].timestamp + 3000, units[0].timestamp + 6000])
+        #expect(units.map(\.keyframe) == [false, true, false])
+    }
+
     @Test func quirkMarkerOnAParameterSetDoesNotEndTheAccessUnit() {
         let (units, _) = P.h264([
             P.rtp(1, ts: 0, marker: true, P.sps), P.rtp(2, ts: 0, marker: true, P.pps),
