@@ -23,7 +23,34 @@ struct MediaState {
         /// Where RTCP for this track goes: an interleaved channel, or the server's RTCP port.
         var rtcpChannel: UInt8?
         var rtcpAddress: SocketAddress?
+        /// The source preferred for this track: the one the server announced (SETUP's Transport `ssrc=`),
+        /// then whichever it gave way to; and when it was last heard (or when PLAY was answered).
+        var preferredSSRC: UInt32?
+        var preferredHeard: NIODeadline
+        /// RTP packets of another source, dropped while the preferred one streams.
+        var staleSourcePackets = 0
+
+        /// Whether a packet of source `ssrc` arriving `now` belongs to the track. Reolink RLC-410 sends RTP of
+        /// an older session on the new connection: while the preferred source has been heard within
+        /// ``MediaState/staleSourceGrace``, packets of other sources are stale. Once it has been quiet that
+        /// long, another source is the camera's restart (a new SSRC per GOP, an encoder restart) and is
+        /// followed, preferred from then on. Without an announced source, every source is the track's.
+        mutating func admits(ssrc: UInt32, now: NIODeadline) -> Bool {
+            guard let preferred = preferredSSRC else { return true }
+            if ssrc != preferred {
+                guard now - preferredHeard >= MediaState.staleSourceGrace else {
+                    staleSourcePackets += 1
+                    return false
+                }
+                preferredSSRC = ssrc
+            }
+            preferredHeard = now
+            return true
+        }
     }
+
+    /// How long the preferred source of a track may be silent before another one takes its place.
+    static let staleSourceGrace = TimeAmount.seconds(2)
 
     struct EarlyPacket {
         var bytes: [UInt8]
@@ -77,7 +104,8 @@ struct MediaState {
             var state = Track(
                 description: track,
                 statistics: ReceiverStatistics(
-                    clockRate: track.format.clockRate, tracker: SequenceTracker(minSequential: 1)))
+                    clockRate: track.format.clockRate, tracker: SequenceTracker(minSequential: 1)),
+                preferredSSRC: track.transport?.ssrc, preferredHeard: arrival)
             if transport == .tcp {
                 // The channels the server chose, else the ones asked for (2 × index, one more for RTCP).
                 let channels = track.transport?.interleavedChannels ?? (UInt8(2 * index), UInt8(2 * index + 1))

@@ -33,6 +33,9 @@ public struct RTSPSessionStatistics: Sendable {
         public var jitterMilliseconds: Double
         /// RTCP sender reports received.
         public var senderReports: Int
+        /// RTP packets of another source than the one the server announced for the track (an older
+        /// session's), dropped while the announced one streams.
+        public var staleSourcePackets: Int
     }
 
     /// The transport in use now: `.tcp` or `.udp`.

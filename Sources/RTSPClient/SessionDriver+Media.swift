@@ -44,6 +44,7 @@ extension SessionDriver {
         }
         if isRTCP { return receivedRTCP(bytes, track: track, arrival: arrival) }
         guard let packet = try? RTPPacket(bytes) else { return media.invalidPackets += 1 }
+        guard media.tracks[track].admits(ssrc: packet.ssrc, now: arrival) else { return }  // an older session's
         let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
         media.rtpPackets += 1
         media.tracks[track].senderSSRC = packet.ssrc
@@ -175,7 +176,7 @@ extension SessionDriver {
                 .init(
                     ssrc: $0.senderSSRC, packets: $0.statistics.packets, lost: $0.statistics.lost,
                     duplicates: $0.statistics.duplicates, jitterMilliseconds: $0.statistics.jitterMilliseconds,
-                    senderReports: $0.senderReports)
+                    senderReports: $0.senderReports, staleSourcePackets: $0.staleSourcePackets)
             }, invalidPackets: media.invalidPackets, droppedByConsumer: media.droppedByConsumer,
             earlyPacketsDropped: media.earlyPacketsDropped, unknownChannelFrames: media.unknownChannelFrames,
             receiverReportsSent: media.receiverReportsSent, srtpAuthFailures: media.srtpFailures,

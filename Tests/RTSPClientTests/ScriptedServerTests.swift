@@ -381,6 +381,46 @@ import Testing
         #expect(run.stderr.contains("did not set the session up within 2"))
     }
 
+    /// Reolink RLC-410 sends RTP of an older session on the new connection. The SETUP answer announces the
+    /// track's source (`ssrc=12345678`): packets of another are dropped and counted while it streams; after
+    /// it has been quiet for two seconds, another source is the camera's restart and is followed.
+    @Test func anOlderSessionsPacketsAreDroppedWhileTheAnnouncedSourceStreams() async throws {
+        @Sendable func packets(ssrc: UInt32, from first: UInt16, count: Int) -> [[UInt8]] {
+            (0..<count).map { i in
+                RTPPacketBuilder(
+                    marker: true, payloadType: 96, sequenceNumber: first &+ UInt16(i), timestamp: UInt32(i) * 3000,
+                    ssrc: ssrc, payload: [0x09, 0xF0]
+                ).bytes()
+            }
+        }
+        let server = try await ScriptedServer { request, connection in
+            if request.method == "SETUP" {
+                let transport = (request.header("Transport") ?? "") + ";ssrc=12345678"
+                connection.respond(request, "200 OK", ["Session: 77;timeout=60", "Transport: \(transport)"])
+                return
+            }
+            connection.answerNormally(request)
+            guard request.method == "PLAY" else { return }
+            connection.sendInterleaved(packets(ssrc: 0xDEAD_BEEF, from: 900, count: 5))  // stale, before the real
+            connection.sendInterleaved(packets(ssrc: 0x1234_5678, from: 1, count: 3))
+            connection.sendInterleaved(packets(ssrc: 0xDEAD_BEEF, from: 905, count: 5))  // stale, interleaved
+            connection.sendInterleaved(packets(ssrc: 0x1234_5678, from: 4, count: 3))
+            // The announced source goes quiet; 2.5 s later a new one streams: a restart, followed.
+            connection.channel.eventLoop.scheduleTask(in: .milliseconds(2500)) {
+                connection.sendInterleaved(packets(ssrc: 0x0BAD_F00D, from: 40, count: 3))
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.inactivityTimeout = .seconds(10)
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let (received, _) = await Self.drain(session, limit: 9)
+        #expect(received.map(\.packet.ssrc) == [UInt32](repeating: 0x1234_5678, count: 6) + [0x0BAD_F00D, 0x0BAD_F00D, 0x0BAD_F00D])
+        #expect(received.prefix(6).map(\.packet.sequenceNumber) == [1, 2, 3, 4, 5, 6])
+        #expect(await session.statistics().tracks.first?.staleSourcePackets == 10)
+        await session.teardown()
+    }
+
     @Test func accessUnitsOfATrackNotSetUpIsAnError() async throws {
         let server = try await ScriptedServer { request, connection in connection.answerNormally(request) }
         defer { Task { await server.stop() } }
