@@ -30,13 +30,7 @@ import Testing
     func aSignalTearsTheSessionDownAndPrintsTheTable(signal: Int32) async throws {
         let server = try await ScriptedServer { request, connection in
             connection.answerNormally(request)
-            guard request.method == "PLAY" else { return }
-            var sequence: UInt16 = 1
-            connection.channel.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(20)) { task in
-                guard connection.channel.isActive else { return task.cancel() }
-                connection.sendRTP(count: 1, firstSequence: sequence)
-                sequence &+= 1
-            }
+            if request.method == "PLAY" { connection.streamRTP(every: .milliseconds(20)) }
         }
         defer { Task { await server.stop() } }
         let process = Process()

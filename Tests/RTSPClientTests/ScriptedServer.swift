@@ -40,6 +40,16 @@ final class ScriptedServer: Sendable {
             send(bytes)
         }
 
+        /// One RTP packet every `interval`, numbered from 1, until the connection closes: a live stream.
+        func streamRTP(every interval: TimeAmount) {
+            let sequence = NIOLockedValueBox<UInt16>(1)
+            channel.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: interval) { [self] task in
+                guard channel.isActive else { return task.cancel() }
+                sendRTP(count: 1, firstSequence: sequence.withLockedValue { $0 })
+                sequence.withLockedValue { $0 &+= 1 }
+            }
+        }
+
         /// Packets as they are (RTP, SRTP...), as interleaved frames on `channel`.
         func sendInterleaved(_ packets: [[UInt8]], channel number: UInt8 = 0) {
             var bytes: [UInt8] = []

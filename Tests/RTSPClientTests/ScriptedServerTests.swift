@@ -109,13 +109,7 @@ import Testing
                 connection.respond(old, "400 Bad Request")
             case (_, "PLAY"):
                 connection.answerNormally(request, session: session)
-                var sequence: UInt16 = 1
-                connection.channel.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(50)) {
-                    task in
-                    guard connection.channel.isActive else { return task.cancel() }
-                    connection.sendRTP(count: 1, firstSequence: sequence)
-                    sequence &+= 1
-                }
+                connection.streamRTP(every: .milliseconds(50))
             default: connection.answerNormally(request, session: session)
             }
         }
