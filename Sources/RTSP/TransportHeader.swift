@@ -8,7 +8,10 @@ public struct TransportHeader: Sendable, Hashable {
     public var interleavedChannels: (rtp: UInt8, rtcp: UInt8)?
     public var clientPorts: (rtp: UInt16, rtcp: UInt16)?
     public var serverPorts: (rtp: UInt16, rtcp: UInt16)?
+    /// `ssrc=`, hexadecimal as RFC 2326 writes it.
     public var ssrc: UInt32?
+    /// The same digits read as decimal, as some cameras write them; nil when they are not decimal.
+    public var ssrcInDecimal: UInt32?
     /// `destination=`: the multicast group (or unicast address) the media is sent to.
     public var destination: String?
     /// `source=`: the address the media comes from, when it is not the RTSP server's.
@@ -43,7 +46,9 @@ public struct TransportHeader: Sendable, Hashable {
         destination = text("destination")
         source = text("source")
         multicastPorts = ports("port")
-        ssrc = fields.first { $0.lowercased().hasPrefix("ssrc=") }.flatMap { UInt32($0.dropFirst(5), radix: 16) }
+        let ssrcText = fields.first { $0.lowercased().hasPrefix("ssrc=") }.map { $0.dropFirst(5) }
+        ssrc = ssrcText.flatMap { UInt32($0, radix: 16) }
+        ssrcInDecimal = ssrcText.flatMap { UInt32($0, radix: 10) }
     }
 
     public static func == (lhs: TransportHeader, rhs: TransportHeader) -> Bool {

@@ -23,34 +23,73 @@ struct MediaState {
         /// Where RTCP for this track goes: an interleaved channel, or the server's RTCP port.
         var rtcpChannel: UInt8?
         var rtcpAddress: SocketAddress?
-        /// The source preferred for this track: the one the server announced (SETUP's Transport `ssrc=`),
-        /// then whichever it gave way to; and when it was last heard (or when PLAY was answered).
-        var preferredSSRC: UInt32?
+        /// The source preferred for this track: the one the server announced (SETUP's Transport `ssrc=`,
+        /// read as hex or as decimal), then whichever it gave way to; when it was last heard (or when PLAY
+        /// was answered), and whether it has been heard at all.
+        var preferredSSRCs: Set<UInt32>
         var preferredHeard: NIODeadline
+        var heardPreferred = false
+        /// Packets of another source held while the announced one has not been heard yet.
+        var heldOtherSource: [(RTPPacket, ArrivalTime)] = []
         /// RTP packets of another source, dropped while the preferred one streams.
         var staleSourcePackets = 0
 
-        /// Whether a packet of source `ssrc` arriving `now` belongs to the track. Reolink RLC-410 sends RTP of
-        /// an older session on the new connection: while the preferred source has been heard within
-        /// ``MediaState/staleSourceGrace``, packets of other sources are stale. Once it has been quiet that
-        /// long, another source is the camera's restart (a new SSRC per GOP, an encoder restart) and is
-        /// followed, preferred from then on. Without an announced source, every source is the track's.
-        mutating func admits(ssrc: UInt32, now: NIODeadline) -> Bool {
-            guard let preferred = preferredSSRC else { return true }
-            if ssrc != preferred {
+        enum SourceDecision {
+            /// Of the track's source: hand on `released` (held earlier, in arrival order), then the packet.
+            case accepted(released: [(RTPPacket, ArrivalTime)])
+            /// Held until the announced source shows up (then dropped) or does not (then handed on).
+            case held
+            /// An older session's: dropped and counted.
+            case stale
+        }
+
+        /// Whether `packet` belongs to the track. Reolink RLC-410 sends RTP of an older session on the new
+        /// connection: while the preferred source has been heard within ``MediaState/staleSourceGrace``,
+        /// packets of other sources are stale. Once it has been quiet that long, another source is the
+        /// camera's restart (a new SSRC per GOP, an encoder restart) and is followed, preferred from then on.
+        /// Until the announced source is first heard, others are held, not dropped, for
+        /// ``MediaState/unheardSourceGrace`` (or ``MediaState/maxHeldOtherSource`` packets): a camera may
+        /// announce an SSRC it never uses, and its first keyframe must not be lost for that. Without an
+        /// announced source, every source is the track's.
+        mutating func source(of packet: RTPPacket, arrival: ArrivalTime, now: NIODeadline) -> SourceDecision {
+            guard !preferredSSRCs.isEmpty else { return .accepted(released: []) }
+            if preferredSSRCs.contains(packet.ssrc) {
+                preferredHeard = now
+                if !heardPreferred {
+                    heardPreferred = true
+                    staleSourcePackets += heldOtherSource.count
+                    heldOtherSource = []
+                }
+                return .accepted(released: [])
+            }
+            if heardPreferred {
                 guard now - preferredHeard >= MediaState.staleSourceGrace else {
                     staleSourcePackets += 1
-                    return false
+                    return .stale
                 }
-                preferredSSRC = ssrc
+            } else if now - preferredHeard < MediaState.unheardSourceGrace,
+                heldOtherSource.count < MediaState.maxHeldOtherSource
+            {
+                heldOtherSource.append((packet, arrival))
+                return .held
             }
+            // The preferred source is gone (or never came): this one is the track's from now on.
+            preferredSSRCs = [packet.ssrc]
             preferredHeard = now
-            return true
+            heardPreferred = true
+            let released = heldOtherSource.filter { $0.0.ssrc == packet.ssrc }
+            staleSourcePackets += heldOtherSource.count - released.count
+            heldOtherSource = []
+            return .accepted(released: released)
         }
     }
 
     /// How long the preferred source of a track may be silent before another one takes its place.
     static let staleSourceGrace = TimeAmount.seconds(2)
+    /// How long after PLAY other sources are held while the announced one has not been heard.
+    static let unheardSourceGrace = TimeAmount.milliseconds(500)
+    /// The most packets held meanwhile (a 4K keyframe is some hundreds).
+    static let maxHeldOtherSource = 2048
 
     struct EarlyPacket {
         var bytes: [UInt8]
@@ -105,7 +144,8 @@ struct MediaState {
                 description: track,
                 statistics: ReceiverStatistics(
                     clockRate: track.format.clockRate, tracker: SequenceTracker(minSequential: 1)),
-                preferredSSRC: track.transport?.ssrc, preferredHeard: arrival)
+                preferredSSRCs: Set([track.transport?.ssrc, track.transport?.ssrcInDecimal].compactMap { $0 }),
+                preferredHeard: arrival)
             if transport == .tcp {
                 // The channels the server chose, else the ones asked for (2 × index, one more for RTCP).
                 let channels = track.transport?.interleavedChannels ?? (UInt8(2 * index), UInt8(2 * index + 1))

@@ -44,8 +44,17 @@ extension SessionDriver {
         }
         if isRTCP { return receivedRTCP(bytes, track: track, arrival: arrival) }
         guard let packet = try? RTPPacket(bytes) else { return media.invalidPackets += 1 }
-        guard media.tracks[track].admits(ssrc: packet.ssrc, now: arrival) else { return }  // an older session's
         let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
+        switch media.tracks[track].source(of: packet, arrival: time, now: arrival) {
+        case .stale, .held: return
+        case .accepted(let released):
+            for (held, heldArrival) in released { accept(held, track: track, arrival: heldArrival) }
+            accept(packet, track: track, arrival: time)
+        }
+    }
+
+    /// A packet of the track's source: counted, and handed to the consumer with this read's others.
+    private func accept(_ packet: RTPPacket, track: Int, arrival time: ArrivalTime) {
         media.rtpPackets += 1
         media.tracks[track].senderSSRC = packet.ssrc
         media.tracks[track].statistics.record(

@@ -415,6 +415,40 @@ import Testing
         await session.teardown()
     }
 
+    /// The announced SSRC written in decimal (305419896 is 0x12345678) is the same source; one the camera
+    /// never uses (ABCDEF01) holds the real packets back for half a second, then hands them all on.
+    @Test(arguments: [("305419896", 5), ("ABCDEF01", 0)])
+    func anAnnouncedSourceInDecimalOrNeverUsedLosesNothing(announced: String, stale: Int) async throws {
+        let server = try await ScriptedServer { request, connection in
+            if request.method == "SETUP" {
+                let transport = (request.header("Transport") ?? "") + ";ssrc=\(announced)"
+                connection.respond(request, "200 OK", ["Session: 78;timeout=60", "Transport: \(transport)"])
+                return
+            }
+            connection.answerNormally(request)
+            guard request.method == "PLAY" else { return }
+            connection.sendRTP(count: 3)  // SSRC 0x12345678
+            if stale > 0 {
+                connection.sendInterleaved(
+                    (0..<stale).map {
+                        RTPPacketBuilder(payloadType: 96, sequenceNumber: UInt16(500 + $0), ssrc: 7, payload: [9]).bytes()
+                    })
+            }
+            connection.channel.eventLoop.scheduleTask(in: .milliseconds(800)) {
+                connection.sendRTP(count: 3, firstSequence: 4)
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.inactivityTimeout = .seconds(10)
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let (received, _) = await Self.drain(session, limit: 6)
+        #expect(received.map(\.packet.sequenceNumber) == [1, 2, 3, 4, 5, 6])
+        #expect(received.allSatisfy { $0.packet.ssrc == 0x1234_5678 })
+        #expect(await session.statistics().tracks.first?.staleSourcePackets == stale)
+        await session.teardown()
+    }
+
     @Test func accessUnitsOfATrackNotSetUpIsAnError() async throws {
         let server = try await ScriptedServer { request, connection in connection.answerNormally(request) }
         defer { Task { await server.stop() } }
