@@ -169,7 +169,8 @@ struct InputOptions: ParsableArguments {
     func template(for format: VideoFormat?) -> VideoDepacketizer? {
         guard let format else { return nil }
         return SDPVideo.depacketizer(for: format) { problem in
-            printError("warning: \(sdp ?? displayName): \(problem); left out, the stream's in-band parameter sets are used")
+            printError(
+                "warning: \(sdp ?? displayName): \(problem); left out, the stream's in-band parameter sets are used")
         }
     }
 
@@ -282,7 +283,8 @@ struct Streams: ParsableCommand {
         for stream in analyzer.unvalidated {
             printError(
                 "note: \(stream.key) looks like RTP (\(stream.statistics.packets) packets) but its sequence numbers"
-                    + " were never two in a row (RFC 3550 probation): not listed; name its port with --port to count it")
+                    + " were never two in a row (RFC 3550 probation): not listed; name its port with --port to count it"
+            )
         }
         if let inputFailure { throw naming(options.displayName, inputFailure) }
         if streams.isEmpty {

@@ -45,11 +45,12 @@ import Testing
             sdpParameter: "sprop-parameter-sets", value: "CRA=,\(Self.spsBase64),@@not base64@@,\(base64(annexB))")
         #expect(sets.all.map { Array($0.bytes) } == [Packets.sps, Packets.pps])
         #expect(problems.map(\.code) == [.invalidSDPParameter, .invalidSDPParameter, .invalidSDPParameter])
-        #expect(problems.map(\.reason) == [
-            "sprop-parameter-sets entry 1 holds a AUD NAL unit, not a parameter set",
-            "sprop-parameter-sets entry 3 is not valid base64; check the camera's SDP (a=fmtp line)",
-            "sprop-parameter-sets entry 4 holds a AUD NAL unit, not a parameter set",
-        ])
+        #expect(
+            problems.map(\.reason) == [
+                "sprop-parameter-sets entry 1 holds a AUD NAL unit, not a parameter set",
+                "sprop-parameter-sets entry 3 is not valid base64; check the camera's SDP (a=fmtp line)",
+                "sprop-parameter-sets entry 4 holds a AUD NAL unit, not a parameter set",
+            ])
     }
 
     @Test func updatesReportChangesAndKeepSeveralIds() {
