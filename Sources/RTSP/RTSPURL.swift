@@ -119,8 +119,11 @@ public struct SessionHeader: Sendable, Hashable {
         guard let id = parts.first, !id.isEmpty else { return nil }
         self.id = id
         timeout = Self.defaultTimeout
-        for part in parts.dropFirst() where part.lowercased().hasPrefix("timeout=") {
-            if let seconds = Int(part.dropFirst(8)), seconds > 0, seconds <= 86_400 { timeout = .seconds(seconds) }
+        // Cameras write `; timeout = 60`, `;timeout=60;`, `;Timeout=60`: spaces and case are theirs.
+        for part in parts.dropFirst() {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters() }
+            guard pair.count == 2, pair[0].lowercased() == "timeout" else { continue }
+            if let seconds = Int(pair[1]), seconds > 0, seconds <= 86_400 { timeout = .seconds(seconds) }
         }
     }
 

@@ -33,6 +33,15 @@ struct MediaState {
         var heldOtherSource: [(RTPPacket, ArrivalTime)] = []
         /// RTP packets of another source, dropped while the preferred one streams.
         var staleSourcePackets = 0
+        /// Sender reports of another source than the track's, ignored.
+        var otherSourceReports = 0
+
+        /// Whether `ssrc` is the track's source: the one its RTP comes from, else (before any) the one
+        /// announced, else any.
+        func isSource(_ ssrc: UInt32) -> Bool {
+            if let senderSSRC { return ssrc == senderSSRC }
+            return preferredSSRCs.isEmpty || preferredSSRCs.contains(ssrc)
+        }
 
         enum SourceDecision {
             /// Of the track's source: hand on `released` (held earlier, in arrival order), then the packet.

@@ -36,6 +36,9 @@ public struct RTSPSessionStatistics: Sendable {
         /// RTP packets of another source than the one the server announced for the track (an older
         /// session's), dropped while the announced one streams.
         public var staleSourcePackets: Int
+        /// RTCP sender reports of another source than the track's (its RTP's, or the announced one's before
+        /// any RTP), ignored: they would date the track's units with another clock.
+        public var otherSourceReports: Int
     }
 
     /// The transport in use now: `.tcp` or `.udp`.

@@ -100,6 +100,12 @@ extension SessionDriver {
     private func receivedRTCP(_ bytes: [UInt8], track: Int, arrival: NIODeadline) {
         guard let packets = try? RTCPPacket.parseCompound(bytes) else { return media.invalidPackets += 1 }
         for case .senderReport(let report) in packets {
+            // A report of another source (an older session's, a stray sender) would date the track's units
+            // with another clock: only the track's own source sets it.
+            guard media.tracks[track].isSource(report.ssrc) else {
+                media.tracks[track].otherSourceReports += 1
+                continue
+            }
             media.tracks[track].lastSenderReport = (UInt32(truncatingIfNeeded: report.ntpTimestamp >> 16), arrival)
             media.tracks[track].senderReports += 1
             let clockRate = media.tracks[track].description.format.clockRate
@@ -185,7 +191,8 @@ extension SessionDriver {
                 .init(
                     ssrc: $0.senderSSRC, packets: $0.statistics.packets, lost: $0.statistics.lost,
                     duplicates: $0.statistics.duplicates, jitterMilliseconds: $0.statistics.jitterMilliseconds,
-                    senderReports: $0.senderReports, staleSourcePackets: $0.staleSourcePackets)
+                    senderReports: $0.senderReports, staleSourcePackets: $0.staleSourcePackets,
+                    otherSourceReports: $0.otherSourceReports)
             }, invalidPackets: media.invalidPackets, droppedByConsumer: media.droppedByConsumer,
             earlyPacketsDropped: media.earlyPacketsDropped, unknownChannelFrames: media.unknownChannelFrames,
             receiverReportsSent: media.receiverReportsSent, srtpAuthFailures: media.srtpFailures,

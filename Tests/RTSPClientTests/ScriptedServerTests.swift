@@ -449,6 +449,34 @@ import Testing
         await session.teardown()
     }
 
+    /// Sender reports of another source (an older session's) do not set the track's clock: its units would
+    /// be dated by another sender's NTP time. The track's own report does.
+    @Test func senderReportsOfAnotherSourceDoNotDateTheTrack() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            guard request.method == "PLAY" else { return }
+            connection.sendRTP(count: 1)  // SSRC 0x12345678, timestamp 0
+            for (ssrc, ntpSeconds) in [(UInt32(0xDEAD_BEEF), UInt64(0xE000_0000)), (0x1234_5678, 0xE100_0000)] {
+                var report = RTCPCompoundBuilder()
+                report.appendSenderReport(
+                    RTCPSenderReport(
+                        ssrc: ssrc, ntpTimestamp: ntpSeconds << 32, rtpTimestamp: 0, packetCount: 1, octetCount: 2))
+                connection.sendInterleaved([report.bytes], channel: 1)
+            }
+            connection.sendRTP(count: 1, firstSequence: 2)
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.quick
+        options.inactivityTimeout = .seconds(10)
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        _ = await Self.drain(session, limit: 2)
+        let track = try #require(await session.statistics().tracks.first)
+        #expect(track.senderReports == 1)
+        #expect(track.otherSourceReports == 1)
+        #expect(session.packets.wallClock(track: 0, rtpTimestamp: 0)?.ntp == 0xE100_0000 << 32)
+        await session.teardown()
+    }
+
     @Test func accessUnitsOfATrackNotSetUpIsAnError() async throws {
         let server = try await ScriptedServer { request, connection in connection.answerNormally(request) }
         defer { Task { await server.stop() } }

@@ -59,6 +59,14 @@ import Testing
         #expect(SessionHeader("x;timeout=-5")?.timeout == .seconds(60))
         #expect(SessionHeader("") == nil)
     }
+
+    /// Cameras' spellings (issue 19): spaces around the id and the `=`, another case, a trailing `;`.
+    @Test(arguments: ["12345678 ; timeout = 20", "12345678;Timeout=20;", " 12345678;timeout=20 ", "12345678;x=1;timeout=20"])
+    func sessionIdsAndTimeoutsInCamerasSpellings(value: String) throws {
+        let header = try #require(SessionHeader(value))
+        #expect(header.id == "12345678")
+        #expect(header.timeout == .seconds(20))
+    }
 }
 
 @Suite struct RTSPRequestTests {
