@@ -326,8 +326,7 @@ public struct RTSPClientStateMachine: Sendable {
             // Control URLs resolve against Content-Base, else Content-Location, else the request URL.
             let base =
                 [message.header("Content-Base"), message.header("Content-Location")].compactMap { $0 }
-                .compactMap { try? RTSPURL($0) }.first.map { configuration.url.resolving($0.description) }
-                ?? configuration.url
+                .compactMap { Self.baseURL($0, requested: configuration.url) }.first ?? configuration.url
             let sessionBase = description.control.map { base.resolving($0) } ?? base
             sessionDescription = description
             tracks = description.media.compactMap { media in
@@ -378,6 +377,19 @@ public struct RTSPClientStateMachine: Sendable {
         case .playing, .paused, .idle, .done, .described, .ready:
             return []
         }
+    }
+
+    /// A Content-Base or Content-Location as cameras write it: an absolute URL; a path alone (`/live/`),
+    /// taken on the requested server; or a URL without its scheme (`192.168.1.10:554/live/`), given the
+    /// requested one. Nil for an empty value.
+    static func baseURL(_ value: String, requested: RTSPURL) -> RTSPURL? {
+        let text = value.trimmingCharacters()
+        guard !text.isEmpty else { return nil }
+        if let absolute = try? RTSPURL(text) { return requested.resolving(absolute.description) }
+        if text.hasPrefix("/") { return requested.resolving(text) }
+        let scheme = requested.isSecure ? "rtsps://" : "rtsp://"
+        guard text.firstRange(of: "://") == nil, let schemeless = try? RTSPURL(scheme + text) else { return nil }
+        return requested.resolving(schemeless.description)
     }
 
     private mutating func setupNext(now: Duration) -> [Action] {

@@ -89,6 +89,21 @@ import Testing
         #expect(m.tick(now: .seconds(60)).isEmpty)
     }
 
+    /// Content-Base as cameras write it (issue 19): without its scheme, a path alone, empty, or absent.
+    @Test(arguments: [
+        ("192.168.1.10:8554/media/", "rtsp://192.168.1.10:8554/media/stream=0"),
+        ("/media/", "rtsp://cam/media/stream=0"), ("", "rtsp://cam/live/stream=0"),
+        ("rtsp://cam/live/", "rtsp://cam/live/stream=0"),
+    ])
+    func contentBaseInCamerasSpellings(contentBase: String, setupURL: String) throws {
+        var m = try Self.machine()
+        _ = m.start(now: .zero)
+        _ = m.receive(Self.answer(200, 1), now: .zero)
+        let headers = contentBase.isEmpty ? [] : [("Content-Base", contentBase)]
+        let setup = Self.sent(m.receive(Self.answer(200, 2, headers, body: Self.sdp), now: .zero))
+        #expect(setup.first?.0.url.description == setupURL)
+    }
+
     @Test func keepaliveIsOptionsWhenGetParameterIsNotOffered() throws {
         var m = try Self.machine()
         _ = Self.throughDescribe(&m, publicMethods: "OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN")
