@@ -54,6 +54,11 @@ public struct RTSPClientStateMachine: Sendable {
         public var isSecure: Bool = false
         /// Its `a=crypto` attributes (RFC 4568), raw: the keys for SRTP.
         public var cryptoAttributes: [String] = []
+        /// The SSRC the server said the track's RTP comes from (SETUP's Transport `ssrc=`, PLAY's RTP-Info),
+        /// each reading of it (hex, decimal); empty when it said none, or 0 (a placeholder some send).
+        public var announcedSSRCs: Set<UInt32> = []
+        /// PLAY's RTP-Info for the track, when it gave one: advisory.
+        public var rtpInfo: RTPInfo.Entry?
     }
 
     public enum Action: Sendable {
@@ -350,7 +355,10 @@ public struct RTSPClientStateMachine: Sendable {
                 return fail(RTSPClientError(.protocolViolation, "the SETUP answer has no Session header"))
             }
             session = session ?? header
-            tracks[setupIndex].transport = message.header("Transport").map(TransportHeader.init)
+            let transport = message.header("Transport").map(TransportHeader.init)
+            tracks[setupIndex].transport = transport
+            tracks[setupIndex].announcedSSRCs = Set([transport?.ssrc, transport?.ssrcInDecimal].compactMap { $0 })
+                .subtracting([0])
             setupIndex += 1
             if setupIndex < tracks.count { return setupNext(now: now) }
             if configuration.stepwise {
@@ -362,6 +370,14 @@ public struct RTSPClientStateMachine: Sendable {
             return sendPlay(now: now)
         case .play:
             state = .playing
+            if let value = message.header("RTP-Info") {
+                let entries = RTPInfo(value).entries(for: tracks.map(\.control), base: configuration.url)
+                for (index, entry) in entries.enumerated() {
+                    guard let entry else { continue }
+                    tracks[index].rtpInfo = entry
+                    tracks[index].announcedSSRCs.formUnion(entry.ssrcs.subtracting([0]))
+                }
+            }
             let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
             nextKeepalive = now + interval
             return [.playing(tracks), .wakeUp(at: now + interval)]

@@ -24,7 +24,7 @@ struct MediaState {
         var rtcpChannel: UInt8?
         var rtcpAddress: SocketAddress?
         /// The source preferred for this track: the one the server announced (SETUP's Transport `ssrc=`,
-        /// read as hex or as decimal), then whichever it gave way to; when it was last heard (or when PLAY
+        /// PLAY's RTP-Info, read as hex or as decimal), then whichever it gave way to; when it was last heard (or when PLAY
         /// was answered), and whether it has been heard at all.
         var preferredSSRCs: Set<UInt32>
         var preferredHeard: NIODeadline
@@ -153,8 +153,7 @@ struct MediaState {
                 description: track,
                 statistics: ReceiverStatistics(
                     clockRate: track.format.clockRate, tracker: SequenceTracker(minSequential: 1)),
-                preferredSSRCs: Set([track.transport?.ssrc, track.transport?.ssrcInDecimal].compactMap { $0 }),
-                preferredHeard: arrival)
+                preferredSSRCs: track.announcedSSRCs, preferredHeard: arrival)
             if transport == .tcp {
                 // The channels the server chose, else the ones asked for (2 × index, one more for RTCP).
                 let channels = track.transport?.interleavedChannels ?? (UInt8(2 * index), UInt8(2 * index + 1))

@@ -378,7 +378,8 @@ import Testing
     /// Reolink RLC-410 sends RTP of an older session on the new connection. The SETUP answer announces the
     /// track's source (`ssrc=12345678`): packets of another are dropped and counted while it streams; after
     /// it has been quiet for two seconds, another source is the camera's restart and is followed.
-    @Test func anOlderSessionsPacketsAreDroppedWhileTheAnnouncedSourceStreams() async throws {
+    @Test(arguments: ["Transport", "RTP-Info"])
+    func anOlderSessionsPacketsAreDroppedWhileTheAnnouncedSourceStreams(announcedIn header: String) async throws {
         @Sendable func packets(ssrc: UInt32, from first: UInt16, count: Int) -> [[UInt8]] {
             (0..<count).map { i in
                 RTPPacketBuilder(
@@ -389,11 +390,17 @@ import Testing
         }
         let server = try await ScriptedServer { request, connection in
             if request.method == "SETUP" {
-                let transport = (request.header("Transport") ?? "") + ";ssrc=12345678"
+                let ssrc = header == "Transport" ? ";ssrc=12345678" : ""
+                let transport = (request.header("Transport") ?? "") + ssrc
                 connection.respond(request, "200 OK", ["Session: 77;timeout=60", "Transport: \(transport)"])
                 return
             }
-            connection.answerNormally(request)
+            if request.method == "PLAY", header == "RTP-Info" {
+                // As Reolink writes it: the track's relative URL, its SSRC in hex.
+                connection.respond(request, "200 OK", ["Session: 77", "RTP-Info: url=track1;seq=1;rtptime=0;ssrc=12345678"])
+            } else {
+                connection.answerNormally(request)
+            }
             guard request.method == "PLAY" else { return }
             connection.sendInterleaved(packets(ssrc: 0xDEAD_BEEF, from: 900, count: 5))  // stale, before the real
             connection.sendInterleaved(packets(ssrc: 0x1234_5678, from: 1, count: 3))

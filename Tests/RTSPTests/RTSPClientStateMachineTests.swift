@@ -68,6 +68,7 @@ import Testing
         }
         #expect(tracks.first?.transport?.interleavedChannels?.rtp == 0)
         #expect(tracks.first?.format.codec == .h264)
+        #expect(tracks.first?.announcedSSRCs == [0x1A2B_3C4D])
         #expect(Self.sent(m.tick(now: .seconds(10))).isEmpty)  // keepalive due at 1 + 20/2 = 11 s
         let keepalive = Self.sent(m.tick(now: .seconds(11)))
         #expect(keepalive.map(\.0.method) == ["GET_PARAMETER"])
@@ -102,6 +103,18 @@ import Testing
         let headers = contentBase.isEmpty ? [] : [("Content-Base", contentBase)]
         let setup = Self.sent(m.receive(Self.answer(200, 2, headers, body: Self.sdp), now: .zero))
         #expect(setup.first?.0.url.description == setupURL)
+    }
+
+    /// H264DVR answers a UDP SETUP with `ssrc=0`, a placeholder: no source is announced.
+    @Test func aZeroSSRCAnnouncesNothing() throws {
+        var m = try Self.machine()
+        _ = Self.throughDescribe(&m)
+        _ = m.receive(Self.answer(200, 3, [("Session", "S"), ("Transport", "RTP/AVP/TCP;interleaved=0-1;ssrc=0")]), now: .zero)
+        guard case .playing(let tracks)? = m.receive(Self.answer(200, 4), now: .zero).first else {
+            Issue.record("not playing")
+            return
+        }
+        #expect(tracks.first?.announcedSSRCs.isEmpty == true)
     }
 
     @Test func keepaliveIsOptionsWhenGetParameterIsNotOffered() throws {
