@@ -1,0 +1,122 @@
+import FFmpegDecoding
+import Foundation
+import NIOCore
+import RTP
+import RTSP
+import RTSPClient
+import Testing
+import VideoDecoding
+
+/// Real cameras' RTSP dialects, replayed: a scripted server answers with each camera's recorded bytes
+/// (`CameraTranscript`), then streams GStreamer's 90 H.264 pictures renumbered as the camera's answers
+/// announce (its SSRC, sequence and RTP time), ending with an RTCP BYE. Through `RTSPSession`, as a user
+/// plays a camera, every picture must decode as GStreamer decodes the same RTP.
+@Suite(.enabled(if: CameraTranscript.available)) struct CameraReplayTests {
+    struct Camera: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// The transcripts: OPTIONS (nil: a plain answer), DESCRIBE, SETUP of the video track, PLAY.
+        let options: String?
+        let describe: String
+        let setup: String
+        let play: String
+        /// The path the camera was played at (its Content-Base's).
+        let path: String
+        /// The video's payload type in the camera's SDP.
+        let payloadType: UInt8
+        /// Where the stream starts, as the answers say (SSRC: the announced one, else one of the replay's).
+        let ssrc: UInt32
+        let firstSequence: UInt16
+        let firstTimestamp: UInt32
+        /// Reolink: RTP of an older session comes first on the new connection.
+        var olderSessionFirst = false
+        var testDescription: String { name }
+    }
+
+    static let cameras = [
+        Camera(
+            name: "Reolink (live555; SSRC only in RTP-Info; an older session's RTP first)", options: nil,
+            describe: "reolink_describe.txt", setup: "reolink_setup.txt", play: "reolink_play.txt",
+            path: "/h264Preview_01_main/", payloadType: 96, ssrc: 0xDCC4_A0D8, firstSequence: 16852,
+            firstTimestamp: 1_070_938_629, olderSessionFirst: true),
+        Camera(
+            name: "Hikvision (absolute control URLs with a query; Session with eight blanks; ssrc= in Transport)",
+            options: nil, describe: "hikvision_describe.txt", setup: "hikvision_setup.txt", play: "hikvision_play.txt",
+            path: "/Streaming/Channels/101/", payloadType: 96, ssrc: 0x4CAC_C3D1, firstSequence: 24104,
+            firstTimestamp: 1_270_711_678),
+        Camera(
+            name: "Dahua (Content-Base with a query then /; H.264, AAC and ONVIF metadata; RTP-Info of three tracks)",
+            options: "dahua_options.txt", describe: "dahua_describe_h264_aac_onvif.txt", setup: "dahua_setup.txt",
+            play: "dahua_play.txt", path: "/cam/realmonitor?channel=1&subtype=1&unicast=true&proto=Onvif/",
+            payloadType: 96, ssrc: 0x30A9_8EE7, firstSequence: 47121, firstTimestamp: 3_475_222_385),
+        Camera(
+            name: "GW4089IP (Content-Base with a query and no /; Session 'id; timeout=60'; RTP-Info of another path)",
+            options: nil, describe: "gw_main_describe.txt", setup: "gw_main_setup_video.txt", play: "gw_main_play.txt",
+            path: "/H264?channel=1&subtype=0&unicast=true&proto=Onvif", payloadType: 96, ssrc: 0x0102_0304,
+            firstSequence: 271, firstTimestamp: 1_621_990_950),
+        Camera(
+            name: "Wowza 4.8 (audio track first; video payload type 97)", options: nil, describe: "bunny_describe.txt",
+            setup: "bunny_setup.txt", play: "bunny_play.txt", path: "/vod/mp4:BigBuckBunny_115k.mov/", payloadType: 97,
+            ssrc: 0x0A0B_0C0D, firstSequence: 1, firstTimestamp: 0),
+    ]
+
+    /// The replaying server for `camera`.
+    static func replay(_ camera: Camera) async throws -> ScriptedServer {
+        let answers = (
+            options: try camera.options.map(CameraTranscript.init), describe: try CameraTranscript(camera.describe),
+            setup: try CameraTranscript(camera.setup), play: try CameraTranscript(camera.play)
+        )
+        let session = answers.setup.header("Session")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "1"
+        let stream = FixtureStream.renumbered(
+            ssrc: camera.ssrc, firstSequence: camera.firstSequence, firstTimestamp: camera.firstTimestamp
+        ).map { bytes -> [UInt8] in
+            var bytes = bytes
+            bytes[1] = bytes[1] & 0x80 | camera.payloadType
+            return bytes
+        }
+        let older = camera.olderSessionFirst
+            ? FixtureStream.renumbered(ssrc: 0x5EED_0001, firstSequence: 9000, firstTimestamp: 77).prefix(40).map { $0 } : []
+        return try await ScriptedServer { request, connection in
+            let port = connection.channel.localAddress?.port ?? 0
+            let cseq = request.cseq ?? 0
+            switch request.method {
+            case "OPTIONS" where answers.options != nil:
+                connection.send(answers.options?.answer(cseq: cseq, port: port) ?? [])
+            case "DESCRIBE": connection.send(answers.describe.answer(cseq: cseq, port: port))
+            case "SETUP": connection.send(answers.setup.answer(cseq: cseq, port: port))
+            case "PLAY":
+                connection.send(answers.play.answer(cseq: cseq, port: port))
+                connection.sendInterleaved(older)
+                connection.sendInterleaved(stream)
+                var bye = RTCPCompoundBuilder()
+                bye.appendGoodbye(ssrcs: [camera.ssrc])
+                connection.sendInterleaved([bye.bytes], channel: 1)
+            default:
+                connection.respond(
+                    request, "200 OK",
+                    ["Session: \(session)", "Public: OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN, GET_PARAMETER"])
+            }
+        }
+    }
+
+    @Test(arguments: cameras)
+    func everyPictureDecodesAsGStreamerDecodesIt(camera: Camera) async throws {
+        #expect(FixtureStream.packets.count == 1079)
+        let server = try await Self.replay(camera)
+        defer { Task { await server.stop() } }
+        var options = ScriptedServerTests.quick
+        options.inactivityTimeout = .seconds(5)
+        let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(server.port)\(camera.path)", options: options)
+        #expect(session.tracks.count == 1)
+        #expect(session.tracks.first?.format.payloadType == camera.payloadType)
+        var md5s: [String] = []
+        let decoder = try FFmpegVideoDecoder(codec: .h264)
+        for try await frame in try session.accessUnits().frames(decoder: decoder) {
+            #expect(!frame.mayBeDamaged)
+            md5s.append(FrameDigest.md5(frame))
+        }
+        #expect(md5s == FixtureStream.expectedMD5s)
+        let statistics = await session.statistics()
+        #expect(statistics.tracks.first?.staleSourcePackets == (camera.olderSessionFirst ? 40 : 0))
+        #expect(server.methods.last == "TEARDOWN")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import PacketCapture
+import RTP
+import RTSP
+
+/// A real camera's RTSP answer, from `../shared/fixtures/cameras` (retina's test data): its bytes as
+/// recorded, with only what a replay must change: the camera's URLs point at the replaying server, the
+/// CSeq is the request's, and Content-Length follows the body.
+struct CameraTranscript {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/cameras")
+    static var available: Bool { FileManager.default.fileExists(atPath: folder.path) }
+
+    let statusLine: String
+    let headers: [(name: String, value: String)]
+    let body: String
+
+    init(_ name: String) throws {
+        let text = try String(contentsOf: Self.folder.appendingPathComponent(name), encoding: .utf8)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        var lines = parts[0].components(separatedBy: "\r\n")
+        statusLine = lines.removeFirst()
+        headers = lines.compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), String(line[line.index(after: colon)...]))
+        }
+        body = parts.dropFirst().joined(separator: "\r\n\r\n")
+    }
+
+    /// A header's value as recorded (leading blanks kept), or nil.
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The answer to `cseq`, the camera's `rtsp://host[:port]` replaced by `rtsp://127.0.0.1:port`.
+    func answer(cseq: Int, port: Int) -> [UInt8] {
+        func local(_ text: String) -> String {
+            text.replacingOccurrences(
+                of: #"rtsp://[^/\s;,"]+"#, with: "rtsp://127.0.0.1:\(port)", options: .regularExpression)
+        }
+        let body = local(self.body)
+        var text = statusLine + "\r\n"
+        for (name, value) in headers {
+            switch name.lowercased() {
+            case "cseq": text += "\(name): \(cseq)\r\n"
+            case "content-length": text += "\(name): \(body.utf8.count)\r\n"
+            default: text += "\(name):\(local(value))\r\n"
+            }
+        }
+        return Array((text + "\r\n" + body).utf8)
+    }
+}
+
+/// The RTP of a fixture capture, renumbered as a camera's answers announce: its SSRC, its first sequence
+/// number and RTP time.
+enum FixtureStream {
+    /// GStreamer's 90 H.264 pictures (Fixtures/captures/h264-gst.pcap; their frame MD5s from GStreamer's
+    /// decoder are in Fixtures/expected/h264-gst.pcap.gst-frames.md5).
+    static let packets: [RTPPacket] = {
+        let path = RealServer.root.appendingPathComponent("Fixtures/captures/h264-gst.pcap").path
+        guard var capture = try? CaptureFile(contentsOf: path) else { return [] }
+        var packets: [RTPPacket] = []
+        while let datagram = try? capture.nextDatagram() {
+            if let packet = try? RTPPacket(datagram.payload), packet.payloadType == 96 { packets.append(packet) }
+        }
+        return packets
+    }()
+
+    static var expectedMD5s: [String] {
+        let path = RealServer.root.appendingPathComponent("Fixtures/expected/h264-gst.pcap.gst-frames.md5").path
+        return ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    static func renumbered(ssrc: UInt32, firstSequence: UInt16, firstTimestamp: UInt32) -> [[UInt8]] {
+        guard let base = packets.first else { return [] }
+        return packets.enumerated().map { index, packet in
+            RTPPacketBuilder(
+                marker: packet.marker, payloadType: 96, sequenceNumber: firstSequence &+ UInt16(truncatingIfNeeded: index),
+                timestamp: firstTimestamp &+ (packet.timestamp &- base.timestamp), ssrc: ssrc,
+                payload: Array(packet.payload)
+            ).bytes()
+        }
+    }
+}
