@@ -14,11 +14,12 @@ import VideoDecoding
 @Suite(.enabled(if: CameraTranscript.available)) struct CameraReplayTests {
     struct Camera: Sendable, CustomTestStringConvertible {
         let name: String
-        /// The transcripts: OPTIONS (nil: a plain answer), DESCRIBE, SETUP of the video track, PLAY.
+        /// The transcripts: OPTIONS, DESCRIBE, SETUP of the video track, PLAY (nil: a plain answer, for the
+        /// cameras of which only the DESCRIBE answer was recorded).
         let options: String?
         let describe: String
-        let setup: String
-        let play: String
+        let setup: String?
+        let play: String?
         /// The path the camera was played at (its Content-Base's).
         let path: String
         /// The video's payload type in the camera's SDP.
@@ -57,15 +58,25 @@ import VideoDecoding
             name: "Wowza 4.8 (audio track first; video payload type 97)", options: nil, describe: "bunny_describe.txt",
             setup: "bunny_setup.txt", play: "bunny_play.txt", path: "/vod/mp4:BigBuckBunny_115k.mov/", payloadType: 97,
             ssrc: 0x0A0B_0C0D, firstSequence: 1, firstTimestamp: 0),
+        Camera(
+            name: "Foscam (live555 2014; an audio m= without rtpmap)", options: nil, describe: "foscam_describe.txt",
+            setup: nil, play: nil, path: "/videoMain/", payloadType: 96, ssrc: 0x0F05_CA30, firstSequence: 500,
+            firstTimestamp: 12345),
+        Camera(
+            name: "VStarcam (garbage sprop-parameter-sets: the in-band sets decode; 'Cseq'; no Content-Base)",
+            options: nil, describe: "vstarcam_describe.txt", setup: nil, play: nil, path: "/", payloadType: 96,
+            ssrc: 0x05A5_CA40, firstSequence: 65000, firstTimestamp: 4_294_000_000),
     ]
 
     /// The replaying server for `camera`.
     static func replay(_ camera: Camera) async throws -> ScriptedServer {
         let answers = (
             options: try camera.options.map(CameraTranscript.init), describe: try CameraTranscript(camera.describe),
-            setup: try CameraTranscript(camera.setup), play: try CameraTranscript(camera.play)
+            setup: try camera.setup.map(CameraTranscript.init), play: try camera.play.map(CameraTranscript.init)
         )
-        let session = answers.setup.header("Session")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "1"
+        let session =
+            answers.setup?.header("Session")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+            ?? "1"
         let stream = FixtureStream.renumbered(
             ssrc: camera.ssrc, firstSequence: camera.firstSequence, firstTimestamp: camera.firstTimestamp
         ).map { bytes -> [UInt8] in
@@ -82,9 +93,16 @@ import VideoDecoding
             case "OPTIONS" where answers.options != nil:
                 connection.send(answers.options?.answer(cseq: cseq, port: port) ?? [])
             case "DESCRIBE": connection.send(answers.describe.answer(cseq: cseq, port: port))
-            case "SETUP": connection.send(answers.setup.answer(cseq: cseq, port: port))
+            case "SETUP" where answers.setup != nil: connection.send(answers.setup?.answer(cseq: cseq, port: port) ?? [])
+            case "SETUP":
+                connection.respond(
+                    request, "200 OK", ["Session: \(session)", "Transport: \(request.header("Transport") ?? "")"])
             case "PLAY":
-                connection.send(answers.play.answer(cseq: cseq, port: port))
+                if let play = answers.play {
+                    connection.send(play.answer(cseq: cseq, port: port))
+                } else {
+                    connection.respond(request, "200 OK", ["Session: \(session)"])
+                }
                 connection.sendInterleaved(older)
                 connection.sendInterleaved(stream)
                 var bye = RTCPCompoundBuilder()
