@@ -137,4 +137,54 @@ import VideoDecoding
         #expect(statistics.tracks.first?.staleSourcePackets == (camera.olderSessionFirst ? 40 : 0))
         #expect(server.methods.last == "TEARDOWN")
     }
+
+    /// Cameras that start a new SSRC every GOP (Uniview) or after an encoder restart: here every 30
+    /// pictures, at a picture boundary, a new SSRC, sequence base and timestamp base (the fixture has one
+    /// keyframe). The track follows each change (a discontinuity) and every picture decodes.
+    @Test func aCameraThatStartsANewSourceEveryGOPIsFollowed() async throws {
+        var packets: [[UInt8]] = []
+        var source: (ssrc: UInt32, sequence: UInt16, timestamp: UInt32) = (0x5000_0000, 100, 1000)
+        var pictures = 0
+        var changes = 0
+        for packet in FixtureStream.packets {
+            if pictures > 0 && pictures % 30 == 0 && (try? RTPPacket(packets[packets.count - 1]))?.marker == true {
+                changes += 1
+                // A restarted encoder numbers from anywhere; behind the old numbers is the case a reorder
+                // buffer that ignores the SSRC drops as late.
+                source = (source.ssrc &+ 0x0101_0101, source.sequence &- 500, source.timestamp &+ 900_000_000)
+            }
+            if packet.marker { pictures += 1 }
+            packets.append(
+                RTPPacketBuilder(
+                    marker: packet.marker, payloadType: 96, sequenceNumber: source.sequence &+ UInt16(packets.count % 65536),
+                    timestamp: source.timestamp &+ packet.timestamp, ssrc: source.ssrc, payload: Array(packet.payload)
+                ).bytes())
+        }
+        #expect(changes >= 2)
+        let (lastSSRC, stream) = (source.ssrc, packets)
+        let sdp = try CameraTranscript("foscam_describe.txt")
+        let server = try await ScriptedServer { request, connection in
+            let port = connection.channel.localAddress?.port ?? 0
+            switch request.method {
+            case "DESCRIBE": connection.send(sdp.answer(cseq: request.cseq ?? 0, port: port))
+            case "PLAY":
+                connection.answerNormally(request)
+                connection.sendInterleaved(stream)
+                var bye = RTCPCompoundBuilder()
+                bye.appendGoodbye(ssrcs: [lastSSRC])
+                connection.sendInterleaved([bye.bytes], channel: 1)
+            default: connection.answerNormally(request)
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = ScriptedServerTests.quick
+        options.inactivityTimeout = .seconds(5)
+        let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(server.port)/videoMain/", options: options)
+        var md5s: [String] = []
+        for try await frame in try session.accessUnits().frames(decoder: try FFmpegVideoDecoder(codec: .h264)) {
+            #expect(!frame.mayBeDamaged)
+            md5s.append(FrameDigest.md5(frame))
+        }
+        #expect(md5s == FixtureStream.expectedMD5s)
+    }
 }
