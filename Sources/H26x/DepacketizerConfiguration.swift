@@ -14,11 +14,16 @@ public struct DepacketizerConfiguration: Sendable, Hashable {
     /// The most bytes the de-interleaving buffer holds (`sprop-deint-buf-req`, `sprop-depack-buf-bytes`).
     /// Default 8 MiB.
     public var deinterleavingBytes: Int
+    /// The payload type the SDP gives the stream. Packets of another payload type on the same stream are
+    /// skipped and counted (Geovision sends type 50 after each IDR), in their place in the sequence, so
+    /// they are no loss. Nil (the default): every packet is depacketized.
+    public var payloadType: UInt8?
 
     public init(
         waitForKeyframeAfterLoss: Bool = false, maxNALSize: Int = 8 << 20, maxAccessUnitSize: Int = 32 << 20,
-        deinterleavingDepth: Int = 0, deinterleavingBytes: Int = 8 << 20
+        deinterleavingDepth: Int = 0, deinterleavingBytes: Int = 8 << 20, payloadType: UInt8? = nil
     ) {
+        self.payloadType = payloadType
         self.waitForKeyframeAfterLoss = waitForKeyframeAfterLoss
         self.maxNALSize = max(16, maxNALSize)
         self.maxAccessUnitSize = max(self.maxNALSize, maxAccessUnitSize)
@@ -39,5 +44,7 @@ public struct DepacketizerStatistics: Sendable, Hashable {
     public var unsupportedPackets = 0
     /// Camera quirks met and handled (FU with both start and end bits, fragment without end bit, ...).
     public var quirks = 0
+    /// Packets of another payload type than ``DepacketizerConfiguration/payloadType``, skipped.
+    public var otherPayloadTypePackets = 0
     public init() {}
 }

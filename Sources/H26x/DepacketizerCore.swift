@@ -53,6 +53,14 @@ struct DepacketizerCore: Sendable {
     /// Called first for every packet: extends its timestamp, charges pending loss to the right access
     /// unit, and ends the current access unit when the timestamp moves on (not when de-interleaving: there
     /// NAL units carry their own timestamps).
+    /// Whether `packet` is of the stream's payload type (when the configuration names one); another is
+    /// counted and skipped by the caller, before `beginPacket`.
+    mutating func admits(_ packet: RTPPacket) -> Bool {
+        guard let expected = configuration.payloadType, packet.payloadType != expected else { return true }
+        statistics.otherPayloadTypePackets += 1
+        return false
+    }
+
     mutating func beginPacket(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
         packetTimestamp = timestamps.extend(packet.timestamp)
         if packet.marker { seenMarker = true }

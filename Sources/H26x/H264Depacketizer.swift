@@ -50,6 +50,7 @@ public struct H264Depacketizer: Sendable {
 
     /// Takes the next packet in sequence order; `emit` receives each access unit it completes.
     public mutating func push(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+        guard core.admits(packet) else { return }
         core.beginPacket(packet, emit: emit)
         // The payload borrowed from the packet, not bound to a local: that copied the packet (a retain and a
         // release of its bytes' storage).

@@ -48,6 +48,7 @@ public struct HEVCDepacketizer: Sendable {
     }
 
     public mutating func push(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+        guard core.admits(packet) else { return }
         core.beginPacket(packet, emit: emit)
         handle(packet.payload, nested: false, emit: emit)
         core.endPacket(packet, emit: emit)

@@ -15,7 +15,7 @@ public enum SDPVideo {
         for (name, value) in format.parameterSetAttributes {
             for problem in sets.addValid(sdpParameter: name, value: value) { warn(problem) }
         }
-        var configuration = DepacketizerConfiguration()
+        var configuration = DepacketizerConfiguration(payloadType: format.payloadType)
         if let bytes = format.deinterleavingBytes { configuration.deinterleavingBytes = max(1, bytes) }
         switch codec {
         case .h264:

@@ -8,7 +8,7 @@ import Testing
 /// arrives, and key frames of 4K cameras are large.
 @Suite struct CameraDialectTests {
     /// An IDR NAL unit of `size` bytes as FU-A fragments of `fragment` bytes, in RTP packets from sequence 1.
-    static func fuA(size: Int, fragment: Int, timestamp: UInt32 = 0) -> [RTPPacket] {
+    static func fuA(size: Int, fragment: Int, timestamp: UInt32 = 0, payloadType: UInt8 = 96) -> [RTPPacket] {
         let nal = [UInt8(0x65)] + (0..<(size - 1)).map { UInt8(truncatingIfNeeded: $0 % 251 + 1) }
         let body = nal.dropFirst()
         var packets: [RTPPacket] = []
@@ -18,7 +18,8 @@ import Testing
             let header = UInt8(offset == body.startIndex ? 0x80 : 0) | UInt8(end == body.endIndex ? 0x40 : 0) | 5
             packets.append(
                 RTPPacketBuilder(
-                    marker: end == body.endIndex, payloadType: 96, sequenceNumber: UInt16(truncatingIfNeeded: packets.count + 1),
+                    marker: end == body.endIndex, payloadType: payloadType,
+                    sequenceNumber: UInt16(truncatingIfNeeded: packets.count + 1),
                     timestamp: timestamp, ssrc: 1, payload: [0x7C, header] + body[offset..<end]
                 ).packet())
             offset = end
@@ -26,15 +27,26 @@ import Testing
         return packets
     }
 
-    static func units(_ packets: [RTPPacket], sdp fmtp: String) throws -> [AccessUnit] {
+    static func units(_ packets: [RTPPacket], sdp fmtp: String, payloadType: UInt8 = 96) throws -> [AccessUnit] {
+        try depacketized(packets, sdp: fmtp, payloadType: payloadType).units
+    }
+
+    static func depacketized(_ packets: [RTPPacket], sdp fmtp: String, payloadType: UInt8 = 96) throws -> (
+        units: [AccessUnit], depacketizer: VideoDepacketizer
+    ) {
+        let pt = payloadType
         let description = try SessionDescription(
-            "v=0\r\ns=x\r\nt=0 0\r\nm=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 \(fmtp)\r\n")
+            "v=0\r\ns=x\r\nt=0 0\r\nm=video 0 RTP/AVP \(pt)\r\na=rtpmap:\(pt) H264/90000\r\na=fmtp:\(pt) \(fmtp)\r\n")
         let format = try #require(SDPVideo.videoFormat(in: description))
         var depacketizer = SDPVideo.depacketizer(for: format)
         var units: [AccessUnit] = []
-        for packet in packets { depacketizer.push(packet) { units.append($0) } }
+        var buffer = ReorderBuffer()
+        for packet in packets {
+            buffer.insert(packet, arrival: ArrivalTime(nanoseconds: 0))
+            while let output = buffer.next(now: ArrivalTime(nanoseconds: 0)) { depacketizer.consume(output) { units.append($0) } }
+        }
         depacketizer.flush { units.append($0) }
-        return units
+        return (units, depacketizer)
     }
 
     /// packetization-mode=0 declared (or the fmtp empty, or ending in ';'), FU-A sent: taken as sent.
@@ -54,5 +66,23 @@ import Testing
         #expect(units.first?.isComplete == true)
         #expect(units.first?.isKeyframe == true)
         #expect(units.first?.nalUnits.first?.bytes.count == size)
+    }
+
+    /// Geovision sends packets of payload type 50 after each IDR, in the video's sequence (its SDP gives
+    /// the video type 105): they are skipped in their place, no loss, and the pictures come out whole.
+    @Test func packetsOfAnotherPayloadTypeInTheStreamAreSkippedNotLost() throws {
+        var packets = Self.fuA(size: 3000, fragment: 1000, payloadType: 105)  // sequence 1...3, an IDR
+        packets.append(
+            RTPPacketBuilder(payloadType: 50, sequenceNumber: 4, timestamp: 0, ssrc: 1, payload: [0xAA, 0xBB]).packet())
+        packets.append(
+            RTPPacketBuilder(
+                marker: true, payloadType: 105, sequenceNumber: 5, timestamp: 3000, ssrc: 1, payload: [0x41, 0x9A, 0x11]
+            ).packet())
+        let (units, depacketizer) = try Self.depacketized(packets, sdp: "packetization-mode=1", payloadType: 105)
+        #expect(units.map(\.nalUnits.count) == [1, 1])
+        #expect(units.allSatisfy { $0.isComplete && $0.lostPackets == 0 })
+        #expect(units.first?.nalUnits.first?.bytes.count == 3000)
+        #expect(depacketizer.statistics.otherPayloadTypePackets == 1)
+        #expect(depacketizer.statistics.malformedPackets == 0)
     }
 }
