@@ -45,8 +45,9 @@ public struct RTSPClientStateMachine: Sendable {
         }
     }
 
-    /// A track being played: its format and the transport the server agreed on.
-    public struct Track: Sendable, Hashable {
+    /// A track being played: its format and the transport the server agreed on. Its description, debug
+    /// description and mirror leave out the `a=crypto` attributes: they hold the SRTP master key.
+    public struct Track: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         public var control: RTSPURL
         public var format: VideoFormat
         public var transport: TransportHeader?
@@ -59,6 +60,20 @@ public struct RTSPClientStateMachine: Sendable {
         public var announcedSSRCs: Set<UInt32> = []
         /// PLAY's RTP-Info for the track, when it gave one: advisory.
         public var rtpInfo: RTPInfo.Entry?
+
+        public var description: String {
+            "Track(\(control), \(format.codec.rawValue) payload type \(format.payloadType)"
+                + (isSecure ? ", SRTP with \(cryptoAttributes.count) key(s) hidden" : "") + ")"
+        }
+        public var debugDescription: String { description }
+        public var customMirror: Mirror {
+            Mirror(
+                self,
+                children: [
+                    "control": control, "format": format, "transport": transport as Any, "isSecure": isSecure,
+                    "announcedSSRCs": announcedSSRCs, "rtpInfo": rtpInfo as Any,
+                ], displayStyle: .struct)
+        }
     }
 
     public enum Action: Sendable {

@@ -49,6 +49,15 @@ import VideoDecoding
         defer { Task { await server.stop() } }
         let session = try await RTSPSession.connect(to: server.url, options: ScriptedServerTests.quick)
         #expect(session.tracks.first?.transport?.profile == "RTP/SAVP/TCP")
+        // The track carries the key (its a=crypto attribute); none of the ways to print it shows it.
+        let key = try Self.key()
+        #expect(session.tracks.first?.cryptoAttributes.first?.contains(key) == true)
+        var dumped = ""
+        dump(session.tracks, to: &dumped)
+        for printed in ["\(session.tracks)", String(reflecting: session.tracks), dumped] {
+            #expect(!printed.contains(key))
+            #expect(!printed.contains(String(key.prefix(12))))
+        }
         var units: [AccessUnit] = []
         var iterator = try session.accessUnits().makeAsyncIterator()
         // The last access unit ends with its marker bit; then the session goes quiet (noMedia).

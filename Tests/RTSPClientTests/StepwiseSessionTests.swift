@@ -32,7 +32,12 @@ import Testing
         let tracks = try await described.setup()
         #expect(tracks.first?.transport?.interleavedChannels?.rtp == 0)
         let session = try await described.play()
-        #expect(session.tracks == tracks)
+        // The tracks set up, with their transports; playing, they also know PLAY's RTP-Info.
+        #expect(session.tracks.map(\.control) == tracks.map(\.control))
+        #expect(session.tracks.map(\.transport) == tracks.map(\.transport))
+        #expect(tracks.allSatisfy { $0.rtpInfo == nil })
+        #expect(session.tracks.first?.rtpInfo?.sequenceNumber != nil)
+        #expect(session.tracks.first?.rtpInfo?.rtpTime != nil)
         var frames = 0
         for try await frame in try session.accessUnits().frames(decoder: FFmpegVideoDecoder(codec: .h264)) {
             #expect(!frame.mayBeDamaged)
