@@ -56,6 +56,9 @@ final class PacketQueue: @unchecked Sendable {
     /// ``byteCapacity`` bytes.
     var dropped: Int { condition.withLock { droppedCount } }
 
+    /// Whether a consumer runs on the pushing thread now (``consumeOnPushingThread(_:stop:)``).
+    var hasConsumer: Bool { condition.withLock { consumer != nil } }
+
     /// What the queue holds: packets, and their bytes.
     var held: (packets: Int, bytes: Int) { condition.withLock { (packets.count, bytes) } }
 

@@ -17,12 +17,12 @@ import Testing
         }
     }
 
-    /// Pushes `batches` from a thread of its own (as the event loop does), a little after it starts, then
-    /// ends the queue with `ending`.
+    /// Pushes `batches` from a thread of its own (as the event loop does) once a consumer runs on the
+    /// pushing thread (a fixed sleep lost that race on a loaded machine), then ends the queue with `ending`.
     static func pushLater(_ queue: PacketQueue, _ batches: [ArraySlice<RTSPReceivedPacket>], ending: (any Error)?) {
         Thread.detachNewThread {
             Thread.current.name = "pusher"
-            Thread.sleep(forTimeInterval: 0.05)
+            for _ in 0..<10_000 where !queue.hasConsumer { Thread.sleep(forTimeInterval: 0.001) }
             for batch in batches { queue.push(batch) }
             queue.end(ending)
         }

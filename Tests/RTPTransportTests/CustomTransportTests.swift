@@ -18,22 +18,32 @@ import VideoDecoding
 
     /// A sender process; `output` is what it printed after "ready" (read once it has exited).
     final class Sender: @unchecked Sendable {
-        let process = Process()
-        let pipe = Pipe()
-        let port = Int.random(in: 30_000..<60_000)
+        let process: Process
+        let pipe: Pipe
+        let port: Int
 
+        /// Starts the sender on a random port, another one when that port is taken (a random port can be a
+        /// client connection's ephemeral port of the moment).
         init(_ mode: String) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [
-                root.appendingPathComponent("Fixtures/scripts/rtp-senders.py").path, mode, String(port), capture,
-                "5000",
-            ]
-            process.standardOutput = pipe
-            try process.run()
-            let line = firstLine(of: pipe.fileHandleForReading)
-            guard line == "ready" else {
-                throw RTPTransportError(.connectionFailed, "the sender did not start: \(line)")
+            var lastLine = ""
+            for _ in 0..<5 {
+                let (process, pipe, port) = (Process(), Pipe(), Int.random(in: 30_000..<60_000))
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+                process.arguments = [
+                    root.appendingPathComponent("Fixtures/scripts/rtp-senders.py").path, mode, String(port), capture,
+                    "5000",
+                ]
+                process.standardOutput = pipe
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                lastLine = firstLine(of: pipe.fileHandleForReading)
+                if lastLine == "ready" {
+                    (self.process, self.pipe, self.port) = (process, pipe, port)
+                    return
+                }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             }
+            throw RTPTransportError(.connectionFailed, "the sender did not start: \(lastLine)")
         }
 
         func finish() -> String {
