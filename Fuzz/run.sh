@@ -17,10 +17,13 @@ for target in "${targets[@]}"; do
     corpus="Corpus/$target"
     work="work/$target"
     mkdir -p "$corpus" "$work"
+    # libFuzzer fuzzes from folders only (files are for running inputs once): the fixture seeds go into the
+    # work folder.
+    for seed in $(bash seeds.sh "$target"); do cp "$seed" "$work/"; done
     log="artifacts/$target.log"
     before=$(ls artifacts | grep -c "^$target-crash" || true)
     # New inputs go to the first folder; the others are read.
-    SWIFT_BACKTRACE=enable=no ".build/debug/$target" "$work" "$corpus" $(bash seeds.sh "$target") \
+    SWIFT_BACKTRACE=enable=no ".build/debug/$target" "$work" "$corpus" \
         -max_total_time="$seconds" -max_len=65536 -artifact_prefix="artifacts/$target-" >"$log" 2>&1 \
         && status=ok || status="FAILED (see $log)"
     runs=$(grep -oE 'Done [0-9]+ runs' "$log" | grep -oE '[0-9]+' || echo "?")
