@@ -17,9 +17,11 @@ for target in $(bash targets.sh); do
     fi
     log="$(mktemp)"
     inputs=$( ([ ${#corpus[@]} -eq 0 ] || find "${corpus[@]}" -type f; for seed in $seeds; do echo "$seed"; done) | wc -l)
-    # -runs=0: the corpus is read (each input run once) and nothing is mutated.
-    if SWIFT_BACKTRACE=enable=no ".build/debug/$target" -runs=0 -max_len=1048576 "${corpus[@]}" $seeds \
-        >"$log" 2>&1; then
+    # -runs=0: the corpus folder is read (each input run once) and nothing is mutated. The fixture seeds are
+    # files, which libFuzzer runs once each, but not beside a folder: a second call.
+    if { [ ${#corpus[@]} -eq 0 ] || SWIFT_BACKTRACE=enable=no ".build/debug/$target" -runs=0 -max_len=1048576 \
+        "${corpus[@]}"; } >"$log" 2>&1 \
+        && { [ -z "$seeds" ] || SWIFT_BACKTRACE=enable=no ".build/debug/$target" $seeds; } >>"$log" 2>&1; then
         # Files alone (no folder) are run one by one, and libFuzzer then reports no coverage.
         echo "$target: $inputs inputs replayed, no crash $(grep -oE 'cov: [0-9]+' "$log" | tail -1)"
     else
