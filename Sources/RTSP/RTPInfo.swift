@@ -28,8 +28,7 @@ public struct RTPInfo: Sendable, Hashable {
                 case "url": entry.url = text
                 case "seq": entry.sequenceNumber = Int64(text).flatMap { UInt16(exactly: $0) }
                 case "rtptime": entry.rtpTime = Int64(text).flatMap { UInt32(exactly: $0) }
-                case "ssrc":
-                    entry.ssrcs = Set([UInt32(text, radix: 16), UInt32(text, radix: 10)].compactMap { $0 })
+                case "ssrc": entry.ssrcs = TransportHeader.ssrcReadings(text[...])
                 default: continue
                 }
             }

@@ -372,8 +372,7 @@ public struct RTSPClientStateMachine: Sendable {
             session = session ?? header
             let transport = message.header("Transport").map(TransportHeader.init)
             tracks[setupIndex].transport = transport
-            tracks[setupIndex].announcedSSRCs = Set([transport?.ssrc, transport?.ssrcInDecimal].compactMap { $0 })
-                .subtracting([0])
+            tracks[setupIndex].announcedSSRCs = (transport?.ssrcReadings ?? []).subtracting([0])
             setupIndex += 1
             if setupIndex < tracks.count { return setupNext(now: now) }
             if configuration.stepwise {

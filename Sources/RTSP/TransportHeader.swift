@@ -10,8 +10,8 @@ public struct TransportHeader: Sendable, Hashable {
     public var serverPorts: (rtp: UInt16, rtcp: UInt16)?
     /// `ssrc=`, hexadecimal as RFC 2326 writes it.
     public var ssrc: UInt32?
-    /// The same digits read as decimal, as some cameras write them; nil when they are not decimal.
-    public var ssrcInDecimal: UInt32?
+    /// `ssrc=` in each reading that is a number: hex, and decimal as some cameras write it.
+    public var ssrcReadings: Set<UInt32>
     /// `destination=`: the multicast group (or unicast address) the media is sent to.
     public var destination: String?
     /// `source=`: the address the media comes from, when it is not the RTSP server's.
@@ -48,7 +48,7 @@ public struct TransportHeader: Sendable, Hashable {
         multicastPorts = ports("port")
         let ssrcText = fields.first { $0.lowercased().hasPrefix("ssrc=") }.map { $0.dropFirst(5) }
         ssrc = ssrcText.flatMap { UInt32($0, radix: 16) }
-        ssrcInDecimal = ssrcText.flatMap { UInt32($0, radix: 10) }
+        ssrcReadings = ssrcText.map(Self.ssrcReadings) ?? []
     }
 
     public static func == (lhs: TransportHeader, rhs: TransportHeader) -> Bool {
@@ -61,4 +61,12 @@ public struct TransportHeader: Sendable, Hashable {
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(profile) }
+}
+
+extension TransportHeader {
+    /// An SSRC as servers write it (`ssrc=` in Transport and RTP-Info): hex, as RFC 2326 and RFC 7826 have
+    /// it, and decimal, as some cameras do; each reading that fits 32 bits.
+    static func ssrcReadings(_ text: Substring) -> Set<UInt32> {
+        Set([UInt32(text, radix: 16), UInt32(text, radix: 10)].compactMap { $0 })
+    }
 }
