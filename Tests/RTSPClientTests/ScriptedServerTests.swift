@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOConcurrencyHelpers
 import RTP
 import RTSP
@@ -338,12 +339,12 @@ import Testing
 
     /// A server that answers every request 0.9 s late, with four tracks to set up: each answer is within the
     /// request timeout, so only the set-up's own bound ends it (6 requests: 5.4 s; it was waited out).
-    static func slowServer() async throws -> ScriptedServer {
+    static func slowServer(delay: TimeAmount = .milliseconds(900)) async throws -> ScriptedServer {
         let fourTracks =
             ScriptedServer.sdp
             + (2...4).map { "m=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=control:track\($0)\r\n" }.joined()
         return try await ScriptedServer { request, connection in
-            connection.channel.eventLoop.scheduleTask(in: .milliseconds(900)) {
+            connection.channel.eventLoop.scheduleTask(in: delay) {
                 connection.answerNormally(request, sdp: fourTracks)
             }
         }
@@ -363,14 +364,15 @@ import Testing
         #expect(error?.reason.contains("did not set the session up within 2") == true)
     }
 
-    /// `rtpdump --duration` bounds the session, set-up included.
+    /// `rtpdump --duration` bounds the session, set-up included. Each answer comes 2 s late here (14 s and
+    /// more to play and stop, before), so that the bound tells the two apart on a loaded machine too.
     @Test(.enabled(if: RTPDumpBinary.present)) func rtpdumpDurationBoundsTheSetUp() async throws {
-        let server = try await Self.slowServer()
+        let server = try await Self.slowServer(delay: .seconds(2))
         defer { Task { await server.stop() } }
         let url = server.url
         let started = ContinuousClock.now
         let run = try await Task.detached { try RTPDumpBinary.run(["streams", url, "--duration", "2"]) }.value
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(run.status != 0)
         #expect(run.stderr.contains("did not set the session up within 2"))
     }
