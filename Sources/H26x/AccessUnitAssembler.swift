@@ -42,6 +42,16 @@ struct AccessUnitAssembler: Sendable {
     private var changedAfterBoundary = false
     /// Parameter sets or SEI found between the slices of one picture (a quirk, tolerated).
     private(set) var parametersInsidePicture = 0
+    /// The largest access units (bytes) of this window of ``sizeWindow`` units and of the one before: what
+    /// a new buffer is sized for (see ``startNextBuffer()``).
+    private var largestInWindow = 0
+    private var largestInPreviousWindow = 0
+    private var unitsInWindow = 0
+    /// Units per window: at 30 fps, some 4 s, longer than most cameras' keyframe interval, so that the
+    /// estimate holds the keyframe's size.
+    static let sizeWindow = 128
+    /// The least a new buffer is sized for.
+    static let minimumBufferCapacity = 64 * 1024
 
     init(
         codec: VideoCodec, parameterSets: ParameterSets, maxNALSize: Int, maxAccessUnitSize: Int,
@@ -249,13 +259,47 @@ struct AccessUnitAssembler: Sendable {
     mutating func finish(emit: (AccessUnit) -> Void) {
         if nalStart != nil { abortNAL() }
         emitCurrent(emit)
-        buffer.removeAll(keepingCapacity: true)
+        startNextBuffer()
         ranges.removeAll(keepingCapacity: true)
         resetFlags()
     }
 
+    /// The capacity the next access unit's buffer starts with: the largest unit of the last two windows
+    /// and an eighth more (so that most keyframes fit without growing, which would copy them again).
+    var neededBufferCapacity: Int {
+        let largest = max(largestInWindow, largestInPreviousWindow)
+        return max(Self.minimumBufferCapacity, largest + largest / 8)
+    }
+
+    /// Empties the buffer for the next access unit, reusing its storage when the emitted unit was let go
+    /// of (nothing allocated). When the unit is still held (an iterator hands it on later, a consumer
+    /// keeps it), emptying the shared buffer allocates a new one of the same capacity, which the allocator
+    /// rounds up, a page at a time for a buffer this large: capacity crept up by 4 KiB per unit, and each
+    /// held unit kept all of it (a session's memory grew for as long as it played). A buffer that has grown
+    /// past twice what the units need starts again at that size instead.
+    private mutating func startNextBuffer() {
+        let needed = neededBufferCapacity
+        if buffer.capacity > 2 * needed {
+            buffer = []
+            buffer.reserveCapacity(needed)
+        } else {
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private mutating func noteSize(_ size: Int) {
+        largestInWindow = max(largestInWindow, size)
+        unitsInWindow += 1
+        if unitsInWindow == Self.sizeWindow {
+            largestInPreviousWindow = largestInWindow
+            largestInWindow = 0
+            unitsInWindow = 0
+        }
+    }
+
     private mutating func emitCurrent(_ emit: (AccessUnit) -> Void) {
         guard !ranges.isEmpty, let timestamp else { return }
+        noteSize(ranges.last.map(\.upperBound) ?? 0)
         if waitForKeyframeAfterLoss && lostPackets > 0 { waitingForKeyframe = true }
         if waitingForKeyframe && keyframe && lostPackets == 0 { waitingForKeyframe = false }
         if waitingForKeyframe {
