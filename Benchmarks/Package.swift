@@ -11,6 +11,13 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // Many live sessions through the library's API for many minutes, sampling resident memory
+        // (soak-sessions.sh runs it against the real server).
+        .executableTarget(
+            name: "soak-sessions",
+            dependencies: [.product(name: "RTSPClient", package: "swift-rtp")],
+            path: "Soak"
+        ),
         .executableTarget(
             name: "RTPBenchmarks",
             dependencies: [

@@ -4,10 +4,12 @@
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
-                      [--rtcp-interval MS]
+                      [--rtcp-interval MS] [--shared]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
-(python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds.
+(python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds. With --shared, every
+client plays one encoding of the pattern (as a camera serves its clients), which is what lets one machine
+serve many sessions.
 """
 import argparse
 import sys
@@ -71,6 +73,7 @@ def main():
     parser.add_argument("--user", default="user")
     parser.add_argument("--password", default="secret")
     parser.add_argument("--rtcp-interval", type=int, help="least milliseconds between RTCP packets (default 5000)")
+    parser.add_argument("--shared", action="store_true", help="one media, encoded once, for every client")
     parser.add_argument("--sdp-parameter-sets-only", action="store_true",
                         help="parameter sets in the SDP (sprop-*) and never in the stream, as many cameras send them")
     args = parser.parse_args()
@@ -98,7 +101,7 @@ def main():
     server.set_service(str(args.port))
     factory = GstRtspServer.RTSPMediaFactory()
     factory.set_launch(launch)
-    factory.set_shared(False)
+    factory.set_shared(args.shared)
     if args.protocols != "all":  # the other lower transports are answered with 461 Unsupported Transport
         factory.set_protocols({"tcp": GstRtsp.RTSPLowerTrans.TCP, "udp": GstRtsp.RTSPLowerTrans.UDP,
                                "multicast": GstRtsp.RTSPLowerTrans.UDP_MCAST}[args.protocols])
