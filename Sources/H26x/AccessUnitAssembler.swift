@@ -44,6 +44,8 @@ struct AccessUnitAssembler: Sendable {
     private(set) var parametersInsidePicture = 0
     /// The largest access units (bytes) of this window of ``sizeWindow`` units and of the one before: what
     /// a new buffer is sized for (see ``startNextBuffer()``).
+    /// The buffer still holds the unit last emitted (``finish(emit:)``), to be emptied before the next.
+    private var bufferHoldsEmittedUnit = false
     private var largestInWindow = 0
     private var largestInPreviousWindow = 0
     private var unitsInWindow = 0
@@ -86,6 +88,10 @@ struct AccessUnitAssembler: Sendable {
 
     mutating func beginNAL() {
         if nalStart != nil { abortNAL() }
+        if bufferHoldsEmittedUnit {
+            startNextBuffer()
+            bufferHoldsEmittedUnit = false
+        }
         buffer.append(contentsOf: Self.startCode)
         nalStart = buffer.count
         nalHoldsStartCode = false
@@ -259,7 +265,9 @@ struct AccessUnitAssembler: Sendable {
     mutating func finish(emit: (AccessUnit) -> Void) {
         if nalStart != nil { abortNAL() }
         emitCurrent(emit)
-        startNextBuffer()
+        // Emptied when the next unit's first NAL unit comes: by then a consumer that took the unit and let
+        // go of it (as most do before handing in the next packet) has left the storage to be reused.
+        bufferHoldsEmittedUnit = true
         ranges.removeAll(keepingCapacity: true)
         resetFlags()
     }

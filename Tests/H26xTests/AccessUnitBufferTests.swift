@@ -47,4 +47,23 @@ import Testing
         // Room for the keyframe and its eighth, twice at most (the bound before a buffer starts again).
         #expect(steady.allSatisfy { $0 >= 400_000 && $0 <= 2 * (400_004 + 400_004 / 8) + 4096 })
     }
+
+    /// A consumer that lets go of each unit before handing in the next packet (a `for await` body, a writer)
+    /// gets every unit in the same storage: nothing is allocated per unit.
+    @Test func aUnitLetGoBeforeTheNextPacketLeavesItsBufferToTheNext() {
+        var depacketizer = H264Depacketizer()
+        var addresses: [UInt] = []
+        for index in 0..<200 {
+            var taken: [AccessUnit] = []
+            let packet = Packets.rtp(UInt16(index), ts: UInt32(index) * 3000, marker: true, Packets.idr(30_000))
+            depacketizer.push(packet) { taken.append($0) }
+            for unit in taken {
+                unit.nalUnits.storage.withUnsafeBufferPointer { addresses.append(UInt(bitPattern: $0.baseAddress)) }
+            }
+        }
+        // The first unit's buffer (reserved larger) is replaced once by one sized for the units, which every
+        // unit after uses. (A new buffer per unit alternates between two addresses as the allocator reuses them.)
+        #expect(addresses.count == 200)
+        #expect(Set(addresses.dropFirst(2)).count == 1)
+    }
 }
