@@ -37,8 +37,8 @@ let package = Package(
         // libm: Double.rounded() (the wall clock) is a call to it on Linux, which executables without
         // Foundation (the fuzzers) do not link otherwise.
         .target(name: "RTP", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
-        // Session descriptions (RFC 8866) with typed H.264 / H.265 format parameters.
-        .target(name: "SDP"),
+        // Session descriptions (RFC 8866) with typed H.264 / H.265 format parameters (RTP: the codec enum).
+        .target(name: "SDP", dependencies: ["RTP"]),
         // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
         .target(name: "RTSP", dependencies: ["SDP", .product(name: "Crypto", package: "swift-crypto")]),
         // libsrtp2's header (pkg-config finds it on Apple platforms; on Linux it is on the default path, and
@@ -110,7 +110,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP", "TestSupport"]),
-        .testTarget(name: "SDPTests", dependencies: ["SDP"]),
+        .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(

@@ -25,7 +25,9 @@ let package = Package(
             name: "FuzzH264Depacketizer", dependencies: ["FuzzSupport", .product(name: "H26x", package: "swift-rtp")]),
         .executableTarget(
             name: "FuzzHEVCDepacketizer", dependencies: ["FuzzSupport", .product(name: "H26x", package: "swift-rtp")]),
-        .executableTarget(name: "FuzzSPS", dependencies: [.product(name: "H26x", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzSPS",
+            dependencies: [.product(name: "H26x", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp")]),
         .executableTarget(
             name: "FuzzRTSPFramer", dependencies: ["FuzzSupport", .product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzSDP", dependencies: [.product(name: "SDP", package: "swift-rtp")]),

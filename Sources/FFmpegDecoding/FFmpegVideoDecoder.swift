@@ -1,3 +1,4 @@
+import RTP
 import CFFmpegLoader
 import H26x
 import VideoDecoding

@@ -1,3 +1,4 @@
+import RTP
 import CH26x
 
 /// Collects NAL units into access units, deciding where one picture ends and the next begins.

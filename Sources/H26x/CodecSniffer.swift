@@ -1,3 +1,4 @@
+import RTP
 /// Tells H.264 from H.265 by the first bytes of RTP payloads, for captures without an SDP.
 ///
 /// A payload is plausible for a codec when its header has the forbidden bit clear and a type that codec's

@@ -1,3 +1,4 @@
+import RTP
 /// One NAL unit: its header and payload, without a start code or length prefix. A view into the buffer
 /// that holds it (an access unit's, usually).
 public struct NALUnit: Sendable {

@@ -1,3 +1,4 @@
+import RTP
 /// What a sequence parameter set says about the pictures: for choosing a decoder and sizing buffers.
 public struct SequenceParameterSet: Hashable, Sendable {
     public let codec: VideoCodec

@@ -1,3 +1,4 @@
+import RTP
 import FFmpegDecoding
 import H26x
 import PacketCapture

@@ -62,7 +62,7 @@ public struct RTSPClientStateMachine: Sendable {
         public var rtpInfo: RTPInfo.Entry?
 
         public var description: String {
-            "Track(\(control), \(format.codec.rawValue) payload type \(format.payloadType)"
+            "Track(\(control), \(format.codec.encodingName) payload type \(format.payloadType)"
                 + (isSecure ? ", SRTP with \(cryptoAttributes.count) key(s) hidden" : "") + ")"
         }
         public var debugDescription: String { description }

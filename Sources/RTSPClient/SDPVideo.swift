@@ -10,7 +10,7 @@ public enum SDPVideo {
     public static func depacketizer(
         for format: VideoFormat, warn: (H26xError) -> Void = { _ in }
     ) -> VideoDepacketizer {
-        let codec: H26x.VideoCodec = format.codec == .h264 ? .h264 : .h265
+        let codec = format.codec
         var sets = ParameterSets(codec: codec)
         for (name, value) in format.parameterSetAttributes {
             for problem in sets.addValid(sdpParameter: name, value: value) { warn(problem) }

@@ -1,12 +1,9 @@
+import RTP
+
 /// What a receiver needs from an H.264 (RFC 6184 section 8.1) or H.265 (RFC 7798 section 7.1) media
 /// section: the payload type, and the format parameters typed.
 public struct VideoFormat: Sendable, Hashable {
-    public enum Codec: String, Sendable, Hashable {
-        case h264 = "H264"
-        case h265 = "H265"
-    }
-
-    public var codec: Codec
+    public var codec: VideoCodec
     public var payloadType: UInt8
     public var clockRate: Int
     /// `packetization-mode` (H.264): 0 single NAL, 1 non-interleaved, 2 interleaved. 0 when absent.
@@ -44,7 +41,7 @@ extension MediaDescription {
     public var videoFormat: VideoFormat? {
         for payloadType in payloadTypes {
             guard let map = rtpMap(for: payloadType),
-                let codec = VideoFormat.Codec(rawValue: map.encodingName.uppercased())
+                let codec = VideoCodec(encodingName: map.encodingName)
             else { continue }
             let fmtp = formatParameters(for: payloadType)
             let names = codec == .h264 ? ["sprop-parameter-sets"] : ["sprop-vps", "sprop-sps", "sprop-pps"]

@@ -1,3 +1,4 @@
+import RTP
 import Foundation
 import PacketCapture
 import RTPDumpCore

@@ -28,9 +28,9 @@ import VideoDecoding
         #expect(session.tracks.count == 1)
         let format = try #require(session.tracks.first?.format)
         var played = Played()
-        played.codec = format.codec == .h264 ? "h264" : "h265"
+        played.codec = format.codec.rawValue
         var units = try session.accessUnits().makeAsyncIterator()
-        let decoder = try FFmpegVideoDecoder(codec: format.codec == .h264 ? .h264 : .h265)
+        let decoder = try FFmpegVideoDecoder(codec: format.codec)
         while let unit = try await units.next() {
             played.accessUnits += 1
             if !unit.isComplete { played.incomplete += 1 }

@@ -1,3 +1,4 @@
+import RTP
 import H26x
 
 /// Parses the input as an SPS (H.264 when the first byte is even, else H.265), stores it and its id,
