@@ -13,18 +13,23 @@ let srtpPkgConfig: String? = "libsrtp2"
 
 let package = Package(
     name: "swift-rtp",
+    // Apple platforms as far as the code needs (Synchronization's Mutex): declared, not built here; CI builds
+    // and tests on Linux only.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .visionOS(.v2)],
     products: [
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "RTSP", targets: ["RTSP"]),
+        .library(name: "MediaPipeline", targets: ["MediaPipeline"]),
         .library(name: "RTSPClient", targets: ["RTSPClient"]),
         .library(name: "SRTP", targets: ["SRTP"]),
         .library(name: "RTPTransport", targets: ["RTPTransport"]),
         .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
+        .executable(name: "play-camera", targets: ["play-camera"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -59,11 +64,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
+        // The receive pipeline every source shares (sans I/O): packets of any tracks → per-track reorder buffer →
+        // the depacketizer the SDP format calls for → access units. No SwiftNIO: captures need none.
+        .target(name: "MediaPipeline", dependencies: ["RTP", "SDP", "H26x"]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "VideoDecoding", "SRTP",
+                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "VideoDecoding", "SRTP",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -90,13 +98,13 @@ let package = Package(
         .target(
             name: "RTPDumpCore",
             dependencies: [
-                "RTP", "PacketCapture", "H26x", "SDP", "RTSP", "RTSPClient", "SRTP", "VideoDecoding", "FFmpegDecoding",
-                .product(name: "NIOCore", package: "swift-nio"),
+                "RTP", "PacketCapture", "H26x", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "VideoDecoding",
+                "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .executableTarget(
             name: "rtpdump",
             dependencies: [
-                "RTPDumpCore", "SDP", "RTSP", "RTSPClient", "SRTP", "FFmpegDecoding",
+                "RTPDumpCore", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "FFmpegDecoding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The Swift runtime and FoundationEssentials linked in, as a command-line tool is shipped: the
@@ -106,11 +114,21 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
         ),
+        // The README's "Playing a camera" as a program, on the public API only; the tests build and run it.
+        .executableTarget(
+            name: "play-camera",
+            dependencies: [
+                "RTSPClient", "FFmpegDecoding", "VideoDecoding",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // What the tests share: running programs (rtpdump, tshark, the test servers) and reading them.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
+        .testTarget(
+            name: "MediaPipelineTests",
+            dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "SDP"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(
@@ -122,7 +140,7 @@ let package = Package(
             name: "RTSPClientTests",
             dependencies: [
                 "TestSupport",
-                "RTSPClient", "RTSP", "RTP", "H26x", "VideoDecoding", "FFmpegDecoding", "PacketCapture",
+                "RTSPClient", "RTSP", "RTP", "H26x", "MediaPipeline", "VideoDecoding", "FFmpegDecoding", "PacketCapture",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -133,7 +151,8 @@ let package = Package(
             name: "RTPDumpCoreTests",
             dependencies: [
                 "TestSupport",
-                "RTPDumpCore", "PacketCapture", "RTP", "H26x", "SDP", "RTSPClient", "VideoDecoding", "FFmpegDecoding",
+                "RTPDumpCore", "PacketCapture", "RTP", "H26x", "SDP", "MediaPipeline", "RTSPClient", "VideoDecoding",
+                "FFmpegDecoding",
             ]),
     ],
     swiftLanguageModes: [.v6]

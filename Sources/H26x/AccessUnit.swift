@@ -21,6 +21,9 @@ public struct AccessUnit: Sendable {
     /// When the sender captured it, on its wall clock (from its RTCP sender reports); nil until the first
     /// report. The depacketizer does not see RTCP: whoever runs it sets this (`RTSPAccessUnits`, `rtpdump`).
     public var captureTime: WallClockTime? = nil
+    /// The track (or stream) it belongs to, by index in its source: an RTSP session's set-up tracks, a
+    /// `MediaPipeline`'s tracks. 0 for a source of one stream.
+    public var track: Int = 0
 
     /// This access unit with its ``captureTime`` from `clock` (unchanged when there is no clock or no
     /// sender report yet).

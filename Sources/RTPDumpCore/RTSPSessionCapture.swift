@@ -1,3 +1,4 @@
+import MediaPipeline
 import RTSPClient
 import PacketCapture
 import RTP

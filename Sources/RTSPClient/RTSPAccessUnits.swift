@@ -1,134 +1,122 @@
 import H26x
-import RTSP
+import MediaPipeline
 import RTP
+import RTSP
 import VideoDecoding
 
-/// The access units of one track of a session: its packets through a reorder buffer and the
-/// depacketizer its SDP format calls for (parameter sets, packetization mode, de-interleaving). Loss is
+/// The access units of a session's tracks, in the order they complete: their packets through the
+/// library's ``MediaPipeline`` (a reorder buffer per track, the depacketizer its SDP format calls for, with
+/// its parameter sets). Each unit names its track (``AccessUnit/track``, an index into
+/// ``RTSPSession/tracks``) and carries its capture time once the track's sender has reported. Loss is
 /// reported in each unit's ``AccessUnit/lostPackets``; nothing is spliced. Iterate once.
 public struct RTSPAccessUnits: AsyncSequence, Sendable {
     public typealias Element = AccessUnit
 
     let packets: RTSPPackets
-    let track: Int
-    let depacketizer: VideoDepacketizer
+    /// The tracks played, by index into the session's tracks; packets of the others are skipped.
+    let selected: Set<Int>
+    /// Every track's depacketizer (those not selected too, so that indexes are the session's).
+    let depacketizers: [VideoDepacketizer]
     let reorder: ReorderBuffer.Configuration
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var source: RTSPPackets.AsyncIterator
-        let track: Int
-        var buffer: ReorderBuffer
-        var depacketizer: VideoDepacketizer
-        /// Units completed and not yet returned.
-        var ready = ReadyQueue<AccessUnit>()
+        let selected: Set<Int>
+        var pipeline: MediaPipeline
         var finished = false
 
         public mutating func next() async throws -> AccessUnit? {
             while true {
-                if let unit = ready.take() { return unit.captured(by: source.clock(track: track)) }
+                if let unit = pipeline.nextAccessUnit() { return unit.captured(by: source.clock(track: unit.track)) }
                 if finished { return nil }
-                let received = try await source.next()
-                var queue = ready
-                ready = ReadyQueue()
-                queue.refill { out in
-                    if let received {
-                        guard received.track == track else { return }
-                        if received.isDiscontinuity {
-                            // After a pause: what was held ends here, and the numbering starts again.
-                            while let output = buffer.flush() { depacketizer.consume(output) { out.append($0) } }
-                            depacketizer.flush { out.append($0) }
-                            buffer = ReorderBuffer(configuration: buffer.configuration)
-                        }
-                        buffer.insert(received.packet, arrival: received.arrival)
-                        while let output = buffer.next(now: received.arrival) {
-                            depacketizer.consume(output) { out.append($0) }
-                        }
-                    } else {
-                        finished = true
-                        while let output = buffer.flush() { depacketizer.consume(output) { out.append($0) } }
-                        depacketizer.flush { out.append($0) }
-                    }
+                guard let received = try await source.next() else {
+                    finished = true
+                    pipeline.finish()
+                    continue
                 }
-                ready = queue
+                guard selected.contains(received.track) else { continue }
+                pipeline.push(received)
             }
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
-            source: packets.makeAsyncIterator(), track: track, buffer: ReorderBuffer(configuration: reorder),
-            depacketizer: depacketizer)
+            source: packets.makeAsyncIterator(), selected: selected,
+            pipeline: MediaPipeline(depacketizers: depacketizers, reorder: reorder))
     }
 
-    /// Decoded frames of these access units, in presentation order, through `decoder` (for example an
-    /// `FFmpegVideoDecoder`). The decoder is given the track's parameter sets from the SDP before the first
-    /// unit (many cameras send them nowhere else). Frames after a loss come out flagged until the next
-    /// keyframe.
+    /// The parameter sets of `track` from its SDP (what its decoder is configured with before the first unit).
+    func sdpParameterSets(track: Int) -> ParameterSets? {
+        depacketizers.indices.contains(track) ? depacketizers[track].parameterSets : nil
+    }
+
+    /// The tracks these units come from, in order.
+    public var tracks: [Int] { selected.sorted() }
+
+    /// Frames decoded from these units with one decoder per track, made by `makeDecoder` from the track's
+    /// index and codec when its first unit comes, and given the track's parameter sets from the SDP before
+    /// it (many cameras send them nowhere else). Each frame names its track (``I420Frame/track``) and comes
+    /// in its track's presentation order; frames after a loss are flagged until the next keyframe.
+    ///
+    /// ```swift
+    /// for try await frame in try session.accessUnits().frames { _, codec in try FFmpegVideoDecoder(codec: codec) } {
+    ///     print(frame.track, frame.timestamp)
+    /// }
+    /// ```
+    public func frames<Decoder: VideoDecoder>(
+        makeDecoder: @escaping (_ track: Int, _ codec: VideoCodec) throws -> Decoder
+    ) -> RTSPDecodedFrames<Decoder> {
+        RTSPDecodedFrames(units: self, makeDecoder: makeDecoder)
+    }
+
+    /// Frames decoded from these units through `decoder`: for units of one track
+    /// (``RTSPSession/accessUnits(track:reorder:)``). The decoder is given the track's parameter sets from
+    /// the SDP before the first unit. A unit of a second track ends the iteration with `.invalidCall`: use
+    /// ``frames(makeDecoder:)`` for several.
     public func frames<Decoder: VideoDecoder>(decoder: Decoder) -> RTSPDecodedFrames<Decoder> {
-        RTSPDecodedFrames(units: self, decoder: decoder)
-    }
-}
-
-/// Frames decoded from an ``RTSPAccessUnits`` sequence. Iterate once.
-public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
-    public typealias Element = I420Frame
-
-    let units: RTSPAccessUnits
-    let decoder: Decoder
-
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        var units: RTSPAccessUnits.AsyncIterator
-        var decoder: Decoder
-        var ready = ReadyQueue<I420Frame>()
-        var drained = false
-        /// The SDP's parameter sets, until they are given to the decoder (before the first unit).
-        var sdpParameterSets: ParameterSets?
-
-        public mutating func next() async throws -> I420Frame? {
-            if let sets = sdpParameterSets {
-                sdpParameterSets = nil
-                if !sets.isEmpty { try decoder.configure(parameterSets: sets) }
+        var given: Decoder? = decoder
+        return RTSPDecodedFrames(units: self) { track, _ in
+            guard let decoder = given else {
+                throw RTSPClientError(
+                    .invalidCall,
+                    "frames(decoder:) decodes one track, and track \(track) is a second: use frames(makeDecoder:), "
+                        + "or accessUnits(track:) for one track")
             }
-            while true {
-                if var frame = ready.take() {
-                    frame.captureTime = units.source.clock(track: units.track)?.wallClock(rtpTimestamp: frame.timestamp)
-                    return frame
-                }
-                if drained { return nil }
-                let unit = try await units.next()
-                var queue = ready
-                ready = ReadyQueue()
-                try queue.refill { out in
-                    if let unit {
-                        try decoder.decode(unit) { out.append($0) }
-                    } else {
-                        drained = true
-                        try decoder.drain { out.append($0) }
-                    }
-                }
-                ready = queue
-            }
+            given = nil
+            return decoder
         }
-    }
-
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(
-            units: units.makeAsyncIterator(), decoder: decoder, sdpParameterSets: units.depacketizer.parameterSets)
     }
 }
 
 extension RTSPSession {
-    /// The access units of `track` (default: the first video track), from ``packets``. Parameter sets in
-    /// the track's SDP that are not valid are left out; the stream's in-band sets serve instead.
+    /// The access units of the tracks at `indices` into ``tracks`` (nil: every track set up), in the order
+    /// they complete, each naming its track. Parameter sets in a track's SDP that are not valid are left out;
+    /// the stream's in-band sets serve instead.
     ///
-    /// - Throws: ``RTSPClientError`` `.invalidCall` when `track` is not the index of a track set up.
-    public func accessUnits(track: Int = 0, reorder: ReorderBuffer.Configuration = .init()) throws -> RTSPAccessUnits {
-        guard tracks.indices.contains(track) else {
-            throw RTSPClientError(
-                .invalidCall, "track \(track) was not set up: the session has tracks 0 to \(tracks.count - 1)")
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of a track set up.
+    public func accessUnits(tracks indices: [Int]? = nil, reorder: ReorderBuffer.Configuration = .init()) throws
+        -> RTSPAccessUnits
+    {
+        let chosen = indices ?? Array(tracks.indices)
+        let missing = chosen.filter { !tracks.indices.contains($0) }
+        guard !chosen.isEmpty, missing.isEmpty else {
+            let which =
+                chosen.isEmpty
+                ? "accessUnits(tracks: []) names no track"
+                : missing.count == 1
+                    ? "track \(missing[0]) was not set up" : "tracks \(missing) were not set up"
+            throw RTSPClientError(.invalidCall, "\(which): the session has tracks 0 to \(tracks.count - 1)")
         }
         return RTSPAccessUnits(
-            packets: packets, track: track, depacketizer: SDPVideo.depacketizer(for: tracks[track].format),
-            reorder: reorder)
+            packets: packets, selected: Set(chosen),
+            depacketizers: tracks.map { SDPVideo.depacketizer(for: $0.format) }, reorder: reorder)
+    }
+
+    /// The access units of one track.
+    ///
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when `track` is not the index of a track set up.
+    public func accessUnits(track: Int, reorder: ReorderBuffer.Configuration = .init()) throws -> RTSPAccessUnits {
+        try accessUnits(tracks: [track], reorder: reorder)
     }
 }

@@ -1,23 +1,11 @@
+import MediaPipeline
 import RTP
 
-/// An RTP packet received in an ``RTSPSession``, in arrival order (not yet reordered).
-public struct RTSPReceivedPacket: Sendable {
-    /// The index of its track in ``RTSPSession/tracks``.
-    public var track: Int
-    public var packet: RTPPacket
-    /// When it arrived, on a monotonic clock.
-    public var arrival: ArrivalTime
-    /// The first packet of its track after ``RTSPSession/resume()``: the server dropped what it did not
-    /// send while paused, so the sequence numbers jump here without anything being lost on the way.
-    public var isDiscontinuity: Bool
-
-    public init(track: Int, packet: RTPPacket, arrival: ArrivalTime, isDiscontinuity: Bool = false) {
-        self.track = track
-        self.packet = packet
-        self.arrival = arrival
-        self.isDiscontinuity = isDiscontinuity
-    }
-}
+/// An RTP packet received in an ``RTSPSession``, in arrival order (not yet reordered): the library's one
+/// received-packet value, `MediaPipeline`'s ``ReceivedPacket``. Its track indexes ``RTSPSession/tracks``;
+/// its discontinuity marks the first packet of a track after ``RTSPSession/resume()`` (the server dropped
+/// what it did not send while paused: the sequence numbers jump there with nothing lost on the way).
+public typealias RTSPReceivedPacket = ReceivedPacket
 
 /// What an ``RTSPSession`` has received and sent so far.
 public struct RTSPSessionStatistics: Sendable {

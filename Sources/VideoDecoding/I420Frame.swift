@@ -23,6 +23,9 @@ public struct I420Frame: Sendable {
     /// When the sender captured it, on its wall clock (RTCP sender reports), when known. Set by whoever
     /// knows the sender's clock (`RTSPDecodedFrames`); decoders leave it nil.
     public var captureTime: WallClockTime? = nil
+    /// The track of the access unit it was decoded from (``AccessUnit/track``): set by whoever runs a
+    /// decoder per track (`RTSPDecodedFrames`); decoders leave it 0.
+    public var track: Int = 0
 
     /// Chroma plane size: (width + 1) / 2 by (height + 1) / 2.
     public var chromaWidth: Int { (width + 1) / 2 }

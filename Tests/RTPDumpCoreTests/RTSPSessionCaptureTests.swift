@@ -1,3 +1,4 @@
+import MediaPipeline
 import Foundation
 import RTP
 import RTSPClient

@@ -497,7 +497,12 @@ import Testing
             #expect(error?.code == .invalidCall)
             #expect(error?.reason == "track \(track) was not set up: the session has tracks 0 to 0")
         }
+        let none = #expect(throws: RTSPClientError.self) { try session.accessUnits(tracks: []) }
+        #expect(none?.reason == "accessUnits(tracks: []) names no track: the session has tracks 0 to 0")
+        let some = #expect(throws: RTSPClientError.self) { try session.accessUnits(tracks: [0, 3, 2]) }
+        #expect(some?.reason == "tracks [3, 2] were not set up: the session has tracks 0 to 0")
         _ = try session.accessUnits(track: 0)
+        #expect(try session.accessUnits().tracks == [0])
         await session.teardown()
     }
 

@@ -1,4 +1,5 @@
 import H26x
+import RTP
 import SDP
 
 /// Turns an SDP video format into the depacketizer it calls for.

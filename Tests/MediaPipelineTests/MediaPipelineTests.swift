@@ -1,0 +1,115 @@
+import Foundation
+import H26x
+import MediaPipeline
+import PacketCapture
+import RTP
+import Testing
+
+/// The one pipeline on real senders' captures, against GStreamer's depayloaders on the same packets
+/// (Fixtures/expected/*.gst.h26x, made by Fixtures/scripts/gst_references.sh).
+@Suite struct MediaPipelineTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The RTP packets of a capture (RTCP left out), with their capture times from the first.
+    static func packets(_ name: String) throws -> [(packet: RTPPacket, time: Int64)] {
+        var capture = try CaptureFile(contentsOf: root.appendingPathComponent("Fixtures/captures/\(name)").path)
+        var out: [(RTPPacket, Int64)] = []
+        var first: Int64?
+        while let datagram = try capture.nextDatagram() {
+            guard !RTPPacket.looksLikeRTCP(datagram.payload), let packet = try? RTPPacket(datagram.payload) else {
+                continue
+            }
+            first = first ?? datagram.time.nanoseconds
+            out.append((packet, datagram.time.nanoseconds - (first ?? 0)))
+        }
+        return out
+    }
+
+    /// GStreamer's NAL units for a capture, parameter sets and delimiters left out (depayloaders add or
+    /// drop those at will), split at start codes by a splitter of the test's own.
+    static func gstreamerNALUnits(_ name: String, _ codec: VideoCodec) throws -> [[UInt8]] {
+        let file = root.appendingPathComponent("Fixtures/expected/\(name).gst.\(codec.rawValue)")
+        let bytes = [UInt8](try Data(contentsOf: file))
+        var nals: [[UInt8]] = []
+        var start: Int?
+        var index = 0
+        func close(_ end: Int) {
+            guard let from = start else { return }
+            var to = end
+            while to > from && bytes[to - 1] == 0 { to -= 1 }
+            if to > from { nals.append(Array(bytes[from..<to])) }
+        }
+        while index + 3 <= bytes.count {
+            if bytes[index] == 0 && bytes[index + 1] == 0 && bytes[index + 2] == 1 {
+                close(index)
+                index += 3
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        close(bytes.count)
+        return nals.filter { !isParameterSetOrDelimiter($0, codec) }
+    }
+
+    static func isParameterSetOrDelimiter(_ nal: [UInt8], _ codec: VideoCodec) -> Bool {
+        let unit = NALUnit(codec: codec, bytes: nal[...])
+        return unit.isParameterSet || unit.isAccessUnitDelimiter
+    }
+
+    /// An H.264 and an H.265 sender's packets, interleaved by arrival as one session's two tracks would
+    /// be: each track's units are GStreamer's NAL units for its capture, whole, and name their track.
+    @Test func twoTracksGiveEachItsOwnSendersUnits() throws {
+        let h264 = try Self.packets("h264-gst.pcap").map { (track: 0, $0.packet, $0.time) }
+        let h265 = try Self.packets("h265-gst-sll.pcap").map { (track: 1, $0.packet, $0.time) }
+        let merged = (h264 + h265).sorted { $0.2 < $1.2 }
+        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264), VideoDepacketizer(codec: .h265)])
+        var nals: [[[UInt8]]] = [[], []]
+        var units = [0, 0]
+        func take() {
+            while let unit = pipeline.nextAccessUnit() {
+                #expect(unit.codec == (unit.track == 0 ? .h264 : .h265))
+                #expect(unit.isComplete)
+                units[unit.track] += 1
+                nals[unit.track] += unit.nalUnits.map { Array($0.bytes) }
+                    .filter { !Self.isParameterSetOrDelimiter($0, unit.codec) }
+            }
+        }
+        for (track, packet, time) in merged {
+            pipeline.push(ReceivedPacket(track: track, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
+            take()
+        }
+        pipeline.finish()
+        take()
+        #expect(units[0] > 0 && units[1] > 0)
+        #expect(nals[0] == (try Self.gstreamerNALUnits("h264-gst.pcap", .h264)))
+        #expect(nals[1] == (try Self.gstreamerNALUnits("h265-gst-sll.pcap", .h265)))
+    }
+
+    /// A packet for a track the pipeline does not have is counted and dropped, never a crash.
+    @Test func aPacketOfAnUnknownTrackIsCountedAndDropped() throws {
+        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)])
+        let packet = try #require(try Self.packets("h264-gst.pcap").first).packet
+        for track in [1, -1, Int.max] {
+            pipeline.push(ReceivedPacket(track: track, packet: packet, arrival: ArrivalTime(nanoseconds: 0)))
+        }
+        #expect(pipeline.unknownTrackPackets == 3)
+        #expect(pipeline.nextAccessUnit() == nil)
+    }
+
+    /// Units taken before the next push leave their buffer to the next unit: the pipeline keeps no reference
+    /// to a unit it handed on (after the first units, every unit is in one storage).
+    @Test func unitsTakenBeforeTheNextPushShareOneBuffer() throws {
+        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)])
+        var addresses: [UInt] = []
+        for (packet, time) in try Self.packets("h264-gst.pcap") {
+            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
+            while let unit = pipeline.nextAccessUnit() {
+                unit.nalUnits.annexB?.withUnsafeBufferPointer { addresses.append(UInt(bitPattern: $0.baseAddress)) }
+            }
+        }
+        #expect(addresses.count == 90)
+        #expect(Set(addresses.dropFirst(2)).count == 1)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// The README's examples are code that builds and runs: each ```swift block names the file it comes from
+/// (an HTML comment `<!-- from: PATH -->` just before it), and every line of the block is a line of that file,
+/// in order (lines may be left out between, and "…" stands for code left out).
+@Suite struct ReadmeExamplesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func text(_ path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    static func trimmed(_ line: Substring) -> String { line.trimmingCharacters(in: .whitespaces) }
+
+    /// Each Swift block of the README with the file its comment names.
+    static func blocks() throws -> [(source: String?, lines: [String])] {
+        var blocks: [(String?, [String])] = []
+        var source: String?
+        var current: [String]?
+        for line in try text("README.md").split(separator: "\n", omittingEmptySubsequences: false) {
+            if let open = current {
+                if line.hasPrefix("```") {
+                    blocks.append((source, open))
+                    current = nil
+                    source = nil
+                } else {
+                    current = open + [trimmed(line)]
+                }
+            } else if line.hasPrefix("<!-- from: ") {
+                source = String(line.dropFirst("<!-- from: ".count).prefix { $0 != " " })
+            } else if line.hasPrefix("```swift") {
+                current = []
+            }
+        }
+        return blocks
+    }
+
+    @Test func everySwiftBlockOfTheReadmeIsCodeInTheRepository() throws {
+        let blocks = try Self.blocks()
+        #expect(blocks.count >= 3)
+        for (source, lines) in blocks {
+            let path = try #require(source, "a README Swift block names no source file: \(lines.first ?? "")")
+            let file = try Self.text(path).split(separator: "\n").map(Self.trimmed)
+            var position = 0
+            for line in lines where !line.isEmpty && line != "…" {
+                guard let found = file[position...].firstIndex(of: line) else {
+                    Issue.record("README line not in \(path) (in order): \(line)")
+                    break
+                }
+                position = found + 1
+            }
+        }
+    }
+
+    /// The capture example gives the capture's 90 pictures, complete, and the decoding example decodes them.
+    @Test func theCaptureAndDecodingExamplesRun() throws {
+        let capture = Self.root.appendingPathComponent("Fixtures/captures/h264-gst.pcap").path
+        let units = try ReadmeExamples.accessUnits(ofCapture: capture)
+        #expect(units.count == 90)
+        #expect(units.allSatisfy { $0.isComplete && $0.track == 0 })
+        let (frame, pushed) = try ReadmeExamples.latestFrame(of: units, parameterSets: nil)
+        #expect(pushed >= 89)
+        #expect(frame?.width == 320 && frame?.mayBeDamaged == false)
+    }
+}
