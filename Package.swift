@@ -34,6 +34,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
@@ -45,7 +46,7 @@ let package = Package(
         // Session descriptions (RFC 8866) with typed H.264 / H.265 format parameters (RTP: the codec enum).
         .target(name: "SDP", dependencies: ["RTP"]),
         // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
-        .target(name: "RTSP", dependencies: ["SDP", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "RTSP", dependencies: ["SDP", "RTP", .product(name: "Crypto", package: "swift-crypto")]),
         // libsrtp2's header (pkg-config finds it on Apple platforms; on Linux it is on the default path, and
         // pkg-config would also link the library, which CSRTPLoader opens only when a receiver is made).
         .systemLibrary(
@@ -66,12 +67,14 @@ let package = Package(
             ]),
         // The receive pipeline every source shares (sans I/O): packets of any tracks → per-track reorder buffer →
         // the depacketizer the SDP format calls for → access units. No SwiftNIO: captures need none.
-        .target(name: "MediaPipeline", dependencies: ["RTP", "SDP", "H26x"]),
+        .target(
+            name: "MediaPipeline", dependencies: ["RTP", "SDP", "H26x", .product(name: "Logging", package: "swift-log")]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
             dependencies: [
                 "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "VideoDecoding", "SRTP",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -122,14 +125,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // What the tests share: running programs (rtpdump, tshark, the test servers) and reading them.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport"),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
         .testTarget(
             name: "MediaPipelineTests",
             dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "SDP"]),
-        .testTarget(name: "RTSPTests", dependencies: ["RTSP"]),
+        .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(
             name: "RTPTransportTests",

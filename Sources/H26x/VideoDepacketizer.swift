@@ -55,6 +55,9 @@ public struct VideoDepacketizer: Sendable {
         h264?.parameterSets ?? h265?.parameterSets ?? ParameterSets(codec: codec)
     }
 
+    /// The most recent payload this depacketizer refused, and why.
+    public var lastError: H26xError? { h264?.lastError ?? h265?.lastError }
+
     public var statistics: DepacketizerStatistics {
         h264?.statistics ?? h265?.statistics ?? DepacketizerStatistics()
     }

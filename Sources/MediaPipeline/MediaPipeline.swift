@@ -1,4 +1,5 @@
 import H26x
+import Logging
 import RTP
 import SDP
 
@@ -32,23 +33,34 @@ public struct MediaPipeline: Sendable {
     private var ready: [AccessUnit] = []
     /// Packets of a track this pipeline does not have, dropped.
     public private(set) var unknownTrackPackets = 0
+    /// Where the first of each kind of anomaly per track is told; nil: nothing is logged.
+    private var log: AnomalyLog?
 
-    /// A pipeline of one track per depacketizer, each ordered with `reorder`.
-    public init(depacketizers: [VideoDepacketizer], reorder: ReorderBuffer.Configuration = .init()) {
+    /// A pipeline of one track per depacketizer, each ordered with `reorder`. With a `logger`, the first
+    /// loss, change of source, camera quirk, skipped packet kind and change of parameter sets of each track
+    /// are logged (the rest are counted); nothing else, and nothing per packet.
+    public init(
+        depacketizers: [VideoDepacketizer], reorder: ReorderBuffer.Configuration = .init(), logger: Logger? = nil
+    ) {
         tracks = depacketizers.map { Track(reorder: ReorderBuffer(configuration: reorder), depacketizer: $0) }
+        log = logger.map { AnomalyLog(logger: $0, tracks: depacketizers.count) }
         ready.reserveCapacity(4)
     }
 
     /// A pipeline of one track per format (from the SDP: ``SDPVideo/depacketizer(for:warn:)``). Parameter
     /// sets in a format that are not valid are passed to `warn` and left out: the stream's own serve.
     public init(
-        formats: [VideoFormat], reorder: ReorderBuffer.Configuration = .init(),
+        formats: [VideoFormat], reorder: ReorderBuffer.Configuration = .init(), logger: Logger? = nil,
         warn: (_ track: Int, H26xError) -> Void = { _, _ in }
     ) {
         self.init(
             depacketizers: formats.enumerated().map { index, format in
-                SDPVideo.depacketizer(for: format) { warn(index, $0) }
-            }, reorder: reorder)
+                SDPVideo.depacketizer(for: format) { problem in
+                    logger?.warning(
+                        "track \(index): \("\(problem)".escapingControlCharacters); the stream's own parameter sets serve instead")
+                    warn(index, problem)
+                }
+            }, reorder: reorder, logger: logger)
     }
 
     /// How many tracks it has.
@@ -58,10 +70,14 @@ public struct MediaPipeline: Sendable {
     /// the units' buffers are reused.
     public mutating func push(_ received: ReceivedPacket) {
         let index = received.track
-        guard tracks.indices.contains(index) else { return unknownTrackPackets += 1 }
+        guard tracks.indices.contains(index) else {
+            log?.unknownTrack(index)
+            return unknownTrackPackets += 1
+        }
         if received.isDiscontinuity { Self.restart(&tracks[index], into: &ready, track: index) }
         tracks[index].reorder.insert(received.packet, arrival: received.arrival)
         Self.release(&tracks[index], now: received.arrival, into: &ready, track: index)
+        if log != nil { log?.look(at: index, reorder: tracks[index].reorder, depacketizer: tracks[index].depacketizer) }
     }
 
     /// Lets every track give up gaps that have waited past the reorder buffer's delay at `now`, without a
@@ -86,6 +102,7 @@ public struct MediaPipeline: Sendable {
         guard !ready.isEmpty else { return nil }
         // Moved out, not copied: the pipeline keeps no reference to a unit it handed on.
         let unit = ready.removeFirst()
+        if log != nil { log?.handedOn(unit) }
         guard let clock = tracks[unit.track].clock else { return unit }
         return unit.captured(by: clock)
     }

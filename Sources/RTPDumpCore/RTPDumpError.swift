@@ -1,3 +1,4 @@
+import RTP
 import RTSP
 
 /// A failure of an rtpdump command, with a message for the user. Control characters in it are escaped:

@@ -1,3 +1,5 @@
+import RTP
+
 /// Why an RTSP session failed, in words for the user. Never contains credentials.
 public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {

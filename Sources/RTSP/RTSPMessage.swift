@@ -1,3 +1,5 @@
+import RTP
+
 /// An RTSP request or response (RFC 2326 / RFC 7826 message syntax).
 public struct RTSPMessage: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import H26x
+import Logging
 import MediaPipeline
 import RTP
 import RTSP
@@ -18,6 +19,7 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
     /// Every track's depacketizer (those not selected too, so that indexes are the session's).
     let depacketizers: [VideoDepacketizer]
     let reorder: ReorderBuffer.Configuration
+    let logger: Logger
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var source: RTSPPackets.AsyncIterator
@@ -43,7 +45,7 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             source: packets.makeAsyncIterator(), selected: selected,
-            pipeline: MediaPipeline(depacketizers: depacketizers, reorder: reorder))
+            pipeline: MediaPipeline(depacketizers: depacketizers, reorder: reorder, logger: logger))
     }
 
     /// The parameter sets of `track` from its SDP (what its decoder is configured with before the first unit).
@@ -98,6 +100,7 @@ extension RTSPSession {
     public func accessUnits(tracks indices: [Int]? = nil, reorder: ReorderBuffer.Configuration = .init()) throws
         -> RTSPAccessUnits
     {
+        let logger = driver.options.logger
         let chosen = indices ?? Array(tracks.indices)
         let missing = chosen.filter { !tracks.indices.contains($0) }
         guard !chosen.isEmpty, missing.isEmpty else {
@@ -110,7 +113,12 @@ extension RTSPSession {
         }
         return RTSPAccessUnits(
             packets: packets, selected: Set(chosen),
-            depacketizers: tracks.map { SDPVideo.depacketizer(for: $0.format) }, reorder: reorder)
+            depacketizers: tracks.enumerated().map { index, track in
+                SDPVideo.depacketizer(for: track.format) { problem in
+                    logger.warning(
+                        "track \(index): \("\(problem)".escapingControlCharacters); the stream's own parameter sets serve instead")
+                }
+            }, reorder: reorder, logger: logger)
     }
 
     /// The access units of one track.

@@ -1,3 +1,4 @@
+import Logging
 import RTSP
 
 /// How an ``RTSPSession`` connects, authenticates, receives and gives up.
@@ -71,6 +72,11 @@ public struct RTSPSessionOptions: Sendable {
     public var framerLimits: RTSPFramer.Limits
     /// Certificate checks for `rtsps://`. Default: verified against the system's CAs.
     public var tls: TLS
+    /// Where the session tells what it does and what it met: connecting, redirects, the transport played, the
+    /// fallback to TCP, how it ended (info and debug); the first of each kind of dropped packet, change of
+    /// source, loss and camera quirk per track (notice and warning; the rest are counted in
+    /// ``RTSPSession/statistics()``). Never a credential; peer text escaped. Default: silent.
+    public var logger = Logger(label: "swift-rtp", factory: { _ in SwiftLogNoOpLogHandler() })
     /// When set, each read's packets go to this closure, on the session's event loop thread, instead of
     /// to ``RTSPSession/packets`` (which then only ends, as the session does): no thread hop and no
     /// allocation per read, for consumers that hand packets on at once. It must return quickly and may

@@ -12,7 +12,10 @@ extension SessionDriver {
         case .starting: media.holdEarly(channel: channel, bytes: bytes)
         case .playing, .closing:
             // While TEARDOWN is under way, what still arrives is delivered: BYE can overtake the last packets.
-            guard let route = media.routes[channel] else { return media.unknownChannelFrames += 1 }
+            guard let route = media.routes[channel] else {
+                logOnce("channel", .info, "an interleaved frame on channel \(channel), which no track was set up on, was dropped")
+                return media.unknownChannelFrames += 1
+            }
             deliver(bytes, track: route.track, isRTCP: route.carriage.isRTCP(bytes))
         case .closed: return
         }
@@ -39,14 +42,23 @@ extension SessionDriver {
             do throws(SRTPError) {
                 bytes = isRTCP ? try srtp.unprotectRTCP(bytes) : try srtp.unprotect(bytes)
             } catch {
+                logOnce("srtp-\(track)", .warning, "track \(track): an SRTP packet failed authentication (\(error)) and was dropped")
                 return media.srtpFailures += 1
             }
         }
         if isRTCP { return receivedRTCP(bytes, track: track, arrival: arrival) }
-        guard let packet = try? RTPPacket(bytes) else { return media.invalidPackets += 1 }
+        guard let packet = try? RTPPacket(bytes) else {
+            logOnce("invalid-\(track)", .notice, "track \(track): a packet that is not RTP (\(bytes.count) bytes) was dropped")
+            return media.invalidPackets += 1
+        }
         let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
         switch media.tracks[track].source(of: packet, arrival: time, now: arrival) {
-        case .stale, .held: return
+        case .held: return
+        case .stale:
+            logOnce(
+                "stale-\(track)", .notice,
+                "track \(track): RTP of SSRC \(hex(packet.ssrc)), not the source the server announced, is dropped while that one streams (an older session's)")
+            return
         case .accepted(let released):
             for (held, heldArrival) in released { accept(held, track: track, arrival: heldArrival) }
             accept(packet, track: track, arrival: time)
@@ -87,6 +99,9 @@ extension SessionDriver {
             }
             return room
         }
+        if admitted < count {
+            logOnce("consumer", .warning, "the consumer fell behind: \(count - admitted) packet(s) were dropped")
+        }
         media.droppedByConsumer += count - admitted
         if admitted == count {
             continuation.yield(batch)
@@ -103,6 +118,9 @@ extension SessionDriver {
             // A report of another source (an older session's, a stray sender) would date the track's units
             // with another clock: only the track's own source sets it.
             guard media.tracks[track].isSource(report.ssrc) else {
+                logOnce(
+                    "reports-\(track)", .info,
+                    "track \(track): a sender report of SSRC \(hex(report.ssrc)), not the track's source, was ignored")
                 media.tracks[track].otherSourceReports += 1
                 continue
             }
@@ -114,6 +132,7 @@ extension SessionDriver {
         // BYE from the track's sender: its stream is over; when every track's is, so is the session.
         for case .goodbye(let bye) in packets {
             guard let sender = media.tracks[track].senderSSRC, bye.ssrcs.contains(sender) else { continue }
+            logger.info("track \(track): the sender said BYE")
             media.tracks[track].ended = true
         }
         if phase == .playing && media.tracks.allSatisfy(\.ended) {
@@ -198,4 +217,10 @@ extension SessionDriver {
             receiverReportsSent: media.receiverReportsSent, srtpAuthFailures: media.srtpFailures,
             requestsSent: requestsSent)
     }
+}
+
+/// An SSRC as logs and tools write it: 0x and 8 hex digits.
+func hex(_ ssrc: UInt32) -> String {
+    let digits = String(ssrc, radix: 16, uppercase: true)
+    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
 }

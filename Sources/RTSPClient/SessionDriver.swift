@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -94,6 +95,16 @@ final class SessionDriver: @unchecked Sendable {
     /// Where each received packet's bytes are copied (the one copy between the socket and the depacketizer).
     var packetBuffers = PacketBufferPool()
 
+    var logger: Logger { options.logger }
+    /// The kinds of anomaly already logged (each once per session, or per track when its key names one).
+    private var logged: Set<String> = []
+
+    /// Logs `message` the first time `kind` happens (on the event loop, for events that are counted).
+    func logOnce(_ kind: String, _ level: Logger.Level, _ message: @autoclosure () -> String) {
+        guard logger.logLevel <= level, logged.insert(kind).inserted else { return }
+        logger.log(level: level, "\(message()) (further ones are counted in the statistics)")
+    }
+
     var now: Duration { .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds - origin.uptimeNanoseconds)) }
 
     // MARK: Starting, redirects, fallback
@@ -116,6 +127,7 @@ final class SessionDriver: @unchecked Sendable {
                 requestTimeout: options.requestTimeout,
                 stepwise: stepwise, trackSelection: selection))
         let target = (host: url.host, port: url.port)
+        logger.debug("connecting to \("\(url.origin)".escapingControlCharacters) (\(transport), attempt \(generation))")
         var tls: NIOSSLContext?
         if url.isSecure {
             if tlsContext == nil {
@@ -185,6 +197,11 @@ final class SessionDriver: @unchecked Sendable {
                     .tooManyRedirects, "more than \(options.maxRedirects) redirects; the last went to \(target)"))
         }
         // `start` gives the new connection the user's credentials only if the target has their origin.
+        logger.info("redirected to \("\(target)".escapingControlCharacters)")
+        if let credentials, target.origin != credentials.origin {
+            let text = "\(target.origin) is not \(credentials.origin), which the credentials were given for"
+            logger.notice("\(text.escapingControlCharacters): they are not sent there")
+        }
         url = target
         restart()
     }
@@ -204,6 +221,7 @@ final class SessionDriver: @unchecked Sendable {
 
     /// `.auto` saw no UDP packet in time: say goodbye to the UDP session and play again over TCP.
     private func fallBackToTCP() {
+        logger.notice("nothing arrived over \(transport) in time: playing again over TCP (interleaved)")
         for case .send(let request, let cseq) in machine.teardown(now: now) { write(request.serialized(cseq: cseq)) }
         for pair in udpPairs { pair.close() }
         udpPairs = []
@@ -283,6 +301,8 @@ final class SessionDriver: @unchecked Sendable {
             }
         }
         phase = .playing
+        let formats = tracks.map { "\($0.format.codec) payload type \($0.format.payloadType)" }
+        logger.info("playing \(tracks.count) track(s) over \(transport): \(formats.joined(separator: ", "))")
         if transport == .udp { openUDPPaths(tracks) }
         if transport == .multicast {
             for (index, address) in multicastRTCP where index < media.tracks.count {
@@ -402,6 +422,7 @@ final class SessionDriver: @unchecked Sendable {
         switch phase {
         case .closed, .closing: return
         case .starting, .playing:
+            logger.debug("tearing down\(error.map { ": \($0)" } ?? "")")
             phase = .closing
             closingError = error
             schedule(at: now + options.teardownTimeout) { [self] in finish(nil) }
@@ -415,6 +436,7 @@ final class SessionDriver: @unchecked Sendable {
         // Once closing, how the connection ends is no news: the reason for closing is.
         let error = phase == .closing ? closingError : failure
         handOver()
+        if let error { logger.info("the session ended: \(error)") } else { logger.debug("the session ended") }
         phase = .closed
         cancelTimers()
         control?.close(promise: nil)

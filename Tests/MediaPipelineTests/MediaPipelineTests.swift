@@ -3,6 +3,7 @@ import H26x
 import MediaPipeline
 import PacketCapture
 import RTP
+import TestSupport
 import Testing
 
 /// The one pipeline on real senders' captures, against GStreamer's depayloaders on the same packets
@@ -111,5 +112,40 @@ import Testing
         }
         #expect(addresses.count == 90)
         #expect(Set(addresses.dropFirst(2)).count == 1)
+    }
+}
+
+/// What a pipeline with a logger tells: the first of each anomaly per track, once.
+@Suite struct MediaPipelineLogTests {
+    /// A capture with packets dropped by the fixture script: the losses are counted on the units, and the
+    /// log says it once, whatever their number.
+    @Test func aLossyStreamIsLoggedOnce() throws {
+        let log = CapturedLog()
+        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)], logger: log.logger())
+        var lost = 0
+        for (packet, time) in try MediaPipelineTests.packets("h264-gst-dropped.pcap") {
+            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
+            while let unit = pipeline.nextAccessUnit() { lost += unit.lostPackets }
+        }
+        pipeline.finish()
+        while let unit = pipeline.nextAccessUnit() { lost += unit.lostPackets }
+        #expect(lost > 1)
+        #expect(log.lines(containing: "given up as lost").count == 1, "\(log.lines)")
+        #expect(log.lines.allSatisfy { $0.hasPrefix("notice") || $0.hasPrefix("debug") || $0.hasPrefix("info") })
+    }
+
+    /// A stream with no loss logs no loss and no warning, only (at info) the quirk GStreamer's payloader
+    /// shows (SPS and PPS repeated inside an IDR picture); packets of a track the pipeline lacks are told once.
+    @Test func aStreamWithoutLossLogsOnlyItsQuirkAndAnUnknownTrackOnce() throws {
+        let log = CapturedLog()
+        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)], logger: log.logger())
+        for (packet, time) in try MediaPipelineTests.packets("h264-gst.pcap") {
+            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
+            while pipeline.nextAccessUnit() != nil {}
+        }
+        #expect(log.lines.count == 1 && log.lines(containing: "counted in quirks").count == 1, "\(log.lines)")
+        let stray = try #require(try MediaPipelineTests.packets("h264-gst.pcap").first).packet
+        for _ in 0..<5 { pipeline.push(ReceivedPacket(track: 3, packet: stray, arrival: ArrivalTime(nanoseconds: 0))) }
+        #expect(log.lines(containing: "track 3").count == 1)
     }
 }

@@ -4,6 +4,7 @@ import NIOCore
 import RTP
 import RTSP
 import RTSPClient
+import TestSupport
 import Testing
 import VideoDecoding
 
@@ -179,6 +180,8 @@ import VideoDecoding
         defer { Task { await server.stop() } }
         var options = ScriptedServerTests.quick
         options.inactivityTimeout = .seconds(5)
+        let log = CapturedLog()
+        options.logger = log.logger()
         let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(server.port)/videoMain/", options: options)
         var md5s: [String] = []
         for try await frame in try session.accessUnits().frames(decoder: try FFmpegVideoDecoder(codec: .h264)) {
@@ -186,5 +189,9 @@ import VideoDecoding
             md5s.append(FrameDigest.md5(frame))
         }
         #expect(md5s == FixtureStream.expectedMD5s)
+        // Each change of source is followed; the log tells the first, once, and nothing was lost.
+        #expect(log.lines(containing: "changed its SSRC").count == 1, "\(log.lines)")
+        #expect(log.lines(containing: "lost").isEmpty)
+        #expect(log.lines(containing: "playing 1 track(s) over tcp").count == 1)
     }
 }

@@ -71,9 +71,15 @@ import VideoDecoding
             ["--auth", scheme, "--user", "viewer", "--password", "s3cret-\(scheme)", "--frames", String(Self.frames)])
         defer { server.stop() }
         let url = "rtsp://viewer:s3cret-\(scheme)@127.0.0.1:\(server.port)/test"
-        Self.expectClean(try await Self.play(url, RTSPSessionOptions()), transport: .tcp)
+        // Everything the session logs, at the most detailed level, holds no credential.
+        let log = CapturedLog()
+        var logged = RTSPSessionOptions()
+        logged.logger = log.logger()
+        Self.expectClean(try await Self.play(url, logged), transport: .tcp)
+        #expect(log.lines(containing: "playing 1 track(s) over tcp").count == 1)
 
-        let wrong = RTSPSessionOptions(credentials: Credentials(user: "viewer", password: "not-the-password"))
+        var wrong = RTSPSessionOptions(credentials: Credentials(user: "viewer", password: "not-the-password"))
+        wrong.logger = log.logger()
         let error = await #expect(throws: RTSPClientError.self) {
             _ = try await RTSPSession.connect(to: server.url, options: wrong)
         }
@@ -86,6 +92,8 @@ import VideoDecoding
             _ = try await RTSPSession.connect(to: server.url, options: RTSPSessionOptions())
         }
         #expect(none?.code == .unauthorized)
+        #expect(log.lines(containing: "401 Unauthorized").count == 1)
+        log.expectNoCredentials(from: "the authenticated sessions")
     }
 
     /// A server that sends the H.264 parameter sets only in the SDP (`sprop-parameter-sets`; x264 told not

@@ -65,11 +65,18 @@ import Testing
         defer { Task { await other.stop() } }
         let origin = try await Self.redirecting(to: other.url)
         defer { Task { await origin.stop() } }
-        let (url, options) = Self.connection(to: origin.url, giving: source)
+        var (url, options) = Self.connection(to: origin.url, giving: source)
+        let log = CapturedLog()
+        options.logger = log.logger()
 
         let error = await #expect(throws: RTSPClientError.self) {
             try await RTSPSession.connect(to: url, options: options)
         }
+        // The log tells the redirect and that the credentials stayed behind, and holds none of them.
+        #expect(log.lines(containing: "redirected to rtsp://\(target.host):\(other.port)").count == 1)
+        #expect(log.lines(containing: "they are not sent there").count == 1)
+        #expect(log.lines(containing: "401 Unauthorized").count == 1)
+        log.expectNoCredentials(from: "the redirected session")
         // The first server had them (it asked), the other never did.
         #expect(origin.requests.contains { $0.header("Authorization") != nil })
         #expect(other.requests.count >= 1)

@@ -1,3 +1,4 @@
+import RTP
 import Testing
 
 @testable import RTSP
