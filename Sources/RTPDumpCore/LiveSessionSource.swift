@@ -1,7 +1,7 @@
 import PacketCapture
 import RTP
 import RTSP
-import RTSPClient
+@_spi(PacketHandler) import RTSPClient
 
 /// A live RTSP session as the commands' datagram source: packets as they arrive, each presented as a
 /// datagram from the server to the track's client port (UDP) or interleaved channel (TCP). The commands

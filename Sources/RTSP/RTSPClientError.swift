@@ -47,4 +47,14 @@ public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     public var description: String { reason }
+
+}
+
+extension RTSPClientError.Code {
+    /// Matches an error by its code, so that a `catch` (or a `switch` over an error) needs no cast:
+    ///
+    /// ```swift
+    /// do { … } catch RTSPClientError.Code.unauthorized { askForThePassword() }
+    /// ```
+    public static func ~= (code: Self, error: any Error) -> Bool { (error as? RTSPClientError)?.code == code }
 }

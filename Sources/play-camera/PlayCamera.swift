@@ -58,6 +58,7 @@ struct PlayCamera: AsyncParsableCommand {
             printError(
                 "track \(index): \(track.format.codec) payload type \(track.format.payloadType), \(track.control)")
         }
+        for media in session.unplayedMedia { printError("not played: \(media)") }
         let md5 = self.md5
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in

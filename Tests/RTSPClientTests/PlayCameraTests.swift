@@ -63,6 +63,9 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect((58...60).contains(lines.count), "\(lines.count) frames")
         #expect(lines.allSatisfy { $0.track == 0 && !$0.fields.contains("damaged") })
+        // The audio the camera offers is listed as not played (RTSPSession.unplayedMedia), not hidden.
+        #expect(run.stderr.contains("not played: audio PCMU/8000"))
+        #expect(run.stderr.contains("not played: audio MPEG4-GENERIC/48000/1"))
     }
 
     /// `--duration` ends a session that would go on (TEARDOWN sent), and bad options are refused with the range.

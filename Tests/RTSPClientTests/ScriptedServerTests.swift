@@ -3,7 +3,7 @@ import NIOCore
 import NIOConcurrencyHelpers
 import RTP
 import RTSP
-import RTSPClient
+@_spi(PacketHandler) import RTSPClient
 import TestSupport
 import Testing
 
