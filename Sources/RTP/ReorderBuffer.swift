@@ -26,8 +26,9 @@
 /// held is released, then a ``Output/discontinuity``, then the new source's packets. Stragglers of the
 /// source just left are dropped as late. (Keep one buffer per SSRC where SSRCs are separate streams.)
 ///
-/// Storage is a ring allocated once; in-order packets cost O(1) and allocate nothing. Time is always
-/// an input, never read from a clock.
+/// Storage is a ring sized for ``Configuration/maxPackets``; a packet that lands further ahead (a gap of
+/// more than that) grows it, up to what ``Configuration/maxDropout`` needs, once. In-order packets cost O(1)
+/// and allocate nothing. Time is always an input, never read from a clock.
 public struct ReorderBuffer: Sendable {
     /// Limits of a reorder buffer.
     public struct Configuration: Sendable, Hashable {
@@ -94,7 +95,10 @@ public struct ReorderBuffer: Sendable {
     /// The limits in force.
     public let configuration: Configuration
     private var slots: [Slot]
-    private let mask: UInt64
+    private var mask: UInt64
+    /// The most slots the ring grows to: a power of two above ``Configuration/maxDropout``, so that every
+    /// packet accepted as ahead has its own slot.
+    private let maxSlots: Int
     private let maxDelayNanoseconds: Int64
     /// The extended sequence number released next; nil before the first packet.
     private var head: UInt64?
@@ -119,15 +123,24 @@ public struct ReorderBuffer: Sendable {
     /// Restarts that were a change of SSRC (counted in ``restarts`` too).
     public private(set) var sourceChanges = 0
 
-    /// Creates an empty buffer; its ring is allocated here, once.
+    /// Creates an empty buffer; its ring is allocated here, for ``Configuration/maxPackets``. (Sized for the
+    /// largest jump instead, 4,096 slots of 80 bytes, it was a third of a live session's memory.)
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        var size = 1
-        while size <= configuration.maxDropout + 1 { size <<= 1 }
-        self.slots = [Slot](repeating: Slot(packet: nil, arrival: ArrivalTime(nanoseconds: 0)), count: size)
+        var most = 1
+        while most <= configuration.maxDropout + 1 { most <<= 1 }
+        var size = 64
+        while size <= configuration.maxPackets && size < most { size <<= 1 }
+        self.maxSlots = most
+        self.slots = [Slot](repeating: Self.empty, count: size)
         self.mask = UInt64(size - 1)
         self.maxDelayNanoseconds = configuration.maxDelay.nanosecondCount
     }
+
+    private static let empty = Slot(packet: nil, arrival: ArrivalTime(nanoseconds: 0))
+
+    /// How many packets the ring has room for now (it grows when a gap is wider).
+    var ringCapacity: Int { slots.count }
 
     /// Offers a packet that arrived at `arrival`. Call ``next(now:)`` until `nil` afterwards.
     @discardableResult
@@ -151,7 +164,8 @@ public struct ReorderBuffer: Sendable {
         let extended = UInt64(Int64(start) + Int64(delta))
         if delta < 0 {
             // Before anything is released, an earlier packet moves the start back (first packets swapped).
-            if !releasedAny && highest - extended <= mask && -delta <= configuration.maxPackets {
+            if !releasedAny && highest - extended < UInt64(maxSlots) && -delta <= configuration.maxPackets {
+                if highest - extended >= UInt64(slots.count) { grow(toHold: Int(highest - extended) + 1) }
                 head = extended
                 store(packet, at: extended, arrival: arrival)
                 return .buffered
@@ -160,6 +174,7 @@ public struct ReorderBuffer: Sendable {
             return .late
         }
         jumpCandidate = nil
+        if delta >= slots.count { grow(toHold: delta + 1) }
         if slots[Int(extended & mask)].packet != nil {
             duplicates += 1
             return .duplicate
@@ -207,6 +222,24 @@ public struct ReorderBuffer: Sendable {
         head = next
         releasedAny = true
         return .loss(loss)
+    }
+
+    /// Moves the held packets into a ring of at least `span` slots (a power of two, at most ``maxSlots``):
+    /// each keeps its extended sequence number, which says its new slot.
+    private mutating func grow(toHold span: Int) {
+        var size = slots.count
+        while size < span && size < maxSlots { size <<= 1 }
+        guard size > slots.count else { return }
+        var grown = [Slot](repeating: Self.empty, count: size)
+        let grownMask = UInt64(size - 1)
+        if let start = head, held > 0 {
+            // Every held packet lies in head ..< head + the old size (nothing is stored beyond it).
+            for extended in start..<(start + UInt64(slots.count)) where slots[Int(extended & mask)].packet != nil {
+                grown[Int(extended & grownMask)] = slots[Int(extended & mask)]
+            }
+        }
+        slots = grown
+        mask = grownMask
     }
 
     private mutating func store(_ packet: consuming RTPPacket, at extended: UInt64, arrival: ArrivalTime) {

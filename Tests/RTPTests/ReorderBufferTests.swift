@@ -171,4 +171,40 @@ import Testing
         #expect(buffer.restarts == 1)
         #expect(buffer.late == 1)
     }
+
+    /// The ring starts sized for maxPackets (512 slots for 500) and grows when a packet lands further ahead.
+    /// Here 8 packets wait behind a missing one, straddling the end of the ring (slots 507 to 514 of 512),
+    /// when a packet 1,200 ahead arrives: the ring grows with them in it; the missing one then comes, and
+    /// everything is released in order, the rest of the gap as one loss.
+    @Test func aPacketBeyondTheRingGrowsItAndKeepsTheHeldOnesInOrder() {
+        var buffer = ReorderBuffer()
+        #expect(buffer.ringCapacity == 512)
+        var out: [Out] = []
+        for seq: UInt16 in [505] + Array(507...514) + Array(1_706...1_709) {
+            #expect(buffer.insert(Self.packet(seq), arrival: Self.at(ms: 0)) == .buffered)
+            out += Self.drain(&buffer, now: Self.at(ms: 0))
+        }
+        #expect(buffer.ringCapacity == 2_048)
+        buffer.insert(Self.packet(506), arrival: Self.at(ms: 1))
+        out += Self.drain(&buffer, now: Self.at(ms: 1))
+        while let o = buffer.flush() { out.append(Self.describe(o)) }
+        let expected: [Out] = (505...514).map { .packet(UInt16($0)) } + [.loss(1_191)]
+            + (1_706...1_709).map { .packet(UInt16($0)) }
+        #expect(out == expected)
+        #expect(buffer.lost == 1_191 && buffer.duplicates == 0 && buffer.late == 0)
+    }
+
+    /// Swapped first packets further apart than the first ring still move the start back.
+    @Test func earlyPacketsFarBehindTheFirstMoveTheStartBackAcrossAGrowth() {
+        let configuration = ReorderBuffer.Configuration(maxPackets: 100)
+        var buffer = ReorderBuffer(configuration: configuration)
+        #expect(buffer.ringCapacity == 128)
+        buffer.insert(Self.packet(1_000), arrival: Self.at(ms: 0))
+        buffer.insert(Self.packet(1_150), arrival: Self.at(ms: 0))  // 150 ahead: grows to 256
+        buffer.insert(Self.packet(950), arrival: Self.at(ms: 0))  // 50 behind the start, 200 behind the highest
+        #expect(buffer.ringCapacity == 256)
+        var out: [Out] = []
+        while let o = buffer.flush() { out.append(Self.describe(o)) }
+        #expect(out == [.packet(950), .loss(49), .packet(1_000), .loss(149), .packet(1_150)])
+    }
 }
