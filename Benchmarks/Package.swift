@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "RTP", package: "swift-rtp"),
                 .product(name: "PacketCapture", package: "swift-rtp"),
                 .product(name: "H26x", package: "swift-rtp"),
+                .product(name: "MediaPipeline", package: "swift-rtp"),
                 .product(name: "VideoDecoding", package: "swift-rtp"),
                 .product(name: "FFmpegDecoding", package: "swift-rtp"),
             ],

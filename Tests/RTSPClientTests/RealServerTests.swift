@@ -148,7 +148,9 @@ import VideoDecoding
         let reports = try runTool(
             "/usr/bin/tshark",
             [
-                "-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y", "rtcp.pt==201", "-T", "fields",
+                "-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y",
+                // Ours only: a server whose stream has ended sends receiver reports of its own.
+                "rtcp.pt==201 && tcp.dstport==\(server.port)", "-T", "fields",
                 "-e", "rtcp.ssrc.identifier", "-e", "rtcp.ssrc.cum_nr",
             ]
         ).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }

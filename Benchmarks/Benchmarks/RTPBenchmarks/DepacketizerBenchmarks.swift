@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import H26x
+import MediaPipeline
 import PacketCapture
 import RTP
 
@@ -64,6 +65,31 @@ func depacketizerBenchmarks() {
                         units &+= 1
                         bytes &+= unit.payloadSize
                     }
+                }
+            }
+            benchmark.stopMeasurement()
+            blackHole(units)
+            blackHole(bytes)
+        }
+        // The same through the library's one pipeline (what a live session, a capture or a transport feeds),
+        // each unit taken before the next push, as every caller does: its buffer goes to the next unit.
+        Benchmark(
+            "pcap -> MediaPipeline -> \(codec) access units, steady state (\(name) x\(loops - 1), per pass)",
+            configuration: .init(metrics: [.wallClock, .mallocCountTotal, .throughput], scalingFactor: .one)
+        ) { benchmark in
+            guard var file = try? CaptureFile(bytes: capture) else { return }
+            var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: codec)])
+            var units = 0
+            var bytes = 0
+            var datagrams = 0
+            while let datagram = try? file.nextDatagram() {
+                if datagrams == perLoop { benchmark.startMeasurement() }  // after one loop: steady state
+                datagrams += 1
+                guard let packet = try? RTPPacket(datagram.payload) else { continue }
+                pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: datagram.time))
+                while let unit = pipeline.nextAccessUnit() {
+                    units &+= 1
+                    bytes &+= unit.payloadSize
                 }
             }
             benchmark.stopMeasurement()
