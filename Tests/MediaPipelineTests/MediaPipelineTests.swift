@@ -31,26 +31,7 @@ import Testing
     /// drop those at will), split at start codes by a splitter of the test's own.
     static func gstreamerNALUnits(_ name: String, _ codec: VideoCodec) throws -> [[UInt8]] {
         let file = root.appendingPathComponent("Fixtures/expected/\(name).gst.\(codec.rawValue)")
-        let bytes = [UInt8](try Data(contentsOf: file))
-        var nals: [[UInt8]] = []
-        var start: Int?
-        var index = 0
-        func close(_ end: Int) {
-            guard let from = start else { return }
-            var to = end
-            while to > from && bytes[to - 1] == 0 { to -= 1 }
-            if to > from { nals.append(Array(bytes[from..<to])) }
-        }
-        while index + 3 <= bytes.count {
-            if bytes[index] == 0 && bytes[index + 1] == 0 && bytes[index + 2] == 1 {
-                close(index)
-                index += 3
-                start = index
-            } else {
-                index += 1
-            }
-        }
-        close(bytes.count)
+        let nals = AnnexBSplitter.nalUnits([UInt8](try Data(contentsOf: file)))
         return nals.filter { !isParameterSetOrDelimiter($0, codec) }
     }
 
