@@ -22,3 +22,9 @@ extension Unicode.Scalar {
     /// C0 (U+0000–U+001F), DEL and C1 (U+0080–U+009F): the characters terminals act on instead of showing.
     fileprivate var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }
+
+/// `0x0123ABCD`: an SSRC (or any 32-bit value) as the tools and logs write it.
+package func hex32(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
+}

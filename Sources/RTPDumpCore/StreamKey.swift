@@ -1,4 +1,5 @@
 import PacketCapture
+import RTP
 
 /// What identifies one RTP stream in a capture: its SSRC and its UDP addresses.
 public struct StreamKey: Hashable, Sendable, CustomStringConvertible {
@@ -13,10 +14,4 @@ public struct StreamKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "SSRC \(hex32(ssrc)) \(source) -> \(destination)" }
-}
-
-/// `0x0123ABCD`.
-func hex32(_ value: UInt32) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
 }

@@ -57,7 +57,7 @@ extension SessionDriver {
         case .stale:
             logOnce(
                 "stale-\(track)", .notice,
-                "track \(track): RTP of SSRC \(hex(packet.ssrc)), not the source the server announced, is dropped while that one streams (an older session's)")
+                "track \(track): RTP of SSRC \(hex32(packet.ssrc)), not the source the server announced, is dropped while that one streams (an older session's)")
             return
         case .accepted(let released):
             for (held, heldArrival) in released { accept(held, track: track, arrival: heldArrival) }
@@ -120,7 +120,7 @@ extension SessionDriver {
             guard media.tracks[track].isSource(report.ssrc) else {
                 logOnce(
                     "reports-\(track)", .info,
-                    "track \(track): a sender report of SSRC \(hex(report.ssrc)), not the track's source, was ignored")
+                    "track \(track): a sender report of SSRC \(hex32(report.ssrc)), not the track's source, was ignored")
                 media.tracks[track].otherSourceReports += 1
                 continue
             }
@@ -217,10 +217,4 @@ extension SessionDriver {
             receiverReportsSent: media.receiverReportsSent, srtpAuthFailures: media.srtpFailures,
             requestsSent: requestsSent)
     }
-}
-
-/// An SSRC as logs and tools write it: 0x and 8 hex digits.
-func hex(_ ssrc: UInt32) -> String {
-    let digits = String(ssrc, radix: 16, uppercase: true)
-    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
 }
