@@ -13,7 +13,7 @@ extension SessionDriver {
         case .playing, .closing:
             // While TEARDOWN is under way, what still arrives is delivered: BYE can overtake the last packets.
             guard let route = media.routes[channel] else {
-                logOnce("channel", .info, "an interleaved frame on channel \(channel), which no track was set up on, was dropped")
+                logFirst(media.unknownChannelFrames == 0, .info, "an interleaved frame on channel \(channel), which no track was set up on, was dropped")
                 return media.unknownChannelFrames += 1
             }
             deliver(bytes, track: route.track, isRTCP: route.carriage.isRTCP(bytes))
@@ -42,23 +42,25 @@ extension SessionDriver {
             do throws(SRTPError) {
                 bytes = isRTCP ? try srtp.unprotectRTCP(bytes) : try srtp.unprotect(bytes)
             } catch {
-                logOnce("srtp-\(track)", .warning, "track \(track): an SRTP packet failed authentication (\(error)) and was dropped")
+                logFirst(media.srtpFailures == 0, .warning, "track \(track): an SRTP packet failed authentication (\(error)) and was dropped")
                 return media.srtpFailures += 1
             }
         }
         if isRTCP { return receivedRTCP(bytes, track: track, arrival: arrival) }
         guard let packet = try? RTPPacket(bytes) else {
-            logOnce("invalid-\(track)", .notice, "track \(track): a packet that is not RTP (\(bytes.count) bytes) was dropped")
+            logFirst(media.invalidPackets == 0, .notice, "track \(track): a packet that is not RTP (\(bytes.count) bytes) was dropped")
             return media.invalidPackets += 1
         }
         let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
-        switch media.tracks[track].source(of: packet, arrival: time, now: arrival) {
-        case .held: return
-        case .stale:
-            logOnce(
-                "stale-\(track)", .notice,
-                "track \(track): RTP of SSRC \(hex32(packet.ssrc)), not the source the server announced, is dropped while that one streams (an older session's)")
-            return
+        let staleBefore = media.tracks[track].staleSourcePackets
+        let decision = media.tracks[track].source(of: packet, arrival: time, now: arrival)
+        // Counted here or among held packets dropped when the announced source was first heard: either way
+        // the first time the count leaves 0.
+        logFirst(
+            staleBefore == 0 && media.tracks[track].staleSourcePackets > 0, .notice,
+            "track \(track): RTP of another source than the one the server announced is dropped while that one streams (an older session's)")
+        switch decision {
+        case .held, .stale: return
         case .accepted(let released):
             for (held, heldArrival) in released { accept(held, track: track, arrival: heldArrival) }
             accept(packet, track: track, arrival: time)
@@ -99,9 +101,9 @@ extension SessionDriver {
             }
             return room
         }
-        if admitted < count {
-            logOnce("consumer", .warning, "the consumer fell behind: \(count - admitted) packet(s) were dropped")
-        }
+        logFirst(
+            media.droppedByConsumer == 0 && admitted < count, .warning,
+            "the consumer fell behind: \(count - admitted) packet(s) were dropped")
         media.droppedByConsumer += count - admitted
         if admitted == count {
             continuation.yield(batch)
@@ -118,8 +120,8 @@ extension SessionDriver {
             // A report of another source (an older session's, a stray sender) would date the track's units
             // with another clock: only the track's own source sets it.
             guard media.tracks[track].isSource(report.ssrc) else {
-                logOnce(
-                    "reports-\(track)", .info,
+                logFirst(
+                    media.tracks[track].otherSourceReports == 0, .info,
                     "track \(track): a sender report of SSRC \(hex32(report.ssrc)), not the track's source, was ignored")
                 media.tracks[track].otherSourceReports += 1
                 continue

@@ -96,12 +96,10 @@ final class SessionDriver: @unchecked Sendable {
     var packetBuffers = PacketBufferPool()
 
     var logger: Logger { options.logger }
-    /// The kinds of anomaly already logged (each once per session, or per track when its key names one).
-    private var logged: Set<String> = []
-
-    /// Logs `message` the first time `kind` happens (on the event loop, for events that are counted).
-    func logOnce(_ kind: String, _ level: Logger.Level, _ message: @autoclosure () -> String) {
-        guard logger.logLevel <= level, logged.insert(kind).inserted else { return }
+    /// Logs `message` when `isFirst`: the first of a kind of anomaly, which its counter tells (one integer
+    /// test per event; the message is built only then).
+    func logFirst(_ isFirst: Bool, _ level: Logger.Level, _ message: @autoclosure () -> String) {
+        guard isFirst else { return }
         logger.log(level: level, "\(message()) (further ones are counted in the statistics)")
     }
 
