@@ -149,19 +149,17 @@ public struct MediaPipeline: Sendable {
         _ track: inout Track, _ output: consuming ReorderBuffer.Output, into ready: inout [AccessUnit],
         track index: Int
     ) {
-        track.depacketizer.consume(output) { unit in
-            var unit = unit
-            unit.track = index
-            ready.append(unit)
-        }
+        track.depacketizer.consume(output) { ready.append(stamped($0, track: index)) }
     }
 
     private static func flushDepacketizer(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
-        track.depacketizer.flush { unit in
-            var unit = unit
-            unit.track = index
-            ready.append(unit)
-        }
+        track.depacketizer.flush { ready.append(stamped($0, track: index)) }
+    }
+
+    private static func stamped(_ unit: AccessUnit, track: Int) -> AccessUnit {
+        var unit = unit
+        unit.track = track
+        return unit
     }
 
     /// A break the source announced: what was held ends here and the numbering starts again.

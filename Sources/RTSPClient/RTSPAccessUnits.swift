@@ -3,6 +3,7 @@ import Logging
 import MediaPipeline
 import RTP
 import RTSP
+import SDP
 import VideoDecoding
 
 /// The access units of a session's tracks, in the order they complete: their packets through the
@@ -16,8 +17,8 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
     let packets: RTSPPackets
     /// The tracks played, by index into the session's tracks; packets of the others are skipped.
     let selected: Set<Int>
-    /// Every track's depacketizer (those not selected too, so that indexes are the session's).
-    let depacketizers: [VideoDepacketizer]
+    /// Every track's format (those not selected too, so that indexes are the session's).
+    let formats: [VideoFormat]
     let reorder: ReorderBuffer.Configuration
     let logger: Logger
 
@@ -45,12 +46,12 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             source: packets.makeAsyncIterator(), selected: selected,
-            pipeline: MediaPipeline(depacketizers: depacketizers, reorder: reorder, logger: logger))
+            pipeline: MediaPipeline(formats: formats, reorder: reorder, logger: logger))
     }
 
     /// The parameter sets of `track` from its SDP (what its decoder is configured with before the first unit).
     func sdpParameterSets(track: Int) -> ParameterSets? {
-        depacketizers.indices.contains(track) ? depacketizers[track].parameterSets : nil
+        formats.indices.contains(track) ? SDPVideo.depacketizer(for: formats[track]).parameterSets : nil
     }
 
     /// The tracks these units come from, in order.
@@ -113,12 +114,7 @@ extension RTSPSession {
         }
         return RTSPAccessUnits(
             packets: packets, selected: Set(chosen),
-            depacketizers: tracks.enumerated().map { index, track in
-                SDPVideo.depacketizer(for: track.format) { problem in
-                    logger.warning(
-                        "track \(index): \("\(problem)".escapingControlCharacters); the stream's own parameter sets serve instead")
-                }
-            }, reorder: reorder, logger: logger)
+            formats: tracks.map(\.format), reorder: reorder, logger: logger)
     }
 
     /// The access units of one track.
