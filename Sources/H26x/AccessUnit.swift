@@ -2,9 +2,9 @@ import RTP
 
 /// One coded picture's NAL units, with its timestamp and what the receiver knows about its integrity.
 ///
-/// The NAL units live in one buffer, copied there once from the RTP payloads. The depacketizer lends an
-/// access unit to its `emit` closure and then reuses the buffer; keeping the value is safe (copy-on-write
-/// gives the next one a new buffer) but costs that allocation.
+/// The NAL units live in one buffer, copied there once from the RTP payloads. The depacketizer reuses
+/// that buffer for the next unit when this one has been let go of by then; keeping the value is safe
+/// (the next unit then gets a new buffer) but costs that allocation.
 public struct AccessUnit: Sendable {
     public let codec: VideoCodec
     /// The RTP timestamp extended to 64 bits (it never wraps), in 90 kHz units.

@@ -25,6 +25,10 @@ struct AccessUnitAssembler: Sendable {
     /// The access unit as Annex B: each NAL unit preceded by a 4-byte start code, so that writing it out
     /// as an elementary stream needs no second copy. `ranges` leave the start codes out.
     private var buffer: [UInt8] = []
+    /// Units completed and not yet taken (``nextCompleted()``), from `completedHead` on; each taken is
+    /// moved out (nil left behind), so that the assembler keeps no reference to a unit it handed on.
+    private var completed: [AccessUnit?] = []
+    private var completedHead = 0
     private var ranges: [Range<Int>] = []
     private static let startCode: [UInt8] = [0, 0, 0, 1]
     private var nalStart: Int?
@@ -45,7 +49,7 @@ struct AccessUnitAssembler: Sendable {
     private(set) var parametersInsidePicture = 0
     /// The largest access units (bytes) of this window of ``sizeWindow`` units and of the one before: what
     /// a new buffer is sized for (see ``startNextBuffer()``).
-    /// The buffer still holds the unit last emitted (``finish(emit:)``), to be emptied before the next.
+    /// The buffer still holds the unit last completed (``finish()``), to be emptied before the next.
     private var bufferHoldsEmittedUnit = false
     private var largestInWindow = 0
     private var largestInPreviousWindow = 0
@@ -67,6 +71,14 @@ struct AccessUnitAssembler: Sendable {
         self.waitForKeyframeAfterLoss = waitForKeyframeAfterLoss
         buffer.reserveCapacity(256 * 1024)
         ranges.reserveCapacity(64)
+        completed.reserveCapacity(4)
+    }
+
+    /// The oldest completed access unit not yet taken.
+    mutating func nextCompleted() -> AccessUnit? {
+        guard completedHead < completed.count else { return nil }
+        defer { completedHead += 1 }
+        return completed[completedHead].take()
     }
 
     var isEmpty: Bool { ranges.isEmpty && nalStart == nil }
@@ -80,9 +92,9 @@ struct AccessUnitAssembler: Sendable {
     /// RLC-822A stamps the AUD, SPS, PPS and SEI before a picture with the previous picture's time, and an
     /// access unit of those alone would be one more than there are pictures, and undecodable. (With loss,
     /// the picture may be what was lost: that access unit ends, incomplete, as before.)
-    mutating func setTimestamp(_ value: UInt64, emit: (AccessUnit) -> Void) {
+    mutating func setTimestamp(_ value: UInt64) {
         if let current = timestamp, current != value, !ranges.isEmpty, hasPicture || lostPackets > 0 {
-            finish(emit: emit)
+            finish()
         }
         timestamp = value
     }
@@ -152,7 +164,7 @@ struct AccessUnitAssembler: Sendable {
         }
     }
 
-    /// Drops the NAL unit being assembled (a fragment was lost): nothing spliced is ever emitted.
+    /// Drops the NAL unit being assembled (a fragment was lost): nothing spliced is ever completed.
     mutating func abortNAL() {
         guard let start = nalStart else { return }
         drop(from: start)
@@ -160,14 +172,14 @@ struct AccessUnitAssembler: Sendable {
     }
 
     /// Adds a whole NAL unit.
-    mutating func addNAL(_ bytes: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
+    mutating func addNAL(_ bytes: ArraySlice<UInt8>) {
         beginNAL()
         append(bytes)
-        endNAL(emit: emit)
+        endNAL()
     }
 
     /// Closes the NAL unit being assembled and files it, splitting it where a camera left start codes in it.
-    mutating func endNAL(emit: (AccessUnit) -> Void) {
+    mutating func endNAL() {
         guard let start = nalStart else { return }
         nalStart = nil
         let nal = buffer[start...]
@@ -184,12 +196,12 @@ struct AccessUnitAssembler: Sendable {
                 buffer.append(contentsOf: Self.startCode)
                 nalStart = buffer.count
                 buffer.append(contentsOf: part)
-                file(from: buffer.count - part.count, emit: emit)
+                file(from: buffer.count - part.count)
             }
             nalStart = nil
             return
         }
-        file(from: start, emit: emit)
+        file(from: start)
     }
 
     /// Files the NAL unit at `start..<buffer.endIndex`. When the access unit already holds a picture, a NAL
@@ -197,7 +209,7 @@ struct AccessUnitAssembler: Sendable {
     /// slice decides. If it is the first slice of a picture, the access unit ends at the candidate; if it
     /// continues the picture, the candidate is dropped. (Quirk: GStreamer's rtph264pay with
     /// config-interval=-1 repeats SPS and PPS before every IDR slice, between slices of one picture.)
-    private mutating func file(from start: Int, emit: (AccessUnit) -> Void) {
+    private mutating func file(from start: Int) {
         nalStart = nil
         let nal = NALUnit(codec: codec, bytes: buffer[start...])
         guard nal.bytes.first.map({ $0 & 0x80 == 0 }) == true else {
@@ -209,7 +221,7 @@ struct AccessUnitAssembler: Sendable {
         let changed = nal.isParameterSet && parameterSets.update(nal)
         if hasPicture && startsAccessUnit(nal) {
             if nal.isVCL {
-                split(at: boundary ?? index, emit: emit)
+                split(at: boundary ?? index)
             } else if boundary == nil {
                 boundary = index
             }
@@ -227,13 +239,19 @@ struct AccessUnitAssembler: Sendable {
     }
 
     /// Emits the NAL units before `index` as an access unit and keeps the rest as the start of the next.
-    private mutating func split(at index: Int, emit: (AccessUnit) -> Void) {
+    private mutating func split(at index: Int) {
         let kept = ranges[index...].map { $0 }
         let carriedChange = changedAfterBoundary
         ranges.removeSubrange(index...)
         let cut = kept.first.map { $0.lowerBound - Self.startCode.count } ?? buffer.count
-        emitCurrent(emit)
-        buffer.replaceSubrange(0..<cut, with: EmptyCollection())
+        completeCurrent()
+        // The unit just completed holds the buffer until it is taken: the rest goes into a new one (sized
+        // for a whole unit, so that it does not grow by steps). Rare: only for cameras that neither set the
+        // marker nor change the timestamp between pictures.
+        var next: [UInt8] = []
+        next.reserveCapacity(neededBufferCapacity)
+        next.append(contentsOf: buffer[cut...])
+        buffer = next
         ranges.removeAll(keepingCapacity: true)
         for range in kept { ranges.append((range.lowerBound - cut)..<(range.upperBound - cut)) }
         resetFlags()
@@ -263,9 +281,9 @@ struct AccessUnitAssembler: Sendable {
     }
 
     /// Emits the access unit (if it holds anything) and starts the next with an empty buffer.
-    mutating func finish(emit: (AccessUnit) -> Void) {
+    mutating func finish() {
         if nalStart != nil { abortNAL() }
-        emitCurrent(emit)
+        completeCurrent()
         // Emptied when the next unit's first NAL unit comes: by then a consumer that took the unit and let
         // go of it (as most do before handing in the next packet) has left the storage to be reused.
         bufferHoldsEmittedUnit = true
@@ -280,7 +298,7 @@ struct AccessUnitAssembler: Sendable {
         return max(Self.minimumBufferCapacity, largest + largest / 8)
     }
 
-    /// Empties the buffer for the next access unit, reusing its storage when the emitted unit was let go
+    /// Empties the buffer for the next access unit, reusing its storage when the completed unit was let go
     /// of (nothing allocated). When the unit is still held (an iterator hands it on later, a consumer
     /// keeps it), emptying the shared buffer allocates a new one of the same capacity, which the allocator
     /// rounds up, a page at a time for a buffer this large: capacity crept up by 4 KiB per unit, and each
@@ -306,7 +324,7 @@ struct AccessUnitAssembler: Sendable {
         }
     }
 
-    private mutating func emitCurrent(_ emit: (AccessUnit) -> Void) {
+    private mutating func completeCurrent() {
         guard !ranges.isEmpty, let timestamp else { return }
         noteSize(ranges.last.map(\.upperBound) ?? 0)
         if waitForKeyframeAfterLoss && lostPackets > 0 { waitingForKeyframe = true }
@@ -314,7 +332,11 @@ struct AccessUnitAssembler: Sendable {
         if waitingForKeyframe {
             skippedAccessUnits += 1
         } else {
-            emit(
+            if completedHead == completed.count {
+                completed.removeAll(keepingCapacity: true)
+                completedHead = 0
+            }
+            completed.append(
                 AccessUnit(
                     codec: codec, timestamp: timestamp,
                     nalUnits: AccessUnit.NALUnits(codec: codec, storage: buffer, ranges: ranges, startCoded: true),

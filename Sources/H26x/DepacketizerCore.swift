@@ -61,7 +61,7 @@ struct DepacketizerCore: Sendable {
         return false
     }
 
-    mutating func beginPacket(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+    mutating func beginPacket(_ packet: RTPPacket) {
         packetTimestamp = timestamps.extend(packet.timestamp)
         if packet.marker { seenMarker = true }
         guard deinterleaver == nil else {
@@ -79,7 +79,7 @@ struct DepacketizerCore: Sendable {
             assembler.addLoss(pendingLoss)
             pendingLoss = 0
         }
-        setTimestamp(packetTimestamp, emit: emit)
+        setTimestamp(packetTimestamp)
         if pendingLoss > 0 {
             assembler.addLoss(pendingLoss)
             pendingLoss = 0
@@ -87,29 +87,29 @@ struct DepacketizerCore: Sendable {
     }
 
     /// Called last for every packet.
-    mutating func endPacket(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+    mutating func endPacket(_ packet: RTPPacket) {
         guard packet.marker, deinterleaver == nil else { return }
         if fragmentType != nil {
             // Quirk (some cameras): the last fragment carries the marker but not the FU end bit.
             statistics.quirks += 1
-            endFragment(emit: emit)
+            endFragment()
         }
-        if assembler.holdsPicture { finish(emit: emit) }
+        if assembler.holdsPicture { finish() }
     }
 
-    mutating func setTimestamp(_ timestamp: UInt64, emit: (AccessUnit) -> Void) {
-        assembler.setTimestamp(timestamp, emit: emit)
+    mutating func setTimestamp(_ timestamp: UInt64) {
+        assembler.setTimestamp(timestamp)
     }
 
     /// A complete NAL unit from the payload, with its DON when de-interleaving.
-    mutating func nal(_ bytes: ArraySlice<UInt8>, don: UInt16?, timestamp: UInt64? = nil, emit: (AccessUnit) -> Void) {
+    mutating func nal(_ bytes: ArraySlice<UInt8>, don: UInt16?, timestamp: UInt64? = nil) {
         if deinterleaver != nil, let don {
             // In place: a copy taken out of the optional would copy every held NAL unit on each insert.
             deinterleaver?.insert(.init(don: don, timestamp: timestamp ?? packetTimestamp, bytes: Array(bytes)))
-            release(all: false, emit: emit)
+            release(all: false)
             return
         }
-        assembler.addNAL(bytes, emit: emit)
+        assembler.addNAL(bytes)
     }
 
     /// The start of a fragmented NAL unit, given its reconstructed header.
@@ -153,39 +153,39 @@ struct DepacketizerCore: Sendable {
         }
     }
 
-    mutating func endFragment(emit: (AccessUnit) -> Void) {
+    mutating func endFragment() {
         guard fragmentType != nil else { return }
         fragmentType = nil
         if deinterleaver != nil {
             let bytes = fragmentBytes
             fragmentBytes.removeAll(keepingCapacity: true)
-            nal(bytes[...], don: fragmentDON ?? 0, emit: emit)
+            nal(bytes[...], don: fragmentDON ?? 0)
         } else {
-            assembler.endNAL(emit: emit)
+            assembler.endNAL()
         }
         fragmentDON = nil
     }
 
     /// Releases de-interleaved NAL units into access units.
-    mutating func release(all: Bool, emit: (AccessUnit) -> Void) {
+    mutating func release(all: Bool) {
         while let entry = deinterleaver?.next(all: all) {
-            setTimestamp(entry.timestamp, emit: emit)
-            assembler.addNAL(entry.bytes[...], emit: emit)
+            setTimestamp(entry.timestamp)
+            assembler.addNAL(entry.bytes[...])
         }
     }
 
-    mutating func finish(emit: (AccessUnit) -> Void) {
-        assembler.finish(emit: emit)
+    mutating func finish() {
+        assembler.finish()
     }
 
-    /// Ends the stream: releases everything held and emits the last access unit.
-    mutating func flush(emit: (AccessUnit) -> Void) {
+    /// Ends the stream: releases everything held and completes the last access unit.
+    mutating func flush() {
         dropFragment()
-        release(all: true, emit: emit)
+        release(all: true)
         if pendingLoss > 0 {
             assembler.addLoss(pendingLoss)
             pendingLoss = 0
         }
-        finish(emit: emit)
+        finish()
     }
 }

@@ -4,13 +4,17 @@ import RTP
 ///
 /// Takes every packetization mode: single NAL units, STAP-A and FU-A (modes 0 and 1), and the
 /// interleaved mode 2 (STAP-B, MTAP16, MTAP24, FU-B), whose NAL units are put back into decoding order
-/// by their DON. Feed it the output of a ``ReorderBuffer``: packets with ``push(_:emit:)``, gaps with
-/// ``noteLoss(_:emit:)``.
+/// by their DON. Feed it the output of a ``ReorderBuffer``: packets with ``push(_:)``, gaps with
+/// ``noteLoss(_:)``; after each, take the access units it completed with ``nextAccessUnit()``:
 ///
 /// ```swift
 /// var depacketizer = H264Depacketizer()
-/// depacketizer.push(packet) { accessUnit in print(accessUnit.timestamp, accessUnit.nalUnits.count) }
+/// depacketizer.push(packet)
+/// while let accessUnit = depacketizer.nextAccessUnit() { print(accessUnit.timestamp, accessUnit.nalUnits.count) }
 /// ```
+///
+/// A unit taken and let go of before the next push leaves its buffer to the next unit: in steady state
+/// nothing is allocated. (A unit kept longer is safe; the next one then gets a new buffer.)
 public struct H264Depacketizer: Sendable {
     private var core: DepacketizerCore
 
@@ -39,28 +43,33 @@ public struct H264Depacketizer: Sendable {
     public var lastError: H26xError? { core.lastError }
 
     /// Tells the depacketizer that `count` packets before the next one were lost.
-    public mutating func noteLoss(_ count: Int, emit: (AccessUnit) -> Void) {
+    public mutating func noteLoss(_ count: Int) {
         core.noteLoss(count)
     }
 
-    /// Ends the stream: emits what is still held.
-    public mutating func flush(emit: (AccessUnit) -> Void) {
-        core.flush(emit: emit)
+    /// Ends the stream: completes what is still held.
+    public mutating func flush() {
+        core.flush()
     }
 
-    /// Takes the next packet in sequence order; `emit` receives each access unit it completes.
-    public mutating func push(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+    /// The oldest access unit completed and not yet taken; nil until the next push, loss or flush.
+    public mutating func nextAccessUnit() -> AccessUnit? {
+        core.assembler.nextCompleted()
+    }
+
+    /// Takes the next packet in sequence order.
+    public mutating func push(_ packet: RTPPacket) {
         guard core.admits(packet) else { return }
-        core.beginPacket(packet, emit: emit)
+        core.beginPacket(packet)
         // The payload borrowed from the packet, not bound to a local: that copied the packet (a retain and a
         // release of its bytes' storage).
-        guard handle(packet.payload, emit: emit) else { return }
-        core.endPacket(packet, emit: emit)
+        guard handle(packet.payload) else { return }
+        core.endPacket(packet)
     }
 
     /// The payload of a packet, between `beginPacket` and `endPacket`; false if it is empty or a STAP-B too
     /// short for its DON (then the packet does not end an access unit, whatever its marker).
-    private mutating func handle(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) -> Bool {
+    private mutating func handle(_ payload: ArraySlice<UInt8>) -> Bool {
         guard let indicator = payload.first else {
             core.statistics.malformedPackets += 1
             return false
@@ -68,26 +77,26 @@ public struct H264Depacketizer: Sendable {
         if indicator == 0 && AnnexB.startsWithStartCode(payload) {
             // Quirk: an Annex B stream (start codes and all) sent as if it were one NAL unit.
             core.statistics.quirks += 1
-            core.nal(payload, don: nil, emit: emit)
+            core.nal(payload, don: nil)
             return true
         }
         let type = indicator & 0x1F
         if type != 28 && type != 29 && core.fragmentType != nil {
             // A fragmented NAL unit ended without its end bit and without loss (contiguous sequence numbers).
             core.statistics.quirks += 1
-            core.endFragment(emit: emit)
+            core.endFragment()
         }
         switch type {
-        case 1...23: core.nal(payload, don: nil, emit: emit)
-        case 24: aggregation(payload, headerLength: 1, emit: emit)
+        case 1...23: core.nal(payload, don: nil)
+        case 24: aggregation(payload, headerLength: 1)
         case 25:
             guard let don = payload.u16(at: 1) else {
                 malformed()
                 return false
             }
-            aggregation(payload, headerLength: 3, firstDON: don, emit: emit)
-        case 26, 27: multiTime(payload, offsetLength: type == 26 ? 2 : 3, emit: emit)
-        case 28, 29: fragment(payload, withDON: type == 29, emit: emit)
+            aggregation(payload, headerLength: 3, firstDON: don)
+        case 26, 27: multiTime(payload, offsetLength: type == 26 ? 2 : 3)
+        case 28, 29: fragment(payload, withDON: type == 29)
         default:
             core.statistics.malformedPackets += 1
         }
@@ -100,7 +109,7 @@ public struct H264Depacketizer: Sendable {
 
     /// STAP-A (and STAP-B, whose NAL units take consecutive DONs from the first).
     private mutating func aggregation(
-        _ payload: ArraySlice<UInt8>, headerLength: Int, firstDON: UInt16? = nil, emit: (AccessUnit) -> Void
+        _ payload: ArraySlice<UInt8>, headerLength: Int, firstDON: UInt16? = nil
     ) {
         var offset = headerLength
         var don = firstDON
@@ -109,14 +118,14 @@ public struct H264Depacketizer: Sendable {
             guard let size = payload.u16(at: offset).map(Int.init),
                 let nal = payload.bytes(at: offset + 2, length: size)
             else { return malformed() }
-            if size > 0 { core.nal(nal, don: don, emit: emit) }
+            if size > 0 { core.nal(nal, don: don) }
             don = don.map { $0 &+ 1 }
             offset += 2 + size
         }
     }
 
     /// MTAP16 and MTAP24: each NAL unit with its DON difference and timestamp offset.
-    private mutating func multiTime(_ payload: ArraySlice<UInt8>, offsetLength: Int, emit: (AccessUnit) -> Void) {
+    private mutating func multiTime(_ payload: ArraySlice<UInt8>, offsetLength: Int) {
         guard let base = payload.u16(at: 1), payload.count > 3 else { return malformed() }
         var offset = 3
         let packetTimestamp = core.packetTimestamp
@@ -127,13 +136,13 @@ public struct H264Depacketizer: Sendable {
                 let nal = payload.bytes(at: offset + 3 + offsetLength, length: size - 1 - offsetLength)
             else { return malformed() }
             let delta = tsOffset.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            core.nal(nal, don: base &+ UInt16(dond), timestamp: packetTimestamp + delta, emit: emit)
+            core.nal(nal, don: base &+ UInt16(dond), timestamp: packetTimestamp + delta)
             offset += 2 + size
         }
     }
 
     /// FU-A and FU-B (FU-B carries the DON, in the first fragment only).
-    private mutating func fragment(_ payload: ArraySlice<UInt8>, withDON: Bool, emit: (AccessUnit) -> Void) {
+    private mutating func fragment(_ payload: ArraySlice<UInt8>, withDON: Bool) {
         guard payload.count >= (withDON ? 4 : 2) else { return malformed() }
         let indicator = payload[payload.startIndex]
         let header = payload[payload.startIndex + 1]
@@ -152,7 +161,7 @@ public struct H264Depacketizer: Sendable {
             core.statistics.quirks += 1
         }
         core.appendFragment(payload, from: payload.startIndex + (withDON ? 4 : 2))  // in bounds: the guard above
-        if end { core.endFragment(emit: emit) }
+        if end { core.endFragment() }
         if start && end { core.statistics.quirks += 1 }  // Quirk: one fragment with both bits set.
     }
 }

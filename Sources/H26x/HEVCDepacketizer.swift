@@ -5,7 +5,8 @@ import RTP
 /// Takes single NAL unit packets, aggregation packets (AP) and fragmentation units (FU), with the DONL /
 /// DOND fields when `sprop-max-don-diff` is above 0 (then NAL units are put back into decoding order by
 /// DON), and PACI packets, whose payload is unwrapped (the header extension is skipped) and handled as
-/// the packet it carries.
+/// the packet it carries. Used as ``H264Depacketizer`` is: ``push(_:)`` each packet in sequence order,
+/// ``noteLoss(_:)`` each gap, then take what completed with ``nextAccessUnit()``.
 public struct HEVCDepacketizer: Sendable {
     private var core: DepacketizerCore
     /// Whether DONL/DOND fields are present (`sprop-max-don-diff` > 0).
@@ -27,6 +28,7 @@ public struct HEVCDepacketizer: Sendable {
         core = DepacketizerCore(codec: .h265, configuration: configuration, parameterSets: parameterSets)
     }
 
+    /// What was counted so far.
     public var statistics: DepacketizerStatistics {
         var s = core.statistics
         s.skippedAccessUnits = core.assembler.skippedAccessUnits
@@ -34,27 +36,36 @@ public struct HEVCDepacketizer: Sendable {
         return s
     }
 
+    /// Every parameter set seen, from the SDP and in band.
     public var parameterSets: ParameterSets { core.parameterSets }
 
     /// The most recent payload this depacketizer refused, and why.
     public var lastError: H26xError? { core.lastError }
 
-    public mutating func noteLoss(_ count: Int, emit: (AccessUnit) -> Void) {
+    /// Tells the depacketizer that `count` packets before the next one were lost.
+    public mutating func noteLoss(_ count: Int) {
         core.noteLoss(count)
     }
 
-    public mutating func flush(emit: (AccessUnit) -> Void) {
-        core.flush(emit: emit)
+    /// Ends the stream: completes what is still held.
+    public mutating func flush() {
+        core.flush()
     }
 
-    public mutating func push(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
+    /// The oldest access unit completed and not yet taken; nil until the next push, loss or flush.
+    public mutating func nextAccessUnit() -> AccessUnit? {
+        core.assembler.nextCompleted()
+    }
+
+    /// Takes the next packet in sequence order.
+    public mutating func push(_ packet: RTPPacket) {
         guard core.admits(packet) else { return }
-        core.beginPacket(packet, emit: emit)
-        handle(packet.payload, nested: false, emit: emit)
-        core.endPacket(packet, emit: emit)
+        core.beginPacket(packet)
+        handle(packet.payload, nested: false)
+        core.endPacket(packet)
     }
 
-    private mutating func handle(_ payload: ArraySlice<UInt8>, nested: Bool, emit: (AccessUnit) -> Void) {
+    private mutating func handle(_ payload: ArraySlice<UInt8>, nested: Bool) {
         guard payload.count >= 3 else {
             core.statistics.malformedPackets += 1
             return
@@ -62,19 +73,19 @@ public struct HEVCDepacketizer: Sendable {
         if !nested && AnnexB.startsWithStartCode(payload) {
             // Quirk: an Annex B stream (start codes and all) sent as if it were one NAL unit.
             core.statistics.quirks += 1
-            core.nal(payload, don: nil, emit: emit)
+            core.nal(payload, don: nil)
             return
         }
         let type = (payload[payload.startIndex] >> 1) & 0x3F
         if type != 49 && core.fragmentType != nil {
             core.statistics.quirks += 1  // a fragmented NAL unit ended without its end bit, without loss
-            core.endFragment(emit: emit)
+            core.endFragment()
         }
         switch type {
-        case 0...47: single(payload, emit: emit)
-        case 48: aggregation(payload, emit: emit)
-        case 49: fragment(payload, emit: emit)
-        case 50 where !nested: paci(payload, emit: emit)
+        case 0...47: single(payload)
+        case 48: aggregation(payload)
+        case 49: fragment(payload)
+        case 50 where !nested: paci(payload)
         default:
             core.statistics.unsupportedPackets += 1
             core.lastError = H26xError(
@@ -85,9 +96,9 @@ public struct HEVCDepacketizer: Sendable {
         }
     }
 
-    private mutating func single(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
+    private mutating func single(_ payload: ArraySlice<UInt8>) {
         guard usesDecodingOrderNumbers else {
-            core.nal(payload, don: nil, emit: emit)
+            core.nal(payload, don: nil)
             return
         }
         guard let don = payload.u16(at: 2), payload.count > 4 else {
@@ -98,10 +109,10 @@ public struct HEVCDepacketizer: Sendable {
         var nal = Array(payload.prefix(2))
         nal.append(contentsOf: payload.dropFirst(4))
         lastDON = don
-        core.nal(nal[...], don: don, emit: emit)
+        core.nal(nal[...], don: don)
     }
 
-    private mutating func aggregation(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
+    private mutating func aggregation(_ payload: ArraySlice<UInt8>) {
         var offset = 2
         var first = true
         guard payload.count > 4 else { return malformed() }  // an aggregation of nothing
@@ -122,7 +133,7 @@ public struct HEVCDepacketizer: Sendable {
             guard let size = payload.u16(at: offset).map(Int.init),
                 let nal = payload.bytes(at: offset + 2, length: size)
             else { return malformed() }
-            if size > 0 { core.nal(nal, don: don, emit: emit) }
+            if size > 0 { core.nal(nal, don: don) }
             offset += 2 + size
             first = false
         }
@@ -132,7 +143,7 @@ public struct HEVCDepacketizer: Sendable {
         core.statistics.malformedPackets += 1
     }
 
-    private mutating func fragment(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
+    private mutating func fragment(_ payload: ArraySlice<UInt8>) {
         let header = payload[payload.startIndex + 2]
         let start = header & 0x80 != 0
         let end = header & 0x40 != 0
@@ -157,19 +168,19 @@ public struct HEVCDepacketizer: Sendable {
         }
         // In bounds: push admits 3 bytes or more, and a DONL was read only if 5 are there.
         core.appendFragment(payload, from: payload.startIndex + dataOffset)
-        if end { core.endFragment(emit: emit) }
+        if end { core.endFragment() }
         if start && end { core.statistics.quirks += 1 }
     }
 
     /// PACI (RFC 7798 section 4.4.4): the carried packet's payload header is the PACI header with the
     /// type replaced by cType; the PHES header extension is skipped.
-    private mutating func paci(_ payload: ArraySlice<UInt8>, emit: (AccessUnit) -> Void) {
+    private mutating func paci(_ payload: ArraySlice<UInt8>) {
         guard let fields = payload.u16(at: 2) else { return malformed() }
         let carriedType = UInt8(fields >> 9 & 0x3F)
         let extensionLength = Int(fields >> 4 & 0x1F)
         guard payload.count > 4 + extensionLength else { return malformed() }
         var carried: [UInt8] = [payload[payload.startIndex] & 0x81 | carriedType << 1, payload[payload.startIndex + 1]]
         carried.append(contentsOf: payload.dropFirst(4 + extensionLength))
-        handle(carried[...], nested: true, emit: emit)
+        handle(carried[...], nested: true)
     }
 }

@@ -5,6 +5,7 @@ import RTP
 public struct VideoDepacketizer: Sendable {
     private var h264: H264Depacketizer?
     private var h265: HEVCDepacketizer?
+    /// The codec it takes apart.
     public let codec: VideoCodec
 
     /// A depacketizer for `codec` with no SDP parameter sets.
@@ -16,41 +17,52 @@ public struct VideoDepacketizer: Sendable {
         }
     }
 
+    /// Wraps an H.264 depacketizer.
     public init(_ depacketizer: H264Depacketizer) {
         codec = .h264
         h264 = depacketizer
     }
 
+    /// Wraps an H.265 depacketizer.
     public init(_ depacketizer: HEVCDepacketizer) {
         codec = .h265
         h265 = depacketizer
     }
 
-    public mutating func push(_ packet: RTPPacket, emit: (AccessUnit) -> Void) {
-        h264?.push(packet, emit: emit)
-        h265?.push(packet, emit: emit)
+    /// Takes the next packet in sequence order.
+    public mutating func push(_ packet: RTPPacket) {
+        h264?.push(packet)
+        h265?.push(packet)
     }
 
-    public mutating func noteLoss(_ count: Int, emit: (AccessUnit) -> Void) {
-        h264?.noteLoss(count, emit: emit)
-        h265?.noteLoss(count, emit: emit)
+    /// Tells the depacketizer that `count` packets before the next one were lost.
+    public mutating func noteLoss(_ count: Int) {
+        h264?.noteLoss(count)
+        h265?.noteLoss(count)
     }
 
-    public mutating func flush(emit: (AccessUnit) -> Void) {
-        h264?.flush(emit: emit)
-        h265?.flush(emit: emit)
+    /// Ends the stream: completes what is still held.
+    public mutating func flush() {
+        h264?.flush()
+        h265?.flush()
     }
 
     /// Takes what a ``ReorderBuffer`` released: a packet is pushed, a loss noted, a discontinuity (the
     /// sender restarted) flushes what was being assembled.
-    public mutating func consume(_ output: consuming ReorderBuffer.Output, emit: (AccessUnit) -> Void) {
+    public mutating func consume(_ output: consuming ReorderBuffer.Output) {
         switch consume output {  // the packet moves out of the output: no copy of it, no retain of its bytes
-        case .packet(let packet, _): push(packet, emit: emit)
-        case .loss(let loss): noteLoss(loss.count, emit: emit)
-        case .discontinuity: flush(emit: emit)
+        case .packet(let packet, _): push(packet)
+        case .loss(let loss): noteLoss(loss.count)
+        case .discontinuity: flush()
         }
     }
 
+    /// The oldest access unit completed and not yet taken; nil until the next push, loss or flush.
+    public mutating func nextAccessUnit() -> AccessUnit? {
+        h264?.nextAccessUnit() ?? h265?.nextAccessUnit()
+    }
+
+    /// Every parameter set seen, from the SDP and in band.
     public var parameterSets: ParameterSets {
         h264?.parameterSets ?? h265?.parameterSets ?? ParameterSets(codec: codec)
     }
@@ -58,6 +70,7 @@ public struct VideoDepacketizer: Sendable {
     /// The most recent payload this depacketizer refused, and why.
     public var lastError: H26xError? { h264?.lastError ?? h265?.lastError }
 
+    /// What was counted so far.
     public var statistics: DepacketizerStatistics {
         h264?.statistics ?? h265?.statistics ?? DepacketizerStatistics()
     }

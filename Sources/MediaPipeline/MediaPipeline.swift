@@ -57,7 +57,8 @@ public struct MediaPipeline: Sendable {
             depacketizers: formats.enumerated().map { index, format in
                 SDPVideo.depacketizer(for: format) { problem in
                     logger?.warning(
-                        "track \(index): \("\(problem)".escapingControlCharacters); the stream's own parameter sets serve instead")
+                        "track \(index): \("\(problem)".escapingControlCharacters); the stream's own parameter sets serve instead"
+                    )
                     warn(index, problem)
                 }
             }, reorder: reorder, logger: logger)
@@ -149,11 +150,17 @@ public struct MediaPipeline: Sendable {
         _ track: inout Track, _ output: consuming ReorderBuffer.Output, into ready: inout [AccessUnit],
         track index: Int
     ) {
-        track.depacketizer.consume(output) { ready.append(stamped($0, track: index)) }
+        track.depacketizer.consume(output)
+        collect(&track, into: &ready, track: index)
     }
 
     private static func flushDepacketizer(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
-        track.depacketizer.flush { ready.append(stamped($0, track: index)) }
+        track.depacketizer.flush()
+        collect(&track, into: &ready, track: index)
+    }
+
+    private static func collect(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
+        while let unit = track.depacketizer.nextAccessUnit() { ready.append(stamped(unit, track: index)) }
     }
 
     private static func stamped(_ unit: AccessUnit, track: Int) -> AccessUnit {

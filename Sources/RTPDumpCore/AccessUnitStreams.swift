@@ -68,9 +68,8 @@ public struct AccessUnitStreams: Sendable {
         for position in streams.indices {
             let key = ordered.stream(at: position)
             if streams[position].depacketizer == nil { decide(position, codec: .h264, emit: emit) }
-            let ssrc = streams[position].ssrc
-            let (clock, senderClocks) = (clocks[ssrc], senderClocks)
-            streams[position].depacketizer?.flush { emit(key, $0.captured(by: clock ?? senderClocks?(ssrc))) }
+            streams[position].depacketizer?.flush()
+            handOn(position, key, emit: emit)
         }
     }
 
@@ -116,13 +115,16 @@ public struct AccessUnitStreams: Sendable {
         _ position: Int, _ key: StreamKey, _ output: consuming ReorderBuffer.Output,
         emit: (StreamKey, AccessUnit) -> Void
     ) {
-        // Copies (a retain each) for the closure, which cannot read `self` while the depacketizer changes;
-        // looked up only per access unit, not per packet.
         if ordered.followsFlows, case .packet(let packet, _) = output { streams[position].ssrc = packet.ssrc }
-        let ssrc = streams[position].ssrc
-        let (clocks, senderClocks) = (clocks, senderClocks)
-        streams[position].depacketizer?.consume(output) {
-            emit(key, $0.captured(by: clocks[ssrc] ?? senderClocks?(ssrc)))
+        streams[position].depacketizer?.consume(output)
+        handOn(position, key, emit: emit)
+    }
+
+    /// Hands on what the stream's depacketizer completed, dated by its source's sender clock.
+    private mutating func handOn(_ position: Int, _ key: StreamKey, emit: (StreamKey, AccessUnit) -> Void) {
+        while let unit = streams[position].depacketizer?.nextAccessUnit() {
+            let ssrc = streams[position].ssrc
+            emit(key, unit.captured(by: clocks[ssrc] ?? senderClocks?(ssrc)))
         }
     }
 }

@@ -17,7 +17,8 @@ import Testing
         let picture = Packets.idr(30_000)
         for index in 0..<3_000 {
             let packet = Packets.rtp(UInt16(truncatingIfNeeded: index), ts: UInt32(index) * 3000, marker: true, picture)
-            depacketizer.push(packet) { unit in
+            depacketizer.push(packet)
+            while let unit = depacketizer.nextAccessUnit() {
                 if let held { capacities.append(held.nalUnits.storage.capacity) }
                 held = unit
                 units += 1
@@ -38,7 +39,8 @@ import Testing
         for index in 0..<600 {
             let nal = index % 30 == 0 ? Packets.idr(400_000) : Packets.slice(50_000)
             let packet = Packets.rtp(UInt16(truncatingIfNeeded: index), ts: UInt32(index) * 3000, marker: true, nal)
-            depacketizer.push(packet) { unit in
+            depacketizer.push(packet)
+            while let unit = depacketizer.nextAccessUnit() {
                 if let held { capacities.append(held.nalUnits.storage.capacity) }
                 held = unit
             }
@@ -56,7 +58,8 @@ import Testing
         for index in 0..<200 {
             var taken: [AccessUnit] = []
             let packet = Packets.rtp(UInt16(index), ts: UInt32(index) * 3000, marker: true, Packets.idr(30_000))
-            depacketizer.push(packet) { taken.append($0) }
+            depacketizer.push(packet)
+            while let unit = depacketizer.nextAccessUnit() { taken.append(unit) }
             for unit in taken {
                 unit.nalUnits.storage.withUnsafeBufferPointer { addresses.append(UInt(bitPattern: $0.baseAddress)) }
             }

@@ -44,15 +44,20 @@ import Testing
             let end = min(offset + 2 + Int(input[offset + 1]), input.endIndex)
             let payload = Array(input[(offset + 2)..<end])
             offset = end
-            if control & 0x40 != 0 { depacketizer.noteLoss(Int(control & 0x07) + 1) { _ in units += 1 } }
+            if control & 0x40 != 0 {
+                depacketizer.noteLoss(Int(control & 0x07) + 1)
+                while depacketizer.nextAccessUnit() != nil { units += 1 }
+            }
             if control & 0x20 != 0 { timestamp &+= 3000 }
             let packet = RTPPacketBuilder(
                 marker: control & 0x80 != 0, sequenceNumber: seq, timestamp: timestamp, ssrc: 1, payload: payload
             ).packet()
             seq &+= 1
-            depacketizer.push(packet) { _ in units += 1 }
+            depacketizer.push(packet)
+            while depacketizer.nextAccessUnit() != nil { units += 1 }
         }
-        depacketizer.flush { _ in units += 1 }
+        depacketizer.flush()
+        while depacketizer.nextAccessUnit() != nil { units += 1 }
         #expect(depacketizer.parameterSets.sequenceParameterSet == nil)
     }
 

@@ -78,17 +78,17 @@ import Testing
     @Test func nestedPACIAndUndefinedTypesAreRefusedWithAReason() {
         var d = HEVCDepacketizer()
         let fields: UInt16 = 50 << 9
-        d.push(P.rtp(1, ts: 0, [50 << 1, 0x01, UInt8(fields >> 8), UInt8(fields & 0xFF), 1, 2, 3])) { _ in }
+        d.push(P.rtp(1, ts: 0, [50 << 1, 0x01, UInt8(fields >> 8), UInt8(fields & 0xFF), 1, 2, 3]))
         #expect(d.statistics.unsupportedPackets == 1)
         #expect(d.lastError?.code == .unsupportedPacketization)
-        d.push(P.rtp(2, ts: 0, [55 << 1, 0x01, 0, 0])) { _ in }
+        d.push(P.rtp(2, ts: 0, [55 << 1, 0x01, 0, 0]))
         #expect(d.statistics.unsupportedPackets == 2)
         #expect(d.lastError?.description.contains("55") == true)
     }
 
     @Test func truncatedAggregationIsMalformed() {
         var d = HEVCDepacketizer()
-        d.push(P.rtp(1, ts: 0, [0x60, 0x01, 0x00, 0x40, 0x40])) { _ in }
+        d.push(P.rtp(1, ts: 0, [0x60, 0x01, 0x00, 0x40, 0x40]))
         #expect(d.statistics.malformedPackets == 1)
     }
 }

@@ -60,12 +60,15 @@ enum Packets {
         var units: [Unit] = []
         for packet in packets {
             if let packet {
-                depacketizer.push(packet) { units.append(unit($0)) }
+                depacketizer.push(packet)
+                while let accessUnit = depacketizer.nextAccessUnit() { units.append(unit(accessUnit)) }
             } else {
-                depacketizer.noteLoss(1) { units.append(unit($0)) }
+                depacketizer.noteLoss(1)
+                while let accessUnit = depacketizer.nextAccessUnit() { units.append(unit(accessUnit)) }
             }
         }
-        depacketizer.flush { units.append(unit($0)) }
+        depacketizer.flush()
+        while let accessUnit = depacketizer.nextAccessUnit() { units.append(unit(accessUnit)) }
         return units
     }
 

@@ -44,14 +44,20 @@ import Testing
         var buffer = ReorderBuffer()
         for packet in packets {
             buffer.insert(packet, arrival: ArrivalTime(nanoseconds: 0))
-            while let output = buffer.next(now: ArrivalTime(nanoseconds: 0)) { depacketizer.consume(output) { units.append($0) } }
+            while let output = buffer.next(now: ArrivalTime(nanoseconds: 0)) {
+                depacketizer.consume(output)
+                while let unit = depacketizer.nextAccessUnit() { units.append(unit) }
+            }
         }
-        depacketizer.flush { units.append($0) }
+        depacketizer.flush()
+        while let unit = depacketizer.nextAccessUnit() { units.append(unit) }
         return (units, depacketizer)
     }
 
     /// packetization-mode=0 declared (or the fmtp empty, or ending in ';'), FU-A sent: taken as sent.
-    @Test(arguments: ["packetization-mode=0", "", "packetization-mode=0;", "profile-level-id=42e01f;packetization-mode=0"])
+    @Test(arguments: [
+        "packetization-mode=0", "", "packetization-mode=0;", "profile-level-id=42e01f;packetization-mode=0",
+    ])
     func fuAIsTakenWhateverModeTheSDPDeclares(fmtp: String) throws {
         let units = try Self.units(Self.fuA(size: 3000, fragment: 1000), sdp: fmtp)
         #expect(units.count == 1)
@@ -77,7 +83,8 @@ import Testing
             RTPPacketBuilder(payloadType: 50, sequenceNumber: 4, timestamp: 0, ssrc: 1, payload: [0xAA, 0xBB]).packet())
         packets.append(
             RTPPacketBuilder(
-                marker: true, payloadType: 105, sequenceNumber: 5, timestamp: 3000, ssrc: 1, payload: [0x41, 0x9A, 0x11]
+                marker: true, payloadType: 105, sequenceNumber: 5, timestamp: 3000, ssrc: 1,
+                payload: [0x41, 0x9A, 0x11]
             ).packet())
         let (units, depacketizer) = try Self.depacketized(packets, sdp: "packetization-mode=1", payloadType: 105)
         #expect(units.map(\.nalUnits.count) == [1, 1])

@@ -173,17 +173,14 @@ import Testing
         var capture = try CaptureFile(contentsOf: Fixtures.capture(name))
         var ordered = OrderedPackets()
         var units: [[[UInt8]]] = []
-        let collect = { (unit: AccessUnit) in units.append(unit.nalUnits.map { Array($0.bytes) }) }
-        let feed = { (event: OrderedPackets.Event) in
-            switch event.output {
-            case .packet(let packet, _): depacketizer.push(packet, emit: collect)
-            case .loss(let loss): depacketizer.noteLoss(loss.count, emit: collect)
-            case .discontinuity: depacketizer.flush(emit: collect)
-            }
+        func feed(_ event: OrderedPackets.Event) {
+            depacketizer.consume(event.output)
+            while let unit = depacketizer.nextAccessUnit() { units.append(unit.nalUnits.map { Array($0.bytes) }) }
         }
-        while let datagram = try capture.nextDatagram() { ordered.add(datagram, emit: feed) }
-        ordered.finish(emit: feed)
-        depacketizer.flush(emit: collect)
+        while let datagram = try capture.nextDatagram() { ordered.add(datagram) { feed($0) } }
+        ordered.finish { feed($0) }
+        depacketizer.flush()
+        while let unit = depacketizer.nextAccessUnit() { units.append(unit.nalUnits.map { Array($0.bytes) }) }
         return units
     }
 

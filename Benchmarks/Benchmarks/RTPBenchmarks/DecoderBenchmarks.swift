@@ -12,13 +12,16 @@ func accessUnits(_ name: String) -> [AccessUnit] {
     var reorder = ReorderBuffer()
     var depacketizer = VideoDepacketizer(codec: .h264)
     var units: [AccessUnit] = []
-    let keep = { (unit: AccessUnit) in units.append(unit) }
     while let datagram = try? capture.nextDatagram() {
         guard let packet = try? RTPPacket(datagram.payload) else { continue }
         reorder.insert(packet, arrival: datagram.time)
-        while case .packet(let p, _)? = reorder.next(now: datagram.time) { depacketizer.push(p, emit: keep) }
+        while case .packet(let p, _)? = reorder.next(now: datagram.time) {
+            depacketizer.push(p)
+            while let unit = depacketizer.nextAccessUnit() { units.append(unit) }
+        }
     }
-    depacketizer.flush(emit: keep)
+    depacketizer.flush()
+    while let unit = depacketizer.nextAccessUnit() { units.append(unit) }
     return units
 }
 

@@ -72,12 +72,14 @@ struct Stream {
         case .discontinuity:
             lastReleased = nil
         }
-        depacketizer.consume(output, emit: Self.check)
+        depacketizer.consume(output)
+        while let unit = depacketizer.nextAccessUnit() { Self.check(unit) }
     }
 
     mutating func finish() {
         while let output = buffer.flush() { consume(output) }
-        depacketizer.flush(emit: Self.check)
+        depacketizer.flush()
+        while let unit = depacketizer.nextAccessUnit() { Self.check(unit) }
         guard buffer.count == 0 else { preconditionFailure("\(buffer.count) packets held after the flush") }
         let accounted = buffer.released + buffer.duplicates + buffer.late + buffer.jumps
         guard accounted == inserted else {

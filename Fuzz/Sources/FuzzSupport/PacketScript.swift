@@ -10,7 +10,7 @@ public func runPacketScript(
     _ input: ArraySlice<UInt8>, _ depacketizer: inout VideoDepacketizer, writer: ElementaryStreamWriter
 ) {
     var out: [UInt8] = []
-    let emit = { (unit: AccessUnit) in
+    func check(_ unit: AccessUnit) {
         writer.write(unit, parameterSets: ParameterSets(codec: unit.codec), into: &out)
         var annexB: [UInt8] = []
         for nal in unit.nalUnits {
@@ -19,7 +19,9 @@ public func runPacketScript(
             annexB += nal.bytes
             // Start codes inside a payload (a camera quirk) split it: none may be left inside a NAL unit.
             if nal.bytes.count >= 3,
-                nal.bytes.indices.dropLast(2).contains(where: { nal.bytes[$0] == 0 && nal.bytes[$0 + 1] == 0 && nal.bytes[$0 + 2] == 1 })
+                nal.bytes.indices.dropLast(2).contains(where: {
+                    nal.bytes[$0] == 0 && nal.bytes[$0 + 1] == 0 && nal.bytes[$0 + 2] == 1
+                })
             {
                 preconditionFailure("a NAL unit holds a start code: the depacketizer did not split it there")
             }
@@ -36,14 +38,19 @@ public func runPacketScript(
         let end = min(offset + 2 + Int(input[offset + 1]), input.endIndex)
         let payload = Array(input[(offset + 2)..<end])
         offset = end
-        if control & 0x40 != 0 { depacketizer.noteLoss(Int(control & 0x07) + 1, emit: emit) }
+        if control & 0x40 != 0 {
+            depacketizer.noteLoss(Int(control & 0x07) + 1)
+            while let unit = depacketizer.nextAccessUnit() { check(unit) }
+        }
         if control & 0x20 != 0 { timestamp &+= 3000 }
         let packet = RTPPacketBuilder(
             marker: control & 0x80 != 0, sequenceNumber: seq, timestamp: timestamp, ssrc: 1, payload: payload
         ).packet()
         seq &+= 1
-        depacketizer.push(packet, emit: emit)
+        depacketizer.push(packet)
+        while let unit = depacketizer.nextAccessUnit() { check(unit) }
     }
-    depacketizer.flush(emit: emit)
+    depacketizer.flush()
+    while let unit = depacketizer.nextAccessUnit() { check(unit) }
     _ = depacketizer.parameterSets.sequenceParameterSet
 }
