@@ -2,13 +2,13 @@
 import PackageDescription
 
 #if os(Linux)
-// FFmpeg's and libsrtp2's headers are on the default include path; through pkg-config the libraries would be
-// linked too (they are opened when first used: CFFmpegLoader, CSRTPLoader).
-let ffmpegPkgConfig: String? = nil
-let srtpPkgConfig: String? = nil
+    // FFmpeg's and libsrtp2's headers are on the default include path; through pkg-config the libraries would be
+    // linked too (they are opened when first used: CFFmpegLoader, CSRTPLoader).
+    let ffmpegPkgConfig: String? = nil
+    let srtpPkgConfig: String? = nil
 #else
-let ffmpegPkgConfig: String? = "libavcodec"
-let srtpPkgConfig: String? = "libsrtp2"
+    let ffmpegPkgConfig: String? = "libavcodec"
+    let srtpPkgConfig: String? = "libsrtp2"
 #endif
 
 let package = Package(
@@ -68,7 +68,8 @@ let package = Package(
         // The receive pipeline every source shares (sans I/O): packets of any tracks → per-track reorder buffer →
         // the depacketizer the SDP format calls for → access units. No SwiftNIO: captures need none.
         .target(
-            name: "MediaPipeline", dependencies: ["RTP", "SDP", "H26x", .product(name: "Logging", package: "swift-log")]),
+            name: "MediaPipeline",
+            dependencies: ["RTP", "SDP", "H26x", "PacketCapture", .product(name: "Logging", package: "swift-log")]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
@@ -139,13 +140,14 @@ let package = Package(
         .testTarget(
             name: "RTPTransportTests",
             dependencies: [
-                "TestSupport", "RTPTransport", "RTPDumpCore", "PacketCapture", "RTP", "VideoDecoding",
+                "TestSupport", "RTPTransport", "RTPDumpCore", "MediaPipeline", "PacketCapture", "RTP", "VideoDecoding",
             ]),
         .testTarget(
             name: "RTSPClientTests",
             dependencies: [
                 "TestSupport",
-                "RTSPClient", "RTSP", "RTP", "H26x", "MediaPipeline", "VideoDecoding", "FFmpegDecoding", "PacketCapture",
+                "RTSPClient", "RTSP", "RTP", "H26x", "MediaPipeline", "VideoDecoding", "FFmpegDecoding",
+                "PacketCapture",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -18,6 +18,8 @@ public struct AccessUnit: Sendable {
     /// RTP packets lost while it was being received (0 when complete). NAL units that lost a fragment are
     /// left out; the others are intact.
     public let lostPackets: Int
+    /// The SSRC of the source whose packets it was made from: whose sender reports date it.
+    public let ssrc: UInt32
     /// When the sender captured it, on its wall clock (from its RTCP sender reports); nil until the first
     /// report. The depacketizer does not see RTCP: whoever runs it sets this (`RTSPAccessUnits`, `rtpdump`).
     public var captureTime: WallClockTime? = nil

@@ -36,6 +36,8 @@ struct AccessUnitAssembler: Sendable {
     /// scanned as they are copied in (`append(_:)`), not again at its end.
     private var nalHoldsStartCode = false
     private(set) var timestamp: UInt64?
+    /// The SSRC of the packets the current access unit is made from.
+    var ssrc: UInt32 = 0
     private var hasPicture = false
     private var keyframe = false
     private var parameterSetsChanged = false
@@ -340,7 +342,8 @@ struct AccessUnitAssembler: Sendable {
                 AccessUnit(
                     codec: codec, timestamp: timestamp,
                     nalUnits: AccessUnit.NALUnits(codec: codec, storage: buffer, ranges: ranges, startCoded: true),
-                    isKeyframe: keyframe, parameterSetsChanged: parameterSetsChanged, lostPackets: lostPackets))
+                    isKeyframe: keyframe, parameterSetsChanged: parameterSetsChanged, lostPackets: lostPackets,
+                    ssrc: ssrc))
         }
         lostPackets = 0
     }

@@ -65,6 +65,7 @@ struct DepacketizerCore: Sendable {
         packetTimestamp = timestamps.extend(packet.timestamp)
         if packet.marker { seenMarker = true }
         guard deinterleaver == nil else {
+            assembler.ssrc = packet.ssrc
             if pendingLoss > 0 { assembler.addLoss(pendingLoss) }
             pendingLoss = 0
             return
@@ -80,6 +81,7 @@ struct DepacketizerCore: Sendable {
             pendingLoss = 0
         }
         setTimestamp(packetTimestamp)
+        assembler.ssrc = packet.ssrc  // after the timestamp change: what that completed was the last source's
         if pendingLoss > 0 {
             assembler.addLoss(pendingLoss)
             pendingLoss = 0

@@ -30,6 +30,9 @@ struct AnomalyLog: Sendable {
         counts = Array(repeating: Counts(), count: tracks)
     }
 
+    /// A track added after the start.
+    mutating func addTrack() { counts.append(Counts()) }
+
     /// After a push: logs each kind the track met for the first time.
     mutating func look(at track: Int, reorder: ReorderBuffer, depacketizer: VideoDepacketizer) {
         let before = counts[track]

@@ -24,17 +24,29 @@ import SDP
 public struct MediaPipeline: Sendable {
     struct Track: Sendable {
         var reorder: ReorderBuffer
-        var depacketizer: VideoDepacketizer
+        /// Nil while the codec is being sniffed from the first payloads (``addTrack(sniffing:)``).
+        var depacketizer: VideoDepacketizer?
+        /// What a sniffed track's depacketizer is made with.
+        var configuration = DepacketizerConfiguration()
+        /// What the reorder buffer released while the codec was not yet known.
+        var undecided: [ReorderBuffer.Output] = []
+        /// The track's sender clock, from sender reports given for the track.
         var clock: SenderClock?
     }
+
+    /// How many packets a track whose codec is sniffed holds, at most, before H.264 is assumed.
+    public static let maxUndecidedPackets = 64
 
     private var tracks: [Track]
     /// Units completed and not yet taken, in the order they completed (usually none or one).
     private var ready: [AccessUnit] = []
+    /// Each sender's clock, from the sender reports given by SSRC (``receiveSenderReport(_:)``).
+    private var clocks: [UInt32: SenderClock] = [:]
     /// Packets of a track this pipeline does not have, dropped.
     public private(set) var unknownTrackPackets = 0
     /// Where the first of each kind of anomaly per track is told; nil: nothing is logged.
     private var log: AnomalyLog?
+    private let reorderConfiguration: ReorderBuffer.Configuration
 
     /// A pipeline of one track per depacketizer, each ordered with `reorder`. With a `logger`, the first
     /// loss, change of source, camera quirk, skipped packet kind and change of parameter sets of each track
@@ -44,6 +56,7 @@ public struct MediaPipeline: Sendable {
     ) {
         tracks = depacketizers.map { Track(reorder: ReorderBuffer(configuration: reorder), depacketizer: $0) }
         log = logger.map { AnomalyLog(logger: $0, tracks: depacketizers.count) }
+        reorderConfiguration = reorder
         ready.reserveCapacity(4)
     }
 
@@ -67,6 +80,23 @@ public struct MediaPipeline: Sendable {
     /// How many tracks it has.
     public var trackCount: Int { tracks.count }
 
+    /// Adds a track taken apart by `depacketizer` (for a stream found after the start, as in a capture);
+    /// returns its index.
+    public mutating func addTrack(_ depacketizer: VideoDepacketizer) -> Int {
+        tracks.append(Track(reorder: ReorderBuffer(configuration: reorderConfiguration), depacketizer: depacketizer))
+        log?.addTrack()
+        return tracks.count - 1
+    }
+
+    /// Adds a track whose codec is told from its first payloads (``CodecSniffer``), for a capture with no
+    /// SDP: until a payload decides, up to ``maxUndecidedPackets`` packets are held, then H.264 is assumed.
+    /// Returns its index.
+    public mutating func addTrack(sniffing configuration: DepacketizerConfiguration = .init()) -> Int {
+        tracks.append(Track(reorder: ReorderBuffer(configuration: reorderConfiguration), configuration: configuration))
+        log?.addTrack()
+        return tracks.count - 1
+    }
+
     /// Offers a packet. Take what it completes with ``nextAccessUnit()`` before the next push, so that
     /// the units' buffers are reused.
     public mutating func push(_ received: ReceivedPacket) {
@@ -78,7 +108,9 @@ public struct MediaPipeline: Sendable {
         if received.isDiscontinuity { Self.restart(&tracks[index], into: &ready, track: index) }
         tracks[index].reorder.insert(received.packet, arrival: received.arrival)
         Self.release(&tracks[index], now: received.arrival, into: &ready, track: index)
-        if log != nil { log?.look(at: index, reorder: tracks[index].reorder, depacketizer: tracks[index].depacketizer) }
+        if log != nil, let depacketizer = tracks[index].depacketizer {
+            log?.look(at: index, reorder: tracks[index].reorder, depacketizer: depacketizer)
+        }
     }
 
     /// Lets every track give up gaps that have waited past the reorder buffer's delay at `now`, without a
@@ -93,18 +125,22 @@ public struct MediaPipeline: Sendable {
             while let output = tracks[index].reorder.flush() {
                 Self.feed(&tracks[index], output, into: &ready, track: index)
             }
+            if tracks[index].depacketizer == nil {
+                Self.decide(&tracks[index], codec: .h264, into: &ready, track: index)
+            }
             Self.flushDepacketizer(&tracks[index], into: &ready, track: index)
         }
     }
 
-    /// The next completed access unit, dated by its track's sender clock once a sender report has come
-    /// (``receiveSenderReport(_:track:)``); nil when there is none until the next push.
+    /// The next completed access unit, dated by its sender's clock once a sender report has come
+    /// (``receiveSenderReport(_:)``, ``receiveSenderReport(_:track:)``); nil when there is none until the
+    /// next push.
     public mutating func nextAccessUnit() -> AccessUnit? {
         guard !ready.isEmpty else { return nil }
         // Moved out, not copied: the pipeline keeps no reference to a unit it handed on.
         let unit = ready.removeFirst()
         if log != nil { log?.handedOn(unit) }
-        guard let clock = tracks[unit.track].clock else { return unit }
+        guard let clock = clocks[unit.ssrc] ?? tracks[unit.track].clock else { return unit }
         return unit.captured(by: clock)
     }
 
@@ -112,19 +148,33 @@ public struct MediaPipeline: Sendable {
     /// that dates units itself, as an RTSP session does, need not call it.)
     public mutating func receiveSenderReport(_ report: RTCPSenderReport, track: Int) {
         guard tracks.indices.contains(track) else { return }
-        let rate = 90_000  // H.264 and H.265 use a 90 kHz RTP clock
-        if tracks[track].clock == nil { tracks[track].clock = SenderClock(clockRate: rate) }
+        if tracks[track].clock == nil { tracks[track].clock = SenderClock(clockRate: Self.videoClockRate) }
         tracks[track].clock?.update(with: report)
     }
 
-    /// The parameter sets `track` has seen, from its SDP and in band (what a decoder is configured with).
-    public func parameterSets(track: Int) -> ParameterSets? {
-        tracks.indices.contains(track) ? tracks[track].depacketizer.parameterSets : nil
+    /// An RTCP sender report of the source it names: the units that source's packets complete, in any
+    /// track, carry their capture time from then on. For a source where RTCP is not tied to a track (a
+    /// capture), and where a track's source changes (a camera that restarts with a new SSRC and reports it).
+    public mutating func receiveSenderReport(_ report: RTCPSenderReport) {
+        clocks[report.ssrc, default: SenderClock(clockRate: Self.videoClockRate)].update(with: report)
     }
 
-    /// The codec of `track`.
+    /// H.264 and H.265 use a 90 kHz RTP clock.
+    static let videoClockRate = 90_000
+
+    /// The parameter sets `track` has seen, from its SDP and in band (what a decoder is configured with).
+    public func parameterSets(track: Int) -> ParameterSets? {
+        depacketizer(track: track)?.parameterSets
+    }
+
+    /// The codec of `track` (nil while it is being sniffed).
     public func codec(track: Int) -> VideoCodec? {
-        tracks.indices.contains(track) ? tracks[track].depacketizer.codec : nil
+        depacketizer(track: track)?.codec
+    }
+
+    /// `track`'s depacketizer, with its parameter sets and counters (nil while the codec is being sniffed).
+    public func depacketizer(track: Int) -> VideoDepacketizer? {
+        tracks.indices.contains(track) ? tracks[track].depacketizer : nil
     }
 
     /// What `track`'s reorder buffer counted (duplicates, late, lost, restarts).
@@ -134,7 +184,7 @@ public struct MediaPipeline: Sendable {
 
     /// What `track`'s depacketizer counted (malformed packets, dropped NAL units, quirks).
     public func depacketizerStatistics(track: Int) -> DepacketizerStatistics? {
-        tracks.indices.contains(track) ? tracks[track].depacketizer.statistics : nil
+        depacketizer(track: track)?.statistics
     }
 
     // The steps take the track and the ready list as separate inout arguments: disjoint parts of `self`,
@@ -150,23 +200,45 @@ public struct MediaPipeline: Sendable {
         _ track: inout Track, _ output: consuming ReorderBuffer.Output, into ready: inout [AccessUnit],
         track index: Int
     ) {
-        track.depacketizer.consume(output)
+        guard track.depacketizer != nil else { return hold(&track, output, into: &ready, track: index) }
+        track.depacketizer?.consume(output)
         collect(&track, into: &ready, track: index)
     }
 
+    /// An output of a track whose codec is not known yet: held until a payload tells the codec.
+    private static func hold(
+        _ track: inout Track, _ output: consuming ReorderBuffer.Output, into ready: inout [AccessUnit],
+        track index: Int
+    ) {
+        var sniffed: VideoCodec?
+        if case .packet(let packet, _) = output { sniffed = CodecSniffer.codec(ofPayload: packet.payload) }
+        track.undecided.append(output)
+        if let sniffed {
+            decide(&track, codec: sniffed, into: &ready, track: index)
+        } else if track.undecided.count >= maxUndecidedPackets {
+            decide(&track, codec: .h264, into: &ready, track: index)
+        }
+    }
+
+    private static func decide(
+        _ track: inout Track, codec: VideoCodec, into ready: inout [AccessUnit], track index: Int
+    ) {
+        track.depacketizer = VideoDepacketizer(codec: codec, configuration: track.configuration)
+        let held = track.undecided
+        track.undecided = []
+        for output in held { feed(&track, output, into: &ready, track: index) }
+    }
+
     private static func flushDepacketizer(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
-        track.depacketizer.flush()
+        track.depacketizer?.flush()
         collect(&track, into: &ready, track: index)
     }
 
     private static func collect(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
-        while let unit = track.depacketizer.nextAccessUnit() { ready.append(stamped(unit, track: index)) }
-    }
-
-    private static func stamped(_ unit: AccessUnit, track: Int) -> AccessUnit {
-        var unit = unit
-        unit.track = track
-        return unit
+        while var unit = track.depacketizer?.nextAccessUnit() {
+            unit.track = index
+            ready.append(unit)
+        }
     }
 
     /// A break the source announced: what was held ends here and the numbering starts again.

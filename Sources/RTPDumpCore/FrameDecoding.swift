@@ -1,3 +1,4 @@
+import MediaPipeline
 import RTP
 import FFmpegDecoding
 import H26x

@@ -1,3 +1,4 @@
+import MediaPipeline
 import H26x
 import PacketCapture
 import RTP

@@ -1,3 +1,4 @@
+import MediaPipeline
 import PacketCapture
 import RTP
 

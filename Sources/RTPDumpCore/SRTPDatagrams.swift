@@ -1,3 +1,4 @@
+import MediaPipeline
 import PacketCapture
 import RTP
 import SRTP
@@ -38,7 +39,7 @@ public final class SRTPDatagrams: DatagramSource {
                 return UDPDatagram(
                     recordIndex: datagram.recordIndex, time: datagram.time, source: datagram.source,
                     destination: datagram.destination, payload: plain[...], isTruncated: false)
-            } catch where error.code == .authenticationFailed || error.code == .replayed {
+            } catch  where error.code == .authenticationFailed || error.code == .replayed {
                 failures[Flow(source: datagram.source, destination: datagram.destination), default: 0] += 1
             } catch {
                 malformed += 1

@@ -156,7 +156,7 @@ import Testing
         }
         return AccessUnit(
             codec: .h264, timestamp: 0, nalUnits: .init(codec: .h264, storage: storage, ranges: ranges),
-            isKeyframe: keyframe, parameterSetsChanged: false, lostPackets: 0)
+            isKeyframe: keyframe, parameterSetsChanged: false, lostPackets: 0, ssrc: 1)
     }
 
     @Test func annexBInsertsParameterSetsBeforeAKeyframeThatLacksThem() {

@@ -1,3 +1,4 @@
+import MediaPipeline
 import RTP
 import Foundation
 import PacketCapture

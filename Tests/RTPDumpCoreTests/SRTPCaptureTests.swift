@@ -1,3 +1,4 @@
+import MediaPipeline
 import Foundation
 import H26x
 import PacketCapture

@@ -1,3 +1,4 @@
+import MediaPipeline
 import Foundation
 import PacketCapture
 import RTP

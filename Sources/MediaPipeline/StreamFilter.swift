@@ -16,12 +16,12 @@ public struct StreamFilter: Sendable {
         self.payloadType = payloadType
     }
 
-    func admits(_ datagram: UDPDatagram) -> Bool {
+    public func admits(_ datagram: UDPDatagram) -> Bool {
         guard let port else { return true }
         return datagram.source.port == port || datagram.destination.port == port
     }
 
-    func admits(ssrc packetSSRC: UInt32, payloadType packetType: UInt8) -> Bool {
+    public func admits(ssrc packetSSRC: UInt32, payloadType packetType: UInt8) -> Bool {
         (ssrc == nil || ssrc == packetSSRC) && (payloadType == nil || payloadType == packetType)
     }
 }

@@ -1,0 +1,74 @@
+import PacketCapture
+import RTP
+
+/// Sorts the datagrams of a capture (or of anything that yields `UDPDatagram`s) into tracks: each RTP
+/// stream is a track, numbered in the order the streams first appear, and its packets come out as
+/// ``ReceivedPacket``s for a ``MediaPipeline`` (or a reorder buffer per track).
+///
+/// A stream is an SSRC and its UDP addresses; with ``followsFlows``, its addresses alone (the flow of an RTSP
+/// track, live or captured), so that a change of SSRC goes on in the same track, as a discontinuity the
+/// track's reorder buffer sees.
+public struct CaptureTracks: Sendable {
+    /// What one datagram was.
+    public enum Item: Sendable {
+        /// An RTP packet of the track it names; `isNewTrack` for the first of a stream not seen before.
+        case packet(ReceivedPacket, isNewTrack: Bool)
+        /// The sender reports of an RTCP compound packet.
+        case senderReports([RTCPSenderReport])
+    }
+
+    public let filter: StreamFilter
+    public let followsFlows: Bool
+    private var positions = StreamPositions()
+    /// With ``followsFlows``: each track's first SSRC, which names it (its key in `positions` has none).
+    private var firstSSRCs: [UInt32] = []
+    /// Datagrams that matched the filter but were not valid RTP (including snaplen-truncated ones).
+    public private(set) var rejected = 0
+
+    public init(filter: StreamFilter = StreamFilter(), followsFlows: Bool = false) {
+        self.filter = filter
+        self.followsFlows = followsFlows
+    }
+
+    /// What `datagram` is; nil when the filter leaves it out, it is RTCP without a sender report, or it is
+    /// not valid RTP (counted in ``rejected``). RTCP passes whatever the filter's port: it comes on the
+    /// next port up.
+    public mutating func sort(_ datagram: consuming UDPDatagram) -> Item? {
+        if RTPPacket.looksLikeRTCP(datagram.payload) {
+            guard let packets = try? RTCPPacket.parseCompound(datagram.payload) else { return nil }
+            let reports = packets.compactMap { packet -> RTCPSenderReport? in
+                if case .senderReport(let report) = packet { return report }
+                return nil
+            }
+            return reports.isEmpty ? nil : .senderReports(reports)
+        }
+        guard filter.admits(datagram) else { return nil }
+        let (source, destination, time) = (datagram.source, datagram.destination, datagram.time)
+        // The datagram's payload moves into the packet: no retain of the chunk for it.
+        guard !datagram.isTruncated, let packet = try? RTPPacket((consume datagram).payload) else {
+            rejected += 1
+            return nil
+        }
+        guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return nil }
+        let key = StreamKey(ssrc: followsFlows ? 0 : packet.ssrc, source: source, destination: destination)
+        let (position, isNew) = positions.position(of: key)
+        if isNew && followsFlows { firstSSRCs.append(packet.ssrc) }
+        return .packet(ReceivedPacket(track: position, packet: packet, arrival: time), isNewTrack: isNew)
+    }
+
+    /// How many tracks were found so far.
+    public var trackCount: Int { positions.keys.count }
+
+    /// The stream of `track`; with ``followsFlows``, named by its first SSRC.
+    public func stream(track: Int) -> StreamKey {
+        let key = positions.keys[track]
+        guard followsFlows else { return key }
+        return StreamKey(ssrc: firstSSRCs[track], source: key.source, destination: key.destination)
+    }
+
+    /// The track of `stream` (as ``stream(track:)`` names it), if it has been seen.
+    public func track(of stream: StreamKey) -> Int? {
+        let lookup = followsFlows ? StreamKey(ssrc: 0, source: stream.source, destination: stream.destination) : stream
+        return positions.existingPosition(of: lookup)
+    }
+}
