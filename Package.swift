@@ -86,7 +86,7 @@ let package = Package(
         // The start-code scan (and the copy that is also the scan), vectorized in C: AVX2 or SSE2 on x86, NEON on AArch64.
         .target(name: "CH26x"),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
-        .target(name: "VideoDecoding", dependencies: ["H26x"]),
+        .target(name: "VideoDecoding", dependencies: ["H26x", "RTP"]),
         // FFmpeg's headers (pkg-config finds them on Apple platforms; on Linux they are on the default path, and
         // pkg-config would also link the libraries, which CFFmpegLoader opens only when a decoder is made).
         .systemLibrary(

@@ -58,6 +58,9 @@ public struct AccessUnitStreams: Sendable {
         }
     }
 
+    /// The track (index in order of appearance) of `stream`, once it has been seen.
+    public func track(of stream: StreamKey) -> Int? { tracks.track(of: stream) }
+
     /// The reorder buffer of `stream`, for its counters.
     public func reorderBuffer(for stream: StreamKey) -> ReorderBuffer? {
         tracks.track(of: stream).flatMap { pipeline.reorderBuffer(track: $0) }

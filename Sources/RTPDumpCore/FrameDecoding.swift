@@ -21,50 +21,37 @@ public enum FrameDecoding {
 
     /// Decodes every access unit, complete or not (damaged frames come out flagged), and hands each
     /// frame to `emit` in presentation order. `followsFlows`: the input is an RTSP session, whose tracks keep
-    /// their stream across a change of SSRC (``OrderedPackets/followsFlows``).
+    /// their stream across a change of SSRC (`CaptureTracks.followsFlows`).
     public static func decode<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, threads: Int,
         outputSize: (width: Int, height: Int)? = nil, template: VideoDepacketizer? = nil, followsFlows: Bool = false,
         emit: (I420Frame) throws -> Void
     ) throws -> Summary {
-        try withoutActuallyEscaping(emit) { emit in
-            try decode(
-                &capture, filter: filter, codec: codec, configuration: .init(threads: threads, outputSize: outputSize),
-                template: template, followsFlows: followsFlows, escapingEmit: emit)
-        }
-    }
-
-    private static func decode<Source: DatagramSource>(
-        _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?,
-        configuration: FFmpegVideoDecoder.Configuration, template: VideoDepacketizer?, followsFlows: Bool,
-        escapingEmit emit: @escaping (I420Frame) throws -> Void
-    ) throws -> Summary {
+        let configuration = FFmpegVideoDecoder.Configuration(threads: threads, outputSize: outputSize)
         var streams = AccessUnitStreams(
             filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks,
             followsFlows: followsFlows)
         var chosen: StreamKey?
-        var decoder: FFmpegVideoDecoder?
+        var decoders = TrackDecoders(
+            makeDecoder: { _, codec in try FFmpegVideoDecoder(codec: codec, configuration: configuration) },
+            parameterSets: { _ in template?.parameterSets })
         var summary = Summary()
         var failure: Error?
-        let onFrame = { (frame: I420Frame) in
-            guard failure == nil else { return }
-            summary.frames += 1
-            if frame.mayBeDamaged { summary.damagedFrames += 1 }
-            do { try emit(frame) } catch { failure = error }
+        func handOnFrames() {
+            while let frame = decoders.nextFrame(), failure == nil {
+                summary.frames += 1
+                if frame.mayBeDamaged { summary.damagedFrames += 1 }
+                do { try emit(frame) } catch { failure = error }
+            }
         }
-        let take = { (key: StreamKey, unit: AccessUnit) in
+        func take(_ key: StreamKey, _ unit: AccessUnit) {
             guard failure == nil else { return }
             if chosen == nil { chosen = key }
             guard key == chosen else { return }
             summary.accessUnits += 1
-            do {
-                if decoder == nil {
-                    summary.codec = unit.codec
-                    decoder = try FFmpegVideoDecoder(
-                        codec: unit.codec, parameterSets: template?.parameterSets, configuration: configuration)
-                }
-                try decoder?.decode(unit, emit: onFrame)
-            } catch { failure = error }
+            summary.codec = unit.codec
+            do { try decoders.decode(unit) } catch { failure = error }
+            handOnFrames()
         }
         // Pulled, not forEachDatagram: decoding is too slow to run on a live session's receiving thread.
         summary.inputFailure = RTPDumpCore.failure {
@@ -75,10 +62,15 @@ public enum FrameDecoding {
         }
         if let failure { throw failure }
         streams.finish(emit: take)
-        try decoder?.drain(emit: onFrame)
+        try decoders.drain()
+        handOnFrames()
         if let failure { throw failure }
-        summary.decodeErrors = decoder?.decodeErrors ?? 0
+        summary.decodeErrors = chosenTrack(streams, chosen).flatMap { decoders.decoder(track: $0)?.decodeErrors } ?? 0
         return summary
+    }
+
+    private static func chosenTrack(_ streams: AccessUnitStreams, _ chosen: StreamKey?) -> Int? {
+        chosen.flatMap { streams.track(of: $0) }
     }
 
     /// The `--md5` line of a frame: `<index> <pts90k> <width>x<height> <md5>`, where pts90k is the RTP

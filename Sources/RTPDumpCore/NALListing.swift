@@ -33,7 +33,7 @@ public enum NALListing {
     /// `filter` picks) as an Annex B elementary stream through `write`, an access unit at a time (each
     /// piece is the access unit's own buffer, not a copy; it is only valid during the call).
     /// `followsFlows`: the input is an RTSP session, whose tracks keep their stream across a change of SSRC
-    /// (``OrderedPackets/followsFlows``).
+    /// (`CaptureTracks.followsFlows`).
     public static func extract<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: VideoDepacketizer? = nil,
         followsFlows: Bool = false, write: (ArraySlice<UInt8>) throws -> Void

@@ -1,0 +1,67 @@
+import H26x
+import RTP
+
+/// One decoder per track: made when the track's first access unit comes, configured with the track's
+/// parameter sets (from its SDP) before it decodes anything. Push units, then take the frames they
+/// completed, each naming its track, in each track's presentation order:
+///
+/// ```swift
+/// var decoders = TrackDecoders(makeDecoder: { _, codec in try FFmpegVideoDecoder(codec: codec) },
+///                              parameterSets: { pipeline.parameterSets(track: $0) })
+/// try decoders.decode(unit)
+/// while let frame = decoders.nextFrame() { sink.push(frame) }
+/// // at the end:
+/// try decoders.drain()
+/// while let frame = decoders.nextFrame() { sink.push(frame) }
+/// ```
+public struct TrackDecoders<Decoder: VideoDecoder> {
+    private let makeDecoder: (_ track: Int, _ codec: VideoCodec) throws -> Decoder
+    private let parameterSets: (_ track: Int) -> ParameterSets?
+    private var decoders: [Int: Decoder] = [:]
+    /// Frames decoded and not yet taken.
+    private var ready: [I420Frame] = []
+
+    /// `makeDecoder` makes a track's decoder for its codec; `parameterSets` gives a track's sets from its
+    /// SDP (nil or empty: none, the stream's in-band sets serve).
+    public init(
+        makeDecoder: @escaping (_ track: Int, _ codec: VideoCodec) throws -> Decoder,
+        parameterSets: @escaping (_ track: Int) -> ParameterSets? = { _ in nil }
+    ) {
+        self.makeDecoder = makeDecoder
+        self.parameterSets = parameterSets
+    }
+
+    /// Decodes `unit` with its track's decoder (made first, if this is the track's first unit).
+    /// - Throws: what `makeDecoder`, the decoder's configuration or its `decode` throws: the decoder cannot
+    ///   go on. Damaged input does not throw; its frames come out flagged.
+    public mutating func decode(_ unit: AccessUnit) throws {
+        let track = unit.track
+        if decoders[track] == nil {
+            var decoder = try makeDecoder(track, unit.codec)
+            if let sets = parameterSets(track), !sets.isEmpty { try decoder.configure(parameterSets: sets) }
+            decoders[track] = decoder
+        }
+        try decoders[track]?.decode(unit) { ready.append(Self.stamped($0, track: track)) }
+    }
+
+    /// Ends every track: its decoder gives up the frames it still holds.
+    public mutating func drain() throws {
+        for track in decoders.keys.sorted() {
+            try decoders[track]?.drain { ready.append(Self.stamped($0, track: track)) }
+        }
+    }
+
+    /// The oldest frame decoded and not yet taken; nil until the next decode or drain.
+    public mutating func nextFrame() -> I420Frame? {
+        ready.isEmpty ? nil : ready.removeFirst()
+    }
+
+    /// The decoder of `track`, once its first unit has come (for its counters).
+    public func decoder(track: Int) -> Decoder? { decoders[track] }
+
+    private static func stamped(_ frame: I420Frame, track: Int) -> I420Frame {
+        var frame = frame
+        frame.track = track
+        return frame
+    }
+}
