@@ -140,7 +140,7 @@ let package = Package(
         .testTarget(
             name: "RTPTransportTests",
             dependencies: [
-                "TestSupport", "RTPTransport", "RTPDumpCore", "MediaPipeline", "PacketCapture", "RTP", "VideoDecoding",
+                "TestSupport", "RTPTransport", "MediaPipeline", "H26x", "RTP", "VideoDecoding", "FFmpegDecoding",
             ]),
         .testTarget(
             name: "RTSPClientTests",

@@ -9,6 +9,7 @@ import CH26x
 /// delimiter, a parameter set, a prefix SEI, or a slice that is the first of its picture
 /// (first_mb_in_slice == 0 in H.264, first_slice_segment_in_pic_flag in H.265), for cameras that never
 /// set the marker.
+@usableFromInline
 struct AccessUnitAssembler: Sendable {
     let codec: VideoCodec
     private(set) var parameterSets: ParameterSets
@@ -25,11 +26,12 @@ struct AccessUnitAssembler: Sendable {
     /// The access unit as Annex B: each NAL unit preceded by a 4-byte start code, so that writing it out
     /// as an elementary stream needs no second copy. `ranges` leave the start codes out.
     private var buffer: [UInt8] = []
-    /// Units completed and not yet taken (``nextCompleted()``), from `completedHead` on; each taken is
-    /// moved out (nil left behind), so that the assembler keeps no reference to a unit it handed on.
-    private var completed: [AccessUnit?] = []
-    private var completedHead = 0
+    /// Units completed and not yet taken (``nextCompleted()``), oldest first: almost always none or one.
+    /// Each is moved out when taken, so that the assembler keeps no reference to a unit it handed on.
+    @usableFromInline var completed: [AccessUnit] = []
     private var ranges: [Range<Int>] = []
+    /// The ranges array of the unit completed before: the two take turns (``startNextRanges()``).
+    private var spareRanges: [Range<Int>] = []
     private static let startCode: [UInt8] = [0, 0, 0, 1]
     private var nalStart: Int?
     /// Whether the NAL unit being assembled holds a start code (00 00 01), a camera quirk: the bytes are
@@ -73,14 +75,15 @@ struct AccessUnitAssembler: Sendable {
         self.waitForKeyframeAfterLoss = waitForKeyframeAfterLoss
         buffer.reserveCapacity(256 * 1024)
         ranges.reserveCapacity(64)
+        spareRanges.reserveCapacity(64)
         completed.reserveCapacity(4)
     }
 
     /// The oldest completed access unit not yet taken.
+    @usableFromInline
     mutating func nextCompleted() -> AccessUnit? {
-        guard completedHead < completed.count else { return nil }
-        defer { completedHead += 1 }
-        return completed[completedHead].take()
+        if completed.isEmpty { return nil }
+        return completed.count == 1 ? completed.popLast() : completed.removeFirst()
     }
 
     var isEmpty: Bool { ranges.isEmpty && nalStart == nil }
@@ -254,7 +257,7 @@ struct AccessUnitAssembler: Sendable {
         next.reserveCapacity(neededBufferCapacity)
         next.append(contentsOf: buffer[cut...])
         buffer = next
-        ranges.removeAll(keepingCapacity: true)
+        startNextRanges()
         for range in kept { ranges.append((range.lowerBound - cut)..<(range.upperBound - cut)) }
         resetFlags()
         parameterSetsChanged = carriedChange
@@ -289,8 +292,16 @@ struct AccessUnitAssembler: Sendable {
         // Emptied when the next unit's first NAL unit comes: by then a consumer that took the unit and let
         // go of it (as most do before handing in the next packet) has left the storage to be reused.
         bufferHoldsEmittedUnit = true
-        ranges.removeAll(keepingCapacity: true)
+        startNextRanges()
         resetFlags()
+    }
+
+    /// Empties `ranges` for the next unit. The unit just completed shares its storage until it is taken
+    /// and let go of, so it is not emptied in place (that would allocate a new array per unit): the array of
+    /// the unit before, let go of by now, takes its turn.
+    private mutating func startNextRanges() {
+        swap(&ranges, &spareRanges)
+        ranges.removeAll(keepingCapacity: true)
     }
 
     /// The capacity the next access unit's buffer starts with: the largest unit of the last two windows
@@ -334,10 +345,6 @@ struct AccessUnitAssembler: Sendable {
         if waitingForKeyframe {
             skippedAccessUnits += 1
         } else {
-            if completedHead == completed.count {
-                completed.removeAll(keepingCapacity: true)
-                completedHead = 0
-            }
             completed.append(
                 AccessUnit(
                     codec: codec, timestamp: timestamp,

@@ -2,15 +2,19 @@ import RTP
 
 /// What the H.264 and H.265 depacketizers share: timestamps, loss, the marker bit, de-interleaving and
 /// access-unit assembly. The codec-specific parts only take payloads apart.
+@usableFromInline
 struct DepacketizerCore: Sendable {
     let configuration: DepacketizerConfiguration
-    var assembler: AccessUnitAssembler
+    @usableFromInline var assembler: AccessUnitAssembler
     var statistics = DepacketizerStatistics()
     var lastError: H26xError?
     private var timestamps = TimestampExtender()
     private var pendingLoss = 0
     private var seenMarker = false
     var deinterleaver: Deinterleaver?
+    /// Whether there is a ``deinterleaver``: asked several times per packet, and comparing the optional with
+    /// nil copied it out (a retain and a release of its storage) each time.
+    let deinterleaving: Bool
     /// A fragmented NAL unit being received: its type, and its DON when de-interleaving.
     var fragmentType: UInt8?
     var fragmentDON: UInt16?
@@ -25,7 +29,8 @@ struct DepacketizerCore: Sendable {
             codec: codec, parameterSets: parameterSets, maxNALSize: configuration.maxNALSize,
             maxAccessUnitSize: configuration.maxAccessUnitSize,
             waitForKeyframeAfterLoss: configuration.waitForKeyframeAfterLoss)
-        if configuration.deinterleavingDepth > 0 {
+        deinterleaving = configuration.deinterleavingDepth > 0
+        if deinterleaving {
             deinterleaver = Deinterleaver(
                 depth: configuration.deinterleavingDepth, maxBytes: configuration.deinterleavingBytes)
         }
@@ -64,7 +69,7 @@ struct DepacketizerCore: Sendable {
     mutating func beginPacket(_ packet: RTPPacket) {
         packetTimestamp = timestamps.extend(packet.timestamp)
         if packet.marker { seenMarker = true }
-        guard deinterleaver == nil else {
+        guard !deinterleaving else {
             assembler.ssrc = packet.ssrc
             if pendingLoss > 0 { assembler.addLoss(pendingLoss) }
             pendingLoss = 0
@@ -90,7 +95,7 @@ struct DepacketizerCore: Sendable {
 
     /// Called last for every packet.
     mutating func endPacket(_ packet: RTPPacket) {
-        guard packet.marker, deinterleaver == nil else { return }
+        guard packet.marker, !deinterleaving else { return }
         if fragmentType != nil {
             // Quirk (some cameras): the last fragment carries the marker but not the FU end bit.
             statistics.quirks += 1
@@ -105,7 +110,7 @@ struct DepacketizerCore: Sendable {
 
     /// A complete NAL unit from the payload, with its DON when de-interleaving.
     mutating func nal(_ bytes: ArraySlice<UInt8>, don: UInt16?, timestamp: UInt64? = nil) {
-        if deinterleaver != nil, let don {
+        if deinterleaving, let don {
             // In place: a copy taken out of the optional would copy every held NAL unit on each insert.
             deinterleaver?.insert(.init(don: don, timestamp: timestamp ?? packetTimestamp, bytes: Array(bytes)))
             release(all: false)
@@ -120,7 +125,7 @@ struct DepacketizerCore: Sendable {
         if fragmentType != nil { dropFragment() }
         fragmentType = type
         fragmentDON = don
-        if deinterleaver != nil {
+        if deinterleaving {
             fragmentBytes.removeAll(keepingCapacity: true)
             fragmentBytes.append(first)
             if let second { fragmentBytes.append(second) }
@@ -140,7 +145,7 @@ struct DepacketizerCore: Sendable {
     }
 
     private mutating func appendFragment(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if deinterleaver != nil {
+        if deinterleaving {
             guard fragmentBytes.count + bytes.count <= configuration.maxNALSize else {
                 dropFragment()
                 return
@@ -158,7 +163,7 @@ struct DepacketizerCore: Sendable {
     mutating func endFragment() {
         guard fragmentType != nil else { return }
         fragmentType = nil
-        if deinterleaver != nil {
+        if deinterleaving {
             let bytes = fragmentBytes
             fragmentBytes.removeAll(keepingCapacity: true)
             nal(bytes[...], don: fragmentDON ?? 0)

@@ -16,7 +16,7 @@ import RTP
 /// A unit taken and let go of before the next push leaves its buffer to the next unit: in steady state
 /// nothing is allocated. (A unit kept longer is safe; the next one then gets a new buffer.)
 public struct H264Depacketizer: Sendable {
-    private var core: DepacketizerCore
+    @usableFromInline var core: DepacketizerCore
 
     /// Creates a depacketizer. `parameterSets` are those from the SDP (`sprop-parameter-sets`), if any.
     /// For `packetization-mode=2`, set ``DepacketizerConfiguration/deinterleavingDepth`` from
@@ -53,8 +53,10 @@ public struct H264Depacketizer: Sendable {
     }
 
     /// The oldest access unit completed and not yet taken; nil until the next push, loss or flush.
+    @inlinable
     public mutating func nextAccessUnit() -> AccessUnit? {
-        core.assembler.nextCompleted()
+        // Asked after every packet, and mostly nothing is ready: that answer is inlined into the caller.
+        core.assembler.completed.isEmpty ? nil : core.assembler.nextCompleted()
     }
 
     /// Takes the next packet in sequence order.

@@ -8,7 +8,7 @@ import RTP
 /// the packet it carries. Used as ``H264Depacketizer`` is: ``push(_:)`` each packet in sequence order,
 /// ``noteLoss(_:)`` each gap, then take what completed with ``nextAccessUnit()``.
 public struct HEVCDepacketizer: Sendable {
-    private var core: DepacketizerCore
+    @usableFromInline var core: DepacketizerCore
     /// Whether DONL/DOND fields are present (`sprop-max-don-diff` > 0).
     public let usesDecodingOrderNumbers: Bool
     private var lastDON: UInt16 = 0
@@ -53,8 +53,10 @@ public struct HEVCDepacketizer: Sendable {
     }
 
     /// The oldest access unit completed and not yet taken; nil until the next push, loss or flush.
+    @inlinable
     public mutating func nextAccessUnit() -> AccessUnit? {
-        core.assembler.nextCompleted()
+        // Asked after every packet, and mostly nothing is ready: that answer is inlined into the caller.
+        core.assembler.completed.isEmpty ? nil : core.assembler.nextCompleted()
     }
 
     /// Takes the next packet in sequence order.

@@ -2,9 +2,12 @@ import RTP
 
 /// An H.264 or H.265 depacketizer, for code that handles both. (A struct with one of two in place,
 /// rather than an enum: mutating an enum's payload copies it out, and its buffer with it.)
+///
+/// ``nextAccessUnit()`` is asked after every packet and mostly finds nothing: it is inlinable, so that the
+/// path to that answer is exposed (`@usableFromInline`) down to the assembler's list of completed units.
 public struct VideoDepacketizer: Sendable {
-    private var h264: H264Depacketizer?
-    private var h265: HEVCDepacketizer?
+    @usableFromInline var h264: H264Depacketizer?
+    @usableFromInline var h265: HEVCDepacketizer?
     /// The codec it takes apart.
     public let codec: VideoCodec
 
@@ -58,8 +61,12 @@ public struct VideoDepacketizer: Sendable {
     }
 
     /// The oldest access unit completed and not yet taken; nil until the next push, loss or flush.
+    @inlinable
     public mutating func nextAccessUnit() -> AccessUnit? {
-        h264?.nextAccessUnit() ?? h265?.nextAccessUnit()
+        switch codec {
+        case .h264: h264?.nextAccessUnit()
+        case .h265: h265?.nextAccessUnit()
+        }
     }
 
     /// Every parameter set seen, from the SDP and in band.

@@ -25,13 +25,26 @@ public struct MediaPipeline: Sendable {
     struct Track: Sendable {
         var reorder: ReorderBuffer
         /// Nil while the codec is being sniffed from the first payloads (``addTrack(sniffing:)``).
+        /// (No observer to keep `isDecided` with it: an observed property is changed by copy, not in place.)
         var depacketizer: VideoDepacketizer?
+        /// Whether the depacketizer is there: asked per packet, where comparing the optional with nil copied
+        /// the whole depacketizer out.
+        var isDecided: Bool
         /// What a sniffed track's depacketizer is made with.
         var configuration = DepacketizerConfiguration()
         /// What the reorder buffer released while the codec was not yet known.
         var undecided: [ReorderBuffer.Output] = []
         /// The track's sender clock, from sender reports given for the track.
         var clock: SenderClock?
+
+        init(
+            reorder: ReorderBuffer, depacketizer: VideoDepacketizer?, configuration: DepacketizerConfiguration = .init()
+        ) {
+            self.reorder = reorder
+            self.depacketizer = depacketizer
+            self.configuration = configuration
+            isDecided = depacketizer != nil
+        }
     }
 
     /// How many packets a track whose codec is sniffed holds, at most, before H.264 is assumed.
@@ -39,13 +52,17 @@ public struct MediaPipeline: Sendable {
 
     private var tracks: [Track]
     /// Units completed and not yet taken, in the order they completed (usually none or one).
-    private var ready: [AccessUnit] = []
+    @usableFromInline var ready: [AccessUnit] = []
     /// Each sender's clock, from the sender reports given by SSRC (``receiveSenderReport(_:)``).
     private var clocks: [UInt32: SenderClock] = [:]
     /// Packets of a track this pipeline does not have, dropped.
     public private(set) var unknownTrackPackets = 0
+    /// Byte packets (``push(bytes:track:arrival:)``) that were neither RTP nor RTCP, dropped.
+    public private(set) var invalidPackets = 0
     /// Where the first of each kind of anomaly per track is told; nil: nothing is logged.
     private var log: AnomalyLog?
+    /// Whether there is a log (asked per packet; see `Track.isDecided`).
+    private let logs: Bool
     private let reorderConfiguration: ReorderBuffer.Configuration
 
     /// A pipeline of one track per depacketizer, each ordered with `reorder`. With a `logger`, the first
@@ -56,6 +73,7 @@ public struct MediaPipeline: Sendable {
     ) {
         tracks = depacketizers.map { Track(reorder: ReorderBuffer(configuration: reorder), depacketizer: $0) }
         log = logger.map { AnomalyLog(logger: $0, tracks: depacketizers.count) }
+        logs = logger != nil
         reorderConfiguration = reorder
         ready.reserveCapacity(4)
     }
@@ -92,25 +110,42 @@ public struct MediaPipeline: Sendable {
     /// SDP: until a payload decides, up to ``maxUndecidedPackets`` packets are held, then H.264 is assumed.
     /// Returns its index.
     public mutating func addTrack(sniffing configuration: DepacketizerConfiguration = .init()) -> Int {
-        tracks.append(Track(reorder: ReorderBuffer(configuration: reorderConfiguration), configuration: configuration))
+        tracks.append(
+            Track(
+                reorder: ReorderBuffer(configuration: reorderConfiguration), depacketizer: nil,
+                configuration: configuration))
         log?.addTrack()
         return tracks.count - 1
     }
 
     /// Offers a packet. Take what it completes with ``nextAccessUnit()`` before the next push, so that
     /// the units' buffers are reused.
-    public mutating func push(_ received: ReceivedPacket) {
-        let index = received.track
+    public mutating func push(_ received: consuming ReceivedPacket) {
+        let (index, arrival, isDiscontinuity) = (received.track, received.arrival, received.isDiscontinuity)
         guard tracks.indices.contains(index) else {
             log?.unknownTrack(index)
             return unknownTrackPackets += 1
         }
-        if received.isDiscontinuity { Self.restart(&tracks[index], into: &ready, track: index) }
-        tracks[index].reorder.insert(received.packet, arrival: received.arrival)
-        Self.release(&tracks[index], now: received.arrival, into: &ready, track: index)
-        if log != nil, let depacketizer = tracks[index].depacketizer {
+        if isDiscontinuity { Self.restart(&tracks[index], into: &ready, track: index) }
+        // The packet moves into the reorder buffer: no retain of its bytes for it.
+        tracks[index].reorder.insert((consume received).packet, arrival: arrival)
+        Self.release(&tracks[index], now: arrival, into: &ready, track: index)
+        if logs, let depacketizer = tracks[index].depacketizer {
             log?.look(at: index, reorder: tracks[index].reorder, depacketizer: depacketizer)
         }
+    }
+
+    /// Offers one packet as received bytes (from an `RTPTransport`, a socket of the caller's): RTP goes to
+    /// `track`; the sender reports of an RTCP compound packet date their source's units
+    /// (``receiveSenderReport(_:)``); bytes that are neither are counted in ``invalidPackets``.
+    public mutating func push(bytes: ArraySlice<UInt8>, track: Int, arrival: ArrivalTime) {
+        if RTPPacket.looksLikeRTCP(bytes) {
+            guard let packets = try? RTCPPacket.parseCompound(bytes) else { return invalidPackets += 1 }
+            for case .senderReport(let report) in packets { receiveSenderReport(report) }
+            return
+        }
+        guard let packet = try? RTPPacket(bytes) else { return invalidPackets += 1 }
+        push(ReceivedPacket(track: track, packet: packet, arrival: arrival))
     }
 
     /// Lets every track give up gaps that have waited past the reorder buffer's delay at `now`, without a
@@ -125,7 +160,7 @@ public struct MediaPipeline: Sendable {
             while let output = tracks[index].reorder.flush() {
                 Self.feed(&tracks[index], output, into: &ready, track: index)
             }
-            if tracks[index].depacketizer == nil {
+            if !tracks[index].isDecided {
                 Self.decide(&tracks[index], codec: .h264, into: &ready, track: index)
             }
             Self.flushDepacketizer(&tracks[index], into: &ready, track: index)
@@ -135,12 +170,21 @@ public struct MediaPipeline: Sendable {
     /// The next completed access unit, dated by its sender's clock once a sender report has come
     /// (``receiveSenderReport(_:)``, ``receiveSenderReport(_:track:)``); nil when there is none until the
     /// next push.
+    @inlinable
     public mutating func nextAccessUnit() -> AccessUnit? {
+        // Asked after every packet, and mostly nothing is ready: that answer is inlined into the caller.
+        ready.isEmpty ? nil : takeReady()
+    }
+
+    @usableFromInline
+    mutating func takeReady() -> AccessUnit? {
         guard !ready.isEmpty else { return nil }
         // Moved out, not copied: the pipeline keeps no reference to a unit it handed on.
         let unit = ready.removeFirst()
-        if log != nil { log?.handedOn(unit) }
-        guard let clock = clocks[unit.ssrc] ?? tracks[unit.track].clock else { return unit }
+        if logs { log?.handedOn(unit) }
+        // (No hashing for a pipeline that has no sender reports by SSRC.)
+        let byStream = clocks.isEmpty ? nil : clocks[unit.ssrc]
+        guard let clock = byStream ?? tracks[unit.track].clock else { return unit }
         return unit.captured(by: clock)
     }
 
@@ -193,15 +237,16 @@ public struct MediaPipeline: Sendable {
     private static func release(
         _ track: inout Track, now: ArrivalTime, into ready: inout [AccessUnit], track index: Int
     ) {
-        while let output = track.reorder.next(now: now) { feed(&track, output, into: &ready, track: index) }
+        while let output = track.reorder.next(now: now) { feed(&track, consume output, into: &ready, track: index) }
     }
 
+    @inline(__always)
     private static func feed(
         _ track: inout Track, _ output: consuming ReorderBuffer.Output, into ready: inout [AccessUnit],
         track index: Int
     ) {
-        guard track.depacketizer != nil else { return hold(&track, output, into: &ready, track: index) }
-        track.depacketizer?.consume(output)
+        guard track.isDecided else { return hold(&track, output, into: &ready, track: index) }
+        track.depacketizer?.consume(consume output)  // moved: no copy of the packet, no retain of its bytes
         collect(&track, into: &ready, track: index)
     }
 
@@ -224,6 +269,7 @@ public struct MediaPipeline: Sendable {
         _ track: inout Track, codec: VideoCodec, into ready: inout [AccessUnit], track index: Int
     ) {
         track.depacketizer = VideoDepacketizer(codec: codec, configuration: track.configuration)
+        track.isDecided = true
         let held = track.undecided
         track.undecided = []
         for output in held { feed(&track, output, into: &ready, track: index) }
@@ -234,6 +280,7 @@ public struct MediaPipeline: Sendable {
         collect(&track, into: &ready, track: index)
     }
 
+    @inline(__always)
     private static func collect(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
         while var unit = track.depacketizer?.nextAccessUnit() {
             unit.track = index

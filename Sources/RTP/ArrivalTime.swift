@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A point in time on the receiver's clock, in nanoseconds: a capture record's timestamp, or a
 /// monotonic clock reading on the network path.
 ///
@@ -9,6 +17,18 @@ public struct ArrivalTime: Hashable, Comparable, Sendable, CustomStringConvertib
     /// A time `nanoseconds` after the clock's origin.
     @inlinable
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+
+    /// Now, on the monotonic clock the network path uses (SwiftNIO's `NIODeadline.now()` reads the same
+    /// one): for packets a caller receives itself.
+    public static func now() -> ArrivalTime {
+        #if canImport(Darwin)
+            return ArrivalTime(nanoseconds: Int64(clock_gettime_nsec_np(CLOCK_UPTIME_RAW)))
+        #else
+            var spec = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &spec)
+            return ArrivalTime(nanoseconds: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
+        #endif
+    }
 
     /// Seconds since the clock's origin.
     public var seconds: Double { Double(nanoseconds) / 1e9 }

@@ -1,8 +1,8 @@
 import MediaPipeline
 import Foundation
-import PacketCapture
 import RTP
-import RTPDumpCore
+import FFmpegDecoding
+import H26x
 import RTPTransport
 import TestSupport
 import Testing
@@ -56,25 +56,25 @@ import VideoDecoding
         deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     }
 
-    struct Packets: DatagramSource {
-        var datagrams: [UDPDatagram]
-        var warnings: CaptureWarnings { CaptureWarnings() }
-        mutating func nextDatagram() throws -> UDPDatagram? { datagrams.isEmpty ? nil : datagrams.removeFirst() }
-    }
-
-    /// GStreamer's frames of the capture, and ours of `packets`.
+    /// GStreamer's frames of the capture, and ours of `packets`, through the public road: the bytes into a
+    /// `MediaPipeline`, its access units into FFmpeg.
     static func frames(of packets: [[UInt8]]) throws -> (ours: [String], reference: [String]) {
-        let address = SocketAddress(address: .v4(0x7F00_0001), port: 5000)
-        var source = Packets(
-            datagrams: packets.enumerated().map {
-                UDPDatagram(
-                    recordIndex: $0.offset, time: ArrivalTime(nanoseconds: Int64($0.offset) * 1_000_000),
-                    source: address, destination: address, payload: $0.element[...], isTruncated: false)
-            })
+        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)])
+        var decoders = TrackDecoders { _, codec in try FFmpegVideoDecoder(codec: codec) }
         var ours: [String] = []
-        _ = try FrameDecoding.decode(&source, filter: StreamFilter(), codec: nil, threads: 1) {
-            ours.append(FrameDigest.md5($0))
+        func decode() throws {
+            while let unit = pipeline.nextAccessUnit() { try decoders.decode(unit) }
+            while let frame = decoders.nextFrame() { ours.append(FrameDigest.md5(frame)) }
         }
+        for (index, bytes) in packets.enumerated() {
+            pipeline.push(bytes: bytes[...], track: 0, arrival: ArrivalTime(nanoseconds: Int64(index) * 1_000_000))
+            try decode()
+        }
+        pipeline.finish()
+        try decode()
+        try decoders.drain()
+        try decode()
+        #expect(pipeline.invalidPackets == 0)
         let reference = try String(
             contentsOf: root.appendingPathComponent("Fixtures/expected/h264-gst.pcap.gst-frames.md5"), encoding: .utf8
         ).split(separator: "\n").map(String.init)

@@ -61,7 +61,7 @@ func depacketizerBenchmarks() {
                 while let output = reorder.next(now: datagram.time) {
                     // What the reorder buffer releases goes to the depacketizer as it is (packet, loss or
                     // restart), moved rather than copied out of the output.
-                    depacketizer.consume(output)
+                    depacketizer.consume(consume output)
                     while let unit = depacketizer.nextAccessUnit() {
                         units &+= 1
                         bytes &+= unit.payloadSize
