@@ -126,10 +126,10 @@ public struct MediaPipeline: Sendable {
             log?.unknownTrack(index)
             return unknownTrackPackets += 1
         }
-        if isDiscontinuity { Self.restart(&tracks[index], into: &ready, track: index) }
-        // The packet moves into the reorder buffer: no retain of its bytes for it.
-        tracks[index].reorder.insert((consume received).packet, arrival: arrival)
-        Self.release(&tracks[index], now: arrival, into: &ready, track: index)
+        // The packet moves into the reorder buffer (no retain of its bytes), and the track is reached once.
+        Self.take(
+            (consume received).packet, arrival: arrival, restarting: isDiscontinuity, into: &tracks[index],
+            ready: &ready, track: index)
         if logs, let depacketizer = tracks[index].depacketizer {
             log?.look(at: index, reorder: tracks[index].reorder, depacketizer: depacketizer)
         }
@@ -233,6 +233,15 @@ public struct MediaPipeline: Sendable {
 
     // The steps take the track and the ready list as separate inout arguments: disjoint parts of `self`,
     // so the depacketizer appends straight to the list, with no copy of either.
+
+    private static func take(
+        _ packet: consuming RTPPacket, arrival: ArrivalTime, restarting: Bool, into track: inout Track,
+        ready: inout [AccessUnit], track index: Int
+    ) {
+        if restarting { restart(&track, into: &ready, track: index) }
+        track.reorder.insert(packet, arrival: arrival)
+        release(&track, now: arrival, into: &ready, track: index)
+    }
 
     private static func release(
         _ track: inout Track, now: ArrivalTime, into ready: inout [AccessUnit], track index: Int

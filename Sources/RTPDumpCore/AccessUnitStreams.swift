@@ -36,7 +36,7 @@ public struct AccessUnitStreams: Sendable {
         switch tracks.sort(datagram) {
         case .packet(let received, let isNew):
             if isNew { addTrack() }
-            pipeline.push(received)
+            pipeline.push(consume received)
             handOn(emit: emit)
         case .senderReports(let reports):
             for report in reports { pipeline.receiveSenderReport(report) }

@@ -8,18 +8,25 @@ import RTP
 import VideoDecoding
 
 enum ReadmeExamples {
-    /// "Reading a capture": every access unit of a capture's H.264 stream.
+    /// "Reading a capture": every access unit of every video stream of a capture, its codec told from the
+    /// payloads, dated by the capture's RTCP sender reports.
     static func accessUnits(ofCapture path: String) throws -> [AccessUnit] {
         var units: [AccessUnit] = []
         var capture = try CaptureFile(contentsOf: path)
-        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)])
+        var tracks = CaptureTracks()  // each RTP stream of the capture is a track
+        var pipeline = MediaPipeline(depacketizers: [])
         while let datagram = try capture.nextDatagram() {
-            guard !RTPPacket.looksLikeRTCP(datagram.payload), let packet = try? RTPPacket(datagram.payload) else {
-                continue
+            switch tracks.sort(datagram) {
+            case .packet(let received, let isNewTrack):
+                if isNewTrack { _ = pipeline.addTrack(sniffing: .init()) }  // H.264 or H.265, from its payloads
+                pipeline.push(received)
+            case .senderReports(let reports):
+                for report in reports { pipeline.receiveSenderReport(report) }  // units get captureTime
+            case nil:
+                break  // not RTP: counted in tracks.rejected
             }
-            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: datagram.time))
             while let unit = pipeline.nextAccessUnit() {
-                units.append(unit)  // unit.timestamp, unit.isKeyframe, unit.isComplete, unit.nalUnits
+                units.append(unit)  // unit.track, unit.timestamp, unit.isKeyframe, unit.isComplete, unit.nalUnits
             }
         }
         pipeline.finish()
