@@ -68,6 +68,7 @@ extension SessionDriver {
     ) -> EventLoopFuture<UDPPortPair.Channel> {
         DatagramBootstrap(group: eventLoop)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .receiveBuffer(options.udpReceiveBufferBytes)
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

@@ -13,7 +13,8 @@ extension SessionDriver {
         if options.transport == .udp || options.transport == .auto {
             let host = url.host.contains(":" as Character) ? "::" : "0.0.0.0"
             let pairs = try await UDPPortPairs.bind(
-                count: UDPPortPairs.maxTracks, first: options.firstUDPPort, host: host, on: eventLoop, driver: driver)
+                count: UDPPortPairs.maxTracks, first: options.firstUDPPort, host: host,
+                receiveBufferBytes: options.udpReceiveBufferBytes, on: eventLoop, driver: driver)
             try await eventLoop.submit { driver.udpPairs = pairs }.get()
         }
         return driver

@@ -27,7 +27,8 @@ enum UDPPortPairs {
     /// Binds `count` consecutive pairs: `first`, or a random even port when nil, tried again at another
     /// random port when one of them is taken.
     static func bind(
-        count: Int, first: UInt16?, host: String, on eventLoop: any EventLoop, driver: SessionDriver
+        count: Int, first: UInt16?, host: String, receiveBufferBytes: Int, on eventLoop: any EventLoop,
+        driver: SessionDriver
     ) async throws -> [UDPPortPair] {
         var lastError: (any Error)?
         for attempt in 0..<attempts {
@@ -45,6 +46,7 @@ enum UDPPortPairs {
                     let track = offset / 2
                     let isRTCP = offset % 2 == 1
                     let channel = try await DatagramBootstrap(group: eventLoop)
+                        .receiveBuffer(receiveBufferBytes)
                         .channelInitializer { channel in
                             channel.eventLoop.makeCompletedFuture {
                                 try channel.pipeline.syncOperations.addHandler(
@@ -67,5 +69,13 @@ enum UDPPortPairs {
             "could not bind \(2 * count) consecutive UDP ports for RTP and RTCP"
                 + (first.map { " from \($0)" } ?? "") + ": \(lastError.map { "\($0)" } ?? "no attempt")"
                 + "; try the TCP transport")
+    }
+}
+
+extension DatagramBootstrap {
+    /// Asks for a kernel receive buffer of `bytes` (`SO_RCVBUF`; 0 or less: the system's default).
+    func receiveBuffer(_ bytes: Int) -> DatagramBootstrap {
+        guard bytes > 0 else { return self }
+        return channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(clamping: bytes))
     }
 }

@@ -32,8 +32,9 @@ struct CameraTranscript {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    /// The answer to `cseq`, the camera's `rtsp://host[:port]` replaced by `rtsp://127.0.0.1:port`.
-    func answer(cseq: Int, port: Int) -> [UInt8] {
+    /// The answer to `cseq`, the camera's `rtsp://host[:port]` replaced by `rtsp://127.0.0.1:port`, and the
+    /// headers named in `replacing` given those values (a UDP replay's Transport, with the replay's ports).
+    func answer(cseq: Int, port: Int, replacing: [String: String] = [:]) -> [UInt8] {
         func local(_ text: String) -> String {
             text.replacingOccurrences(
                 of: #"rtsp://[^/\s;,"]+"#, with: "rtsp://127.0.0.1:\(port)", options: .regularExpression)
@@ -44,6 +45,8 @@ struct CameraTranscript {
             switch name.lowercased() {
             case "cseq": text += "\(name): \(cseq)\r\n"
             case "content-length": text += "\(name): \(body.utf8.count)\r\n"
+            case let lowercased where replacing[lowercased] != nil:
+                text += "\(name): \(replacing[lowercased] ?? "")\r\n"
             default: text += "\(name):\(local(value))\r\n"
             }
         }
@@ -75,7 +78,8 @@ enum FixtureStream {
         guard let base = packets.first else { return [] }
         return packets.enumerated().map { index, packet in
             RTPPacketBuilder(
-                marker: packet.marker, payloadType: 96, sequenceNumber: firstSequence &+ UInt16(truncatingIfNeeded: index),
+                marker: packet.marker, payloadType: 96,
+                sequenceNumber: firstSequence &+ UInt16(truncatingIfNeeded: index),
                 timestamp: firstTimestamp &+ (packet.timestamp &- base.timestamp), ssrc: ssrc,
                 payload: Array(packet.payload)
             ).bytes()

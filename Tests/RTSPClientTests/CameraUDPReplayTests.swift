@@ -1,0 +1,105 @@
+import FFmpegDecoding
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import RTP
+import RTSP
+import RTSPClient
+import TestSupport
+import Testing
+import VideoDecoding
+
+/// A camera recorded over UDP, replayed over UDP: its RTSP answers as recorded (only the ports rewritten to
+/// the replay's), then GStreamer's 90 pictures sent from the server port its SETUP answer names to the
+/// client port the client asked for, ending with an RTCP BYE.
+@Suite(.enabled(if: CameraTranscript.available)) struct CameraUDPReplayTests {
+    /// H264DVR 1.0 (LV-IP22IR40DVBL): `Cseq`, an rtpmap with a trailing blank, `a=framerate:0S`, `ssrc=0` in
+    /// the SETUP answer (no source announced), a PLAY answer without RTP-Info, and SPS, PPS and SEI each in
+    /// a packet of their own with the marker bit set (the replay sets it on every parameter-set packet):
+    /// every picture decodes as GStreamer decodes it, none damaged.
+    @Test func h264DVROverUDP() async throws {
+        let describe = try CameraTranscript("h264dvr_describe.txt")
+        let setup = try CameraTranscript("h264dvr_setup_video.txt")
+        let play = try CameraTranscript("h264dvr_play.txt")
+        let sender = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { sender.close(promise: nil) }
+        let serverPort = sender.localAddress?.port ?? 0
+        let clientPort = NIOLockedValueBox(0)
+        // The camera's packets: the DVR marks the SPS, PPS and SEI packets that open a picture. (GStreamer's
+        // stream also repeats SPS and PPS between the slices of a key picture; those stay unmarked.)
+        var stream = FixtureStream.renumbered(ssrc: 0x4456_5231, firstSequence: 1200, firstTimestamp: 90_000)
+        var opensPicture = true
+        var marked = 0
+        for index in stream.indices {
+            let packet = stream[index]
+            let isFragment = packet[12] & 0x1F == 28
+            let type = isFragment ? packet[13] & 0x1F : packet[12] & 0x1F
+            let endsNAL = !isFragment || packet[13] & 0x40 != 0
+            if [1, 5].contains(type) {
+                opensPicture = false
+            } else if opensPicture && [6, 7, 8].contains(type) && endsNAL {
+                stream[index][1] |= 0x80
+                marked += 1
+            }
+            if packet[1] & 0x80 != 0 { opensPicture = true }
+        }
+        #expect(marked >= 2)
+        let packets = stream
+        let server = try await ScriptedServer { request, connection in
+            let port = connection.channel.localAddress?.port ?? 0
+            let cseq = request.cseq ?? 0
+            switch request.method {
+            case "DESCRIBE": connection.send(describe.answer(cseq: cseq, port: port))
+            case "SETUP":
+                let asked = (request.header("Transport") ?? "").split(separator: ";")
+                    .first { $0.hasPrefix("client_port=") }?.dropFirst("client_port=".count).split(separator: "-").first
+                let rtp = asked.flatMap { Int($0) } ?? 0
+                clientPort.withLockedValue { $0 = rtp }
+                let transport =
+                    "RTP/AVP;unicast;mode=PLAY;source=127.0.0.1;client_port=\(rtp)-\(rtp + 1);"
+                    + "server_port=\(serverPort)-\(serverPort + 1);ssrc=0"
+                connection.send(setup.answer(cseq: cseq, port: port, replacing: ["transport": transport]))
+            case "PLAY":
+                connection.send(play.answer(cseq: cseq, port: port))
+                let rtp = clientPort.withLockedValue { $0 }
+                Task { try await Self.send(packets, from: sender, to: rtp) }
+            default:
+                connection.respond(
+                    request, "200 OK", ["Session: 231970", "Public: OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN"])
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = ScriptedServerTests.quick
+        options.transport = .udp
+        options.inactivityTimeout = .seconds(5)
+        let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(server.port)/camera", options: options)
+        #expect(session.tracks.count == 1)
+        var md5s: [String] = []
+        for try await frame in try session.accessUnits().frames(decoder: try FFmpegVideoDecoder(codec: .h264)) {
+            #expect(!frame.mayBeDamaged)
+            md5s.append(FrameDigest.md5(frame))
+        }
+        #expect(md5s == FixtureStream.expectedMD5s)
+        #expect(await session.statistics().tracks.first?.lost == 0)
+        #expect(server.methods.last == "TEARDOWN")
+    }
+
+    /// The packets to the client's RTP port, paced (a burst of them all could overflow a socket's receive
+    /// buffer: that would be loss, not the camera), then a BYE to its RTCP port.
+    static func send(_ packets: [[UInt8]], from channel: any Channel, to port: Int) async throws {
+        let rtp = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+        let rtcp = try SocketAddress(ipAddress: "127.0.0.1", port: port + 1)
+        for (index, packet) in packets.enumerated() {
+            channel.write(AddressedEnvelope(remoteAddress: rtp, data: ByteBuffer(bytes: packet)), promise: nil)
+            if index % 20 == 19 {
+                channel.flush()
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        var bye = RTCPCompoundBuilder()
+        bye.appendGoodbye(ssrcs: [0x4456_5231])
+        try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: rtcp, data: ByteBuffer(bytes: bye.bytes)))
+    }
+}
