@@ -31,6 +31,7 @@ import VideoDecoding
         let firstTimestamp: UInt32
         /// Reolink: RTP of an older session comes first on the new connection.
         var olderSessionFirst = false
+        var codec = VideoCodec.h264
         var testDescription: String { name }
     }
 
@@ -67,26 +68,50 @@ import VideoDecoding
             name: "VStarcam (garbage sprop-parameter-sets: the in-band sets decode; 'Cseq'; no Content-Base)",
             options: nil, describe: "vstarcam_describe.txt", setup: nil, play: nil, path: "/", payloadType: 96,
             ssrc: 0x05A5_CA40, firstSequence: 65000, firstTimestamp: 4_294_000_000),
+        // Cameras of which only the SDP was recorded: answered with it, set up and played plainly.
+        Camera(
+            name: "Anpviz (packetization-mode=0 declared, FU-A sent; an MPEG4-GENERIC audio track on payload type 0)",
+            options: nil, describe: "anpviz_sdp.txt", setup: nil, play: nil, path: "/live/", payloadType: 96,
+            ssrc: 0x0A0E_0001, firstSequence: 7, firstTimestamp: 3000),
+        Camera(
+            name: "Ubiquiti (AAC and Opus tracks before the video; video payload type 97; an fmtp ending in ';')",
+            options: nil, describe: "ubiquiti_sdp.txt", setup: nil, play: nil, path: "/stream/", payloadType: 97,
+            ssrc: 0x0B1C_0001, firstSequence: 30_000, firstTimestamp: 1),
+        Camera(
+            name: "Geovision (absolute control URLs; an ONVIF metadata track; video payload type 105)",
+            options: nil, describe: "geovision_sdp.txt", setup: nil, play: nil, path: "/media/video1/",
+            payloadType: 105, ssrc: 0x0E0F_0001, firstSequence: 2, firstTimestamp: 0),
+        Camera(
+            name: "TP-Link Tapo (H.265; a PCMA track; an application track the vendor names)", options: nil,
+            describe: "tplink_sdp.txt", setup: nil, play: nil, path: "/stream1/", payloadType: 96,
+            ssrc: 0x7A90_0001, firstSequence: 40_000, firstTimestamp: 5_000_000, codec: .h265),
     ]
 
     /// The replaying server for `camera`.
     static func replay(_ camera: Camera) async throws -> ScriptedServer {
         let answers = (
-            options: try camera.options.map(CameraTranscript.init), describe: try CameraTranscript(camera.describe),
+            options: try camera.options.map(CameraTranscript.init),
+            describe: camera.describe.hasSuffix("_sdp.txt")
+                ? try CameraTranscript(sdp: camera.describe, path: camera.path) : try CameraTranscript(camera.describe),
             setup: try camera.setup.map(CameraTranscript.init), play: try camera.play.map(CameraTranscript.init)
         )
         let session =
-            answers.setup?.header("Session")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+            answers.setup?.header("Session")?.split(separator: ";").first.map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             ?? "1"
         let stream = FixtureStream.renumbered(
-            ssrc: camera.ssrc, firstSequence: camera.firstSequence, firstTimestamp: camera.firstTimestamp
+            ssrc: camera.ssrc, firstSequence: camera.firstSequence, firstTimestamp: camera.firstTimestamp,
+            codec: camera.codec
         ).map { bytes -> [UInt8] in
             var bytes = bytes
             bytes[1] = bytes[1] & 0x80 | camera.payloadType
             return bytes
         }
-        let older = camera.olderSessionFirst
-            ? FixtureStream.renumbered(ssrc: 0x5EED_0001, firstSequence: 9000, firstTimestamp: 77).prefix(40).map { $0 } : []
+        let older =
+            camera.olderSessionFirst
+            ? FixtureStream.renumbered(ssrc: 0x5EED_0001, firstSequence: 9000, firstTimestamp: 77).prefix(40).map { $0 }
+            : []
         return try await ScriptedServer { request, connection in
             let port = connection.channel.localAddress?.port ?? 0
             let cseq = request.cseq ?? 0
@@ -94,7 +119,8 @@ import VideoDecoding
             case "OPTIONS" where answers.options != nil:
                 connection.send(answers.options?.answer(cseq: cseq, port: port) ?? [])
             case "DESCRIBE": connection.send(answers.describe.answer(cseq: cseq, port: port))
-            case "SETUP" where answers.setup != nil: connection.send(answers.setup?.answer(cseq: cseq, port: port) ?? [])
+            case "SETUP" where answers.setup != nil:
+                connection.send(answers.setup?.answer(cseq: cseq, port: port) ?? [])
             case "SETUP":
                 connection.respond(
                     request, "200 OK", ["Session: \(session)", "Transport: \(request.header("Transport") ?? "")"])
@@ -119,23 +145,38 @@ import VideoDecoding
 
     @Test(arguments: cameras)
     func everyPictureDecodesAsGStreamerDecodesIt(camera: Camera) async throws {
-        #expect(FixtureStream.packets.count == 1079)
+        #expect(FixtureStream.packets.count == 1079 && FixtureStream.h265Packets.count == 1011)
         let server = try await Self.replay(camera)
         defer { Task { await server.stop() } }
         var options = ScriptedServerTests.quick
         options.inactivityTimeout = .seconds(5)
-        let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(server.port)\(camera.path)", options: options)
+        let session = try await RTSPSession.connect(
+            to: "rtsp://127.0.0.1:\(server.port)\(camera.path)", options: options)
         #expect(session.tracks.count == 1)
         #expect(session.tracks.first?.format.payloadType == camera.payloadType)
         var md5s: [String] = []
-        let decoder = try FFmpegVideoDecoder(codec: .h264)
+        let decoder = try FFmpegVideoDecoder(codec: camera.codec)
         for try await frame in try session.accessUnits().frames(decoder: decoder) {
             #expect(!frame.mayBeDamaged)
             md5s.append(FrameDigest.md5(frame))
         }
-        #expect(md5s == FixtureStream.expectedMD5s)
+        #expect(md5s == FixtureStream.expectedMD5s(of: camera.codec == .h264 ? "h264-gst.pcap" : "h265-gst-sll.pcap"))
         let statistics = await session.statistics()
         #expect(statistics.tracks.first?.staleSourcePackets == (camera.olderSessionFirst ? 40 : 0))
+        #expect(server.methods.last == "TEARDOWN")
+    }
+
+    /// The same replays through `rtpdump decode URL --md5`: one line per picture, each GStreamer's frame, and
+    /// the session torn down.
+    @Test(.enabled(if: RTPDumpBinary.present), arguments: cameras)
+    func rtpdumpDecodesEveryPicture(camera: Camera) async throws {
+        let server = try await Self.replay(camera)
+        defer { Task { await server.stop() } }
+        let url = "rtsp://127.0.0.1:\(server.port)\(camera.path)"
+        let run = try await Task.detached { try RTPDumpBinary.run(["decode", url, "--md5"]) }.value
+        #expect(run.status == 0, "\(run.stderr)")
+        let md5s = run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+        #expect(md5s == FixtureStream.expectedMD5s(of: camera.codec == .h264 ? "h264-gst.pcap" : "h265-gst-sll.pcap"))
         #expect(server.methods.last == "TEARDOWN")
     }
 
@@ -157,7 +198,8 @@ import VideoDecoding
             if packet.marker { pictures += 1 }
             packets.append(
                 RTPPacketBuilder(
-                    marker: packet.marker, payloadType: 96, sequenceNumber: source.sequence &+ UInt16(packets.count % 65536),
+                    marker: packet.marker, payloadType: 96,
+                    sequenceNumber: source.sequence &+ UInt16(packets.count % 65536),
                     timestamp: source.timestamp &+ packet.timestamp, ssrc: source.ssrc, payload: Array(packet.payload)
                 ).bytes())
         }

@@ -17,6 +17,20 @@ struct CameraTranscript {
 
     init(_ name: String) throws {
         let text = try String(contentsOf: Self.folder.appendingPathComponent(name), encoding: .utf8)
+        self.init(text: text)
+    }
+
+    /// The DESCRIBE answer a camera of which only the SDP was recorded gives: that SDP (line ends made
+    /// CRLF), with the Content-Base of `path`.
+    init(sdp name: String, path: String) throws {
+        let sdp = try String(contentsOf: Self.folder.appendingPathComponent(name), encoding: .utf8)
+            .split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: "\r\n")
+        self.init(
+            text: "RTSP/1.0 200 OK\r\nCSeq: 0\r\nContent-Type: application/sdp\r\n"
+                + "Content-Base: rtsp://camera.invalid\(path)\r\nContent-Length: 0\r\n\r\n" + sdp)
+    }
+
+    private init(text: String) {
         let parts = text.components(separatedBy: "\r\n\r\n")
         var lines = parts[0].components(separatedBy: "\r\n")
         statusLine = lines.removeFirst()
@@ -59,22 +73,33 @@ struct CameraTranscript {
 enum FixtureStream {
     /// GStreamer's 90 H.264 pictures (Fixtures/captures/h264-gst.pcap; their frame MD5s from GStreamer's
     /// decoder are in Fixtures/expected/h264-gst.pcap.gst-frames.md5).
-    static let packets: [RTPPacket] = {
-        let path = RealServer.root.appendingPathComponent("Fixtures/captures/h264-gst.pcap").path
+    static let packets = packets(of: "h264-gst.pcap", payloadType: 96)
+    /// GStreamer's 90 H.265 pictures (Fixtures/captures/h265-gst-sll.pcap, frame MD5s beside the H.264 ones).
+    static let h265Packets = packets(of: "h265-gst-sll.pcap", payloadType: 97)
+
+    static func packets(of capture: String, payloadType: UInt8) -> [RTPPacket] {
+        let path = RealServer.root.appendingPathComponent("Fixtures/captures/\(capture)").path
         guard var capture = try? CaptureFile(contentsOf: path) else { return [] }
         var packets: [RTPPacket] = []
         while let datagram = try? capture.nextDatagram() {
-            if let packet = try? RTPPacket(datagram.payload), packet.payloadType == 96 { packets.append(packet) }
+            if let packet = try? RTPPacket(datagram.payload), packet.payloadType == payloadType {
+                packets.append(packet)
+            }
         }
         return packets
-    }()
+    }
 
-    static var expectedMD5s: [String] {
-        let path = RealServer.root.appendingPathComponent("Fixtures/expected/h264-gst.pcap.gst-frames.md5").path
+    static var expectedMD5s: [String] { expectedMD5s(of: "h264-gst.pcap") }
+
+    static func expectedMD5s(of capture: String) -> [String] {
+        let path = RealServer.root.appendingPathComponent("Fixtures/expected/\(capture).gst-frames.md5").path
         return ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    static func renumbered(ssrc: UInt32, firstSequence: UInt16, firstTimestamp: UInt32) -> [[UInt8]] {
+    static func renumbered(
+        ssrc: UInt32, firstSequence: UInt16, firstTimestamp: UInt32, codec: VideoCodec = .h264
+    ) -> [[UInt8]] {
+        let packets = codec == .h264 ? packets : h265Packets
         guard let base = packets.first else { return [] }
         return packets.enumerated().map { index, packet in
             RTPPacketBuilder(
