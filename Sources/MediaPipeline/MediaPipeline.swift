@@ -78,6 +78,12 @@ public struct MediaPipeline: Sendable {
         ready.reserveCapacity(4)
     }
 
+    /// A pipeline with no track yet, for a source whose tracks appear as it is read (a capture: add each
+    /// with ``addTrack(_:)`` or ``addTrack(sniffing:)``).
+    public init(reorder: ReorderBuffer.Configuration = .init(), logger: Logger? = nil) {
+        self.init(depacketizers: [], reorder: reorder, logger: logger)
+    }
+
     /// A pipeline of one track per format (from the SDP: ``SDPVideo/depacketizer(for:warn:)``). Parameter
     /// sets in a format that are not valid are passed to `warn` and left out: the stream's own serve.
     public init(

@@ -28,7 +28,7 @@ public struct AccessUnitStreams: Sendable {
         self.configuration = configuration
         self.template = template
         self.tracks = CaptureTracks(filter: filter, followsFlows: followsFlows)
-        self.pipeline = MediaPipeline(depacketizers: [], reorder: reorder)
+        self.pipeline = MediaPipeline(reorder: reorder)
     }
 
     /// Offers a datagram; `emit` receives the access units it completes, with their stream.

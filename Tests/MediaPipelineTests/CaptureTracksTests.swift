@@ -15,7 +15,7 @@ import Testing
         var capture = try CaptureFile(
             contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name)").path)
         var tracks = CaptureTracks(followsFlows: followsFlows)
-        var pipeline = MediaPipeline(depacketizers: [])
+        var pipeline = MediaPipeline()
         var units: [AccessUnit] = []
         while let datagram = try capture.nextDatagram() {
             switch tracks.sort(datagram) {

@@ -14,7 +14,7 @@ enum ReadmeExamples {
         var units: [AccessUnit] = []
         var capture = try CaptureFile(contentsOf: path)
         var tracks = CaptureTracks()  // each RTP stream of the capture is a track
-        var pipeline = MediaPipeline(depacketizers: [])
+        var pipeline = MediaPipeline()
         while let datagram = try capture.nextDatagram() {
             switch tracks.sort(datagram) {
             case .packet(let received, let isNewTrack):
