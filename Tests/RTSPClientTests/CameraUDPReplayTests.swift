@@ -14,17 +14,16 @@ import VideoDecoding
 /// the replay's), then GStreamer's 90 pictures sent from the server port its SETUP answer names to the
 /// client port the client asked for, ending with an RTCP BYE.
 @Suite(.enabled(if: CameraTranscript.available)) struct CameraUDPReplayTests {
-    /// H264DVR 1.0 (LV-IP22IR40DVBL): `Cseq`, an rtpmap with a trailing blank, `a=framerate:0S`, `ssrc=0` in
-    /// the SETUP answer (no source announced), a PLAY answer without RTP-Info, and SPS, PPS and SEI each in
-    /// a packet of their own with the marker bit set (the replay sets it on every parameter-set packet):
-    /// every picture decodes as GStreamer decodes it, none damaged.
-    @Test func h264DVROverUDP() async throws {
+    /// The replaying server of H264DVR 1.0 (LV-IP22IR40DVBL) and the UDP socket its media comes from:
+    /// `Cseq`, an rtpmap with a trailing blank, `a=framerate:0S`, `ssrc=0` in the SETUP answer (no source
+    /// announced), a PLAY answer without RTP-Info, and SPS, PPS and SEI each in a packet of their own with
+    /// the marker bit set.
+    static func h264DVR() async throws -> (server: ScriptedServer, sender: any Channel) {
         let describe = try CameraTranscript("h264dvr_describe.txt")
         let setup = try CameraTranscript("h264dvr_setup_video.txt")
         let play = try CameraTranscript("h264dvr_play.txt")
         let sender = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0).get()
-        defer { sender.close(promise: nil) }
         let serverPort = sender.localAddress?.port ?? 0
         let clientPort = NIOLockedValueBox(0)
         // The camera's packets: the DVR marks the SPS, PPS and SEI packets that open a picture. (GStreamer's
@@ -70,7 +69,16 @@ import VideoDecoding
                     request, "200 OK", ["Session: 231970", "Public: OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN"])
             }
         }
-        defer { Task { await server.stop() } }
+        return (server, sender)
+    }
+
+    /// Through the library: every picture decodes as GStreamer decodes it, none damaged, nothing lost.
+    @Test func h264DVROverUDP() async throws {
+        let (server, sender) = try await Self.h264DVR()
+        defer {
+            sender.close(promise: nil)
+            Task { await server.stop() }
+        }
         var options = ScriptedServerTests.quick
         options.transport = .udp
         options.inactivityTimeout = .seconds(5)
@@ -83,6 +91,22 @@ import VideoDecoding
         }
         #expect(md5s == FixtureStream.expectedMD5s)
         #expect(await session.statistics().tracks.first?.lost == 0)
+        #expect(server.methods.last == "TEARDOWN")
+    }
+
+    /// Through `rtpdump decode URL --transport udp --md5`: one line per picture, each GStreamer's frame.
+    @Test(.enabled(if: RTPDumpBinary.present)) func rtpdumpDecodesH264DVROverUDP() async throws {
+        let (server, sender) = try await Self.h264DVR()
+        defer {
+            sender.close(promise: nil)
+            Task { await server.stop() }
+        }
+        let url = "rtsp://127.0.0.1:\(server.port)/camera"
+        let run = try await Task.detached { try RTPDumpBinary.run(["decode", url, "--transport", "udp", "--md5"]) }
+            .value
+        #expect(run.status == 0, "\(run.stderr)")
+        let md5s = run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+        #expect(md5s == FixtureStream.expectedMD5s)
         #expect(server.methods.last == "TEARDOWN")
     }
 
