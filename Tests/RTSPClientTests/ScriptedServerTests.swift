@@ -91,6 +91,36 @@ import Testing
         #expect(server.methods.last == "TEARDOWN")
     }
 
+    /// Camera dialect: every answer's `CSeq` ends in blanks and a tab, and interleaved frames come on a
+    /// channel no track was set up on (7) before and between the media. The answers are matched, the
+    /// stray frames dropped and counted, the media delivered.
+    @Test func aCSeqWithTrailingBlanksAndFramesOnAChannelNeverSetUp() async throws {
+        let server = try await ScriptedServer { request, connection in
+            var answer = ""
+            switch request.method {
+            case "DESCRIBE":
+                let sdp = ScriptedServer.sdp
+                answer = "Content-Type: application/sdp\r\nContent-Length: \(sdp.utf8.count)\r\n\r\n\(sdp)"
+            case "SETUP": answer = "Session: 4711\r\nTransport: \(request.header("Transport") ?? "")\r\n\r\n"
+            default: answer = "Session: 4711\r\nPublic: OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN\r\n\r\n"
+            }
+            if request.method == "PLAY" { connection.sendRTP(count: 2, channel: 7) }
+            connection.send(Array("RTSP/1.0 200 OK\r\nCSeq: \(request.cseq ?? 0)  \t\r\n\(answer)".utf8))
+            if request.method == "PLAY" {
+                connection.sendRTP(count: 5)
+                connection.sendRTP(count: 1, channel: 7)
+                connection.sendRTP(count: 5, firstSequence: 6)
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let (packets, _) = await Self.drain(session, limit: 10)
+        #expect(packets.map(\.packet.sequenceNumber) == Array(1...10))
+        #expect(await session.statistics().unknownChannelFrames == 3)
+        await session.teardown()
+        #expect(server.methods.last == "TEARDOWN")
+    }
+
     /// Keepalives that cameras accept (issue 19): one camera ignores GET_PARAMETER (GW4089IP); another
     /// refuses GET_PARAMETER and OPTIONS and answers SET_PARAMETER with a 400 carrying the previous CSeq.
     /// With a 2 s session timeout (a keepalive every second) and media flowing, both sessions live past
@@ -293,7 +323,8 @@ import Testing
     @Test func rtpAndRTCPOnOneInterleavedChannelAreToldApart() async throws {
         let server = try await ScriptedServer { request, connection in
             if request.method == "SETUP" {
-                connection.respond(request, "200 OK", ["Session: 1234", "Transport: RTP/AVP/TCP;unicast;interleaved=0-0"])
+                connection.respond(
+                    request, "200 OK", ["Session: 1234", "Transport: RTP/AVP/TCP;unicast;interleaved=0-0"])
             } else {
                 connection.answerNormally(request)
             }
@@ -406,7 +437,8 @@ import Testing
             }
             if request.method == "PLAY", header == "RTP-Info" {
                 // As Reolink writes it: the track's relative URL, its SSRC in hex.
-                connection.respond(request, "200 OK", ["Session: 77", "RTP-Info: url=track1;seq=1;rtptime=0;ssrc=12345678"])
+                connection.respond(
+                    request, "200 OK", ["Session: 77", "RTP-Info: url=track1;seq=1;rtptime=0;ssrc=12345678"])
             } else {
                 connection.answerNormally(request)
             }
@@ -425,7 +457,10 @@ import Testing
         options.inactivityTimeout = .seconds(10)
         let session = try await RTSPSession.connect(to: server.url, options: options)
         let (received, _) = await Self.drain(session, limit: 9)
-        #expect(received.map(\.packet.ssrc) == [UInt32](repeating: 0x1234_5678, count: 6) + [0x0BAD_F00D, 0x0BAD_F00D, 0x0BAD_F00D])
+        #expect(
+            received.map(\.packet.ssrc) == [UInt32](repeating: 0x1234_5678, count: 6) + [
+                0x0BAD_F00D, 0x0BAD_F00D, 0x0BAD_F00D,
+            ])
         #expect(received.prefix(6).map(\.packet.sequenceNumber) == [1, 2, 3, 4, 5, 6])
         #expect(await session.statistics().tracks.first?.staleSourcePackets == 10)
         await session.teardown()
@@ -447,7 +482,8 @@ import Testing
             if stale > 0 {
                 connection.sendInterleaved(
                     (0..<stale).map {
-                        RTPPacketBuilder(payloadType: 96, sequenceNumber: UInt16(500 + $0), ssrc: 7, payload: [9]).bytes()
+                        RTPPacketBuilder(payloadType: 96, sequenceNumber: UInt16(500 + $0), ssrc: 7, payload: [9])
+                            .bytes()
                     })
             }
             connection.channel.eventLoop.scheduleTask(in: .milliseconds(800)) {
