@@ -54,7 +54,7 @@ struct AccessUnitAssembler: Sendable {
     /// The largest access units (bytes) of this window of ``sizeWindow`` units and of the one before: what
     /// a new buffer is sized for (see ``startNextBuffer()``).
     /// The buffer still holds the unit last completed (``finish()``), to be emptied before the next.
-    private var bufferHoldsEmittedUnit = false
+    private var bufferHoldsCompletedUnit = false
     private var largestInWindow = 0
     private var largestInPreviousWindow = 0
     private var unitsInWindow = 0
@@ -106,9 +106,9 @@ struct AccessUnitAssembler: Sendable {
 
     mutating func beginNAL() {
         if nalStart != nil { abortNAL() }
-        if bufferHoldsEmittedUnit {
+        if bufferHoldsCompletedUnit {
             startNextBuffer()
-            bufferHoldsEmittedUnit = false
+            bufferHoldsCompletedUnit = false
         }
         buffer.append(contentsOf: Self.startCode)
         nalStart = buffer.count
@@ -243,7 +243,7 @@ struct AccessUnitAssembler: Sendable {
         }
     }
 
-    /// Emits the NAL units before `index` as an access unit and keeps the rest as the start of the next.
+    /// Completes the NAL units before `index` as an access unit and keeps the rest as the start of the next.
     private mutating func split(at index: Int) {
         let kept = ranges[index...].map { $0 }
         let carriedChange = changedAfterBoundary
@@ -285,13 +285,13 @@ struct AccessUnitAssembler: Sendable {
         }
     }
 
-    /// Emits the access unit (if it holds anything) and starts the next with an empty buffer.
+    /// Completes the access unit (if it holds anything) and starts the next with an empty buffer.
     mutating func finish() {
         if nalStart != nil { abortNAL() }
         completeCurrent()
         // Emptied when the next unit's first NAL unit comes: by then a consumer that took the unit and let
         // go of it (as most do before handing in the next packet) has left the storage to be reused.
-        bufferHoldsEmittedUnit = true
+        bufferHoldsCompletedUnit = true
         startNextRanges()
         resetFlags()
     }

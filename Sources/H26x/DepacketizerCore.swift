@@ -38,6 +38,13 @@ struct DepacketizerCore: Sendable {
 
     var parameterSets: ParameterSets { assembler.parameterSets }
 
+    /// The oldest completed access unit not yet taken. Asked after every packet, and mostly nothing is ready:
+    /// that answer is inlined into the caller (in another module too).
+    @inlinable
+    mutating func nextAccessUnit() -> AccessUnit? {
+        assembler.completed.isEmpty ? nil : assembler.nextCompleted()
+    }
+
     /// Packets were lost before the next one: a fragmented NAL unit in progress is dropped, never spliced.
     mutating func noteLoss(_ count: Int) {
         guard count > 0 else { return }

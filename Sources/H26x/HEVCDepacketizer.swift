@@ -55,8 +55,7 @@ public struct HEVCDepacketizer: Sendable {
     /// The oldest access unit completed and not yet taken; nil until the next push, loss or flush.
     @inlinable
     public mutating func nextAccessUnit() -> AccessUnit? {
-        // Asked after every packet, and mostly nothing is ready: that answer is inlined into the caller.
-        core.assembler.completed.isEmpty ? nil : core.assembler.nextCompleted()
+        core.nextAccessUnit()
     }
 
     /// Takes the next packet in sequence order.

@@ -65,12 +65,9 @@ public enum FrameDecoding {
         try decoders.drain()
         handOnFrames()
         if let failure { throw failure }
-        summary.decodeErrors = chosenTrack(streams, chosen).flatMap { decoders.decoder(track: $0)?.decodeErrors } ?? 0
+        let track = chosen.flatMap { streams.track(of: $0) }
+        summary.decodeErrors = track.flatMap { decoders.decoder(track: $0)?.decodeErrors } ?? 0
         return summary
-    }
-
-    private static func chosenTrack(_ streams: AccessUnitStreams, _ chosen: StreamKey?) -> Int? {
-        chosen.flatMap { streams.track(of: $0) }
     }
 
     /// The `--md5` line of a frame: `<index> <pts90k> <width>x<height> <md5>`, where pts90k is the RTP
