@@ -39,19 +39,15 @@ import Testing
         let description = try SessionDescription(
             "v=0\r\ns=x\r\nt=0 0\r\nm=video 0 RTP/AVP \(pt)\r\na=rtpmap:\(pt) H264/90000\r\na=fmtp:\(pt) \(fmtp)\r\n")
         let format = try #require(SDPVideo.videoFormat(in: description))
-        var depacketizer = SDPVideo.depacketizer(for: format)
+        var pipeline = MediaPipeline(formats: [format])
         var units: [AccessUnit] = []
-        var buffer = ReorderBuffer()
         for packet in packets {
-            buffer.insert(packet, arrival: ArrivalTime(nanoseconds: 0))
-            while let output = buffer.next(now: ArrivalTime(nanoseconds: 0)) {
-                depacketizer.consume(output)
-                while let unit = depacketizer.nextAccessUnit() { units.append(unit) }
-            }
+            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: 0)))
+            while let unit = pipeline.nextAccessUnit() { units.append(unit) }
         }
-        depacketizer.flush()
-        while let unit = depacketizer.nextAccessUnit() { units.append(unit) }
-        return (units, depacketizer)
+        pipeline.finish()
+        while let unit = pipeline.nextAccessUnit() { units.append(unit) }
+        return (units, try #require(pipeline.depacketizer(track: 0)))
     }
 
     /// packetization-mode=0 declared (or the fmtp empty, or ending in ';'), FU-A sent: taken as sent.

@@ -170,18 +170,22 @@ import Testing
     }
 
     static func depacketize(_ name: String, _ start: VideoDepacketizer) throws -> [[[UInt8]]] {
-        var depacketizer = start
         var capture = try CaptureFile(contentsOf: Fixtures.capture(name))
-        var ordered = OrderedPackets()
+        var tracks = CaptureTracks()
+        var pipeline = MediaPipeline()
         var units: [[[UInt8]]] = []
-        func feed(_ event: OrderedPackets.Event) {
-            depacketizer.consume(event.output)
-            while let unit = depacketizer.nextAccessUnit() { units.append(unit.nalUnits.map { Array($0.bytes) }) }
+        func take() {
+            while let unit = pipeline.nextAccessUnit() { units.append(unit.nalUnits.map { Array($0.bytes) }) }
         }
-        while let datagram = try capture.nextDatagram() { ordered.add(datagram) { feed($0) } }
-        ordered.finish { feed($0) }
-        depacketizer.flush()
-        while let unit = depacketizer.nextAccessUnit() { units.append(unit.nalUnits.map { Array($0.bytes) }) }
+        while let datagram = try capture.nextDatagram() {
+            guard case .packet(let received, let isNewTrack) = tracks.sort(datagram) else { continue }
+            if isNewTrack { _ = pipeline.addTrack(start) }
+            pipeline.push(received)
+            take()
+        }
+        #expect(tracks.trackCount == 1)
+        pipeline.finish()
+        take()
         return units
     }
 
