@@ -12,10 +12,7 @@ public enum SDPVideo {
         for format: VideoFormat, warn: (H26xError) -> Void = { _ in }
     ) -> VideoDepacketizer {
         let codec = format.codec
-        var sets = ParameterSets(codec: codec)
-        for (name, value) in format.parameterSetAttributes {
-            for problem in sets.addValid(sdpParameter: name, value: value) { warn(problem) }
-        }
+        let sets = parameterSets(of: format, warn: warn)
         var configuration = DepacketizerConfiguration(payloadType: format.payloadType)
         if let bytes = format.deinterleavingBytes { configuration.deinterleavingBytes = max(1, bytes) }
         switch codec {
@@ -28,6 +25,17 @@ public enum SDPVideo {
             return VideoDepacketizer(
                 HEVCDepacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
         }
+    }
+
+    /// The parameter sets of `format` (`sprop-parameter-sets`, `sprop-vps` / `-sps` / `-pps`): what its
+    /// depacketizer starts from and its decoder is configured with. Entries that are not valid are left out,
+    /// each passed to `warn`.
+    public static func parameterSets(of format: VideoFormat, warn: (H26xError) -> Void = { _ in }) -> ParameterSets {
+        var sets = ParameterSets(codec: format.codec)
+        for (name, value) in format.parameterSetAttributes {
+            for problem in sets.addValid(sdpParameter: name, value: value) { warn(problem) }
+        }
+        return sets
     }
 
     /// The first video format of a description (or the one with `payloadType`).

@@ -51,7 +51,7 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
 
     /// The parameter sets of `track` from its SDP (what its decoder is configured with before the first unit).
     func sdpParameterSets(track: Int) -> ParameterSets? {
-        formats.indices.contains(track) ? SDPVideo.depacketizer(for: formats[track]).parameterSets : nil
+        formats.indices.contains(track) ? SDPVideo.parameterSets(of: formats[track]) : nil
     }
 
     /// The tracks these units come from, in order.
