@@ -63,7 +63,7 @@ import VideoDecoding
             case "PLAY":
                 connection.send(play.answer(cseq: cseq, port: port))
                 let rtp = clientPort.withLockedValue { $0 }
-                Task { try await Self.send(packets, from: sender, to: rtp) }
+                Self.send(packets, from: sender, to: rtp)
             default:
                 connection.respond(
                     request, "200 OK", ["Session: 231970", "Public: OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN"])
@@ -111,19 +111,27 @@ import VideoDecoding
     }
 
     /// The packets to the client's RTP port, paced (a burst of them all could overflow a socket's receive
-    /// buffer: that would be loss, not the camera), then a BYE to its RTCP port.
-    static func send(_ packets: [[UInt8]], from channel: any Channel, to port: Int) async throws {
-        let rtp = try SocketAddress(ipAddress: "127.0.0.1", port: port)
-        let rtcp = try SocketAddress(ipAddress: "127.0.0.1", port: port + 1)
-        for (index, packet) in packets.enumerated() {
-            channel.write(AddressedEnvelope(remoteAddress: rtp, data: ByteBuffer(bytes: packet)), promise: nil)
-            if index % 20 == 19 {
+    /// buffer: that would be loss, not the camera), then a BYE to its RTCP port. Scheduled on the socket's
+    /// event loop, not in a task: tests that wait for a process hold the cooperative pool's few threads, and
+    /// a task sending here then waited seconds for one (rtpdump gave up on the silent camera once).
+    static func send(_ packets: [[UInt8]], from channel: any Channel, to port: Int) {
+        guard let rtp = try? SocketAddress(ipAddress: "127.0.0.1", port: port),
+            let rtcp = try? SocketAddress(ipAddress: "127.0.0.1", port: port + 1)
+        else { return }
+        let batches = stride(from: 0, to: packets.count, by: 20).map { packets[$0..<min($0 + 20, packets.count)] }
+        for (index, batch) in batches.enumerated() {
+            channel.eventLoop.scheduleTask(in: .milliseconds(5 * Int64(index))) {
+                for packet in batch {
+                    channel.write(AddressedEnvelope(remoteAddress: rtp, data: ByteBuffer(bytes: packet)), promise: nil)
+                }
                 channel.flush()
-                try await Task.sleep(for: .milliseconds(5))
             }
         }
         var bye = RTCPCompoundBuilder()
         bye.appendGoodbye(ssrcs: [0x4456_5231])
-        try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: rtcp, data: ByteBuffer(bytes: bye.bytes)))
+        let goodbye = AddressedEnvelope(remoteAddress: rtcp, data: ByteBuffer(bytes: bye.bytes))
+        channel.eventLoop.scheduleTask(in: .milliseconds(5 * Int64(batches.count))) {
+            channel.writeAndFlush(goodbye, promise: nil)
+        }
     }
 }
