@@ -31,10 +31,17 @@ public struct RTSPClientStateMachine: Sendable {
         /// Which of the offered video tracks (indices into ``Action/described(_:)``'s list) to set up when
         /// not stepwise; nil: all of them.
         public var trackSelection: [Int]?
+        /// The id of a session an earlier connection left on the server without a TEARDOWN it saw (the
+        /// connection broke): TEARDOWN goes first, on this connection, so that the camera frees its slot; then
+        /// the session starts, whatever the answer (or none within the request timeout).
+        public var staleSession: String?
+        /// With ``staleSession``: end once it is torn down (``Action/closed``) instead of starting a session.
+        public var onlyTearsDownStaleSession: Bool
 
         public init(
             url: RTSPURL, credentials: Credentials? = nil, transport: TransportMode = .tcpInterleaved,
-            requestTimeout: Duration = .seconds(10), stepwise: Bool = false, trackSelection: [Int]? = nil
+            requestTimeout: Duration = .seconds(10), stepwise: Bool = false, trackSelection: [Int]? = nil,
+            staleSession: String? = nil, onlyTearsDownStaleSession: Bool = false
         ) {
             self.url = url
             self.credentials = credentials ?? url.credentials
@@ -42,6 +49,8 @@ public struct RTSPClientStateMachine: Sendable {
             self.requestTimeout = requestTimeout
             self.stepwise = stepwise
             self.trackSelection = trackSelection
+            self.staleSession = staleSession
+            self.onlyTearsDownStaleSession = onlyTearsDownStaleSession
         }
     }
 
@@ -103,8 +112,8 @@ public struct RTSPClientStateMachine: Sendable {
     }
 
     enum State: Sendable {
-        case idle, options, describe, described, setup, ready, play, playing, pausing, paused, resuming, tearingDown
-        case done
+        case idle, clearingStale, options, describe, described, setup, ready, play, playing, pausing, paused
+        case resuming, tearingDown, done
     }
 
     public let configuration: Configuration
@@ -131,10 +140,30 @@ public struct RTSPClientStateMachine: Sendable {
         self.transport = configuration.transport
     }
 
-    /// Begins with OPTIONS.
+    /// Begins with OPTIONS (after the TEARDOWN of a ``Configuration/staleSession``).
     public mutating func start(now: Duration) -> [Action] {
+        if let stale = configuration.staleSession {
+            state = .clearingStale
+            return send(RTSPRequest(method: "TEARDOWN", url: configuration.url, headers: ["Session": stale]), now: now)
+        }
+        return sendOptions(now: now)
+    }
+
+    private mutating func sendOptions(now: Duration) -> [Action] {
         state = .options
         return send(RTSPRequest(method: "OPTIONS", url: configuration.url), now: now)
+    }
+
+    /// The stale session's TEARDOWN was answered, refused or not answered in time: it was worth a try, and
+    /// the session starts (or, when that was all, ends).
+    private mutating func afterStaleTeardown(now: Duration) -> [Action] {
+        pending = nil
+        authAttempts = 0
+        guard !configuration.onlyTearsDownStaleSession else {
+            state = .done
+            return [.closed]
+        }
+        return sendOptions(now: now)
     }
 
     /// Handles a message from the server.
@@ -174,6 +203,9 @@ public struct RTSPClientStateMachine: Sendable {
 
     /// Time passes: timeouts and keepalives.
     public mutating func tick(now: Duration) -> [Action] {
+        if state == .clearingStale, let (_, _, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
+            return afterStaleTeardown(now: now)
+        }
         if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout, isKeepalive(request) {
             // GW4089IP never answers GET_PARAMETER: the session goes on, and the next keepalive is another method.
             pending = nil
@@ -292,6 +324,7 @@ public struct RTSPClientStateMachine: Sendable {
         -> [Action]
     {
         if status == 401 { return unauthorized(message, request: request, now: now) }
+        if state == .clearingStale { return afterStaleTeardown(now: now) }  // 200, or 454 from a server that restarted
         if !(200...299).contains(status), isKeepalive(request) {
             // Refused (SET_PARAMETER with 400, a 3xx, a 5xx): never an end, another method next time.
             switchKeepalive(from: request.method)
@@ -404,7 +437,7 @@ public struct RTSPClientStateMachine: Sendable {
         case .resuming:
             state = .playing
             return [.resumed]
-        case .playing, .paused, .idle, .done, .described, .ready:
+        case .playing, .paused, .idle, .done, .described, .ready, .clearingStale:
             return []
         }
     }
@@ -446,17 +479,23 @@ public struct RTSPClientStateMachine: Sendable {
                 ? "401 Unauthorized from \(configuration.url.origin): it wants a user name and password"
                 : "401 Unauthorized from \(configuration.url.origin): it refused the user name and password; check them",
             status: 401)
-        guard let credentials = configuration.credentials else { return fail(denied) }
+        // A stale session the server will not let go of without credentials it does not take: left to its timeout.
+        guard let credentials = configuration.credentials else {
+            return state == .clearingStale ? afterStaleTeardown(now: now) : fail(denied)
+        }
         let values = message.headers.filter { $0.name.lowercased() == "www-authenticate" }.map(\.value)
         guard let challenges = try? AuthenticationChallenge.parse(values),
             let challenge = AuthenticationChallenge.strongest(challenges)
         else {
+            if state == .clearingStale { return afterStaleTeardown(now: now) }
             return fail(
                 RTSPClientError(.protocolViolation, "401 without a challenge this client can answer", status: 401))
         }
         // The first 401 asks for credentials; a second one means they are wrong, unless the nonce was stale.
         authAttempts += 1
-        guard authAttempts == 1 || (challenge.isStale && authAttempts == 2) else { return fail(denied) }
+        guard authAttempts == 1 || (challenge.isStale && authAttempts == 2) else {
+            return state == .clearingStale ? afterStaleTeardown(now: now) : fail(denied)
+        }
         authenticator = Authenticator(challenge: challenge, credentials: credentials)
         var retry = request
         retry.headers["Authorization"] = nil
