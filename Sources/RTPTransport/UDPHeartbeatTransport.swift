@@ -15,6 +15,10 @@ public final class UDPHeartbeatTransport: RTPTransport, Sendable {
         public var interval: Duration
         /// The local port; 0 lets the system pick.
         public var localPort: Int
+        /// The kernel's receive buffer for the socket (`SO_RCVBUF`): what holds a key picture's burst while
+        /// the event loop is busy; past it the kernel drops packets (loss). Linux caps it at
+        /// `net.core.rmem_max`. 0 leaves the system's default. Default 512 KiB, as an RTSP session asks.
+        public var receiveBufferBytes = 512 << 10
 
         public init(
             host: String, port: Int, hello: [UInt8], heartbeat: [UInt8], interval: Duration = .seconds(1),
@@ -50,7 +54,12 @@ public final class UDPHeartbeatTransport: RTPTransport, Sendable {
         }
         let channel: any Channel
         do {
-            channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            var bootstrap = DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            if configuration.receiveBufferBytes > 0 {
+                bootstrap = bootstrap.channelOption(
+                    .socketOption(.so_rcvbuf), value: SocketOptionValue(clamping: configuration.receiveBufferBytes))
+            }
+            channel = try await bootstrap
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(DatagramYielder(continuation: continuation))
@@ -79,6 +88,12 @@ public final class UDPHeartbeatTransport: RTPTransport, Sendable {
             channel.close(promise: nil)
         }
         return stream
+    }
+
+    /// The socket's receive buffer as the kernel granted it (for the tests); nil before ``start()``.
+    func grantedReceiveBuffer() async throws -> Int? {
+        guard let channel = state.withLockedValue({ $0.channel }) else { return nil }
+        return Int(try await channel.getOption(.socketOption(.so_rcvbuf)).get())
     }
 
     public func close() async {

@@ -106,10 +106,10 @@ import Testing
     #if os(Linux) && arch(x86_64)
         /// The NEON path (AArch64), which this machine cannot run: `Tests/StartCodeScanAArch64/run.sh` builds
         /// CH26x for AArch64 with a C checker that tries the inputs above, and runs it under qemu-aarch64.
-        @Test func theNEONPathAgreesUnderEmulation() throws {
+        @Test func theNEONPathAgreesUnderEmulation() async throws {
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("StartCodeScanAArch64/run.sh").path
-            let run = try runProgram("/bin/bash", [script])
+            let run = try await runProgram("/bin/bash", [script])
             #expect(run.status == 0, "\(run.all)")
             #expect(run.stdout.contains("path 1: ") && run.stdout.contains("scans agree"), "\(run.all)")
         }

@@ -7,10 +7,10 @@ import Testing
 @Suite struct CommandLineTests {
     static var present: Bool { RTPDumpBinary.present }
 
-    static func run(_ arguments: [String]) throws -> ProgramRun { try RTPDumpBinary.run(arguments) }
+    static func run(_ arguments: [String]) async throws -> ProgramRun { try await RTPDumpBinary.run(arguments) }
 
-    @Test(.enabled(if: present)) func decodeScalesToTheAskedSize() throws {
-        let run = try Self.run(["decode", Fixtures.capture("h264-ffmpeg.pcap"), "--md5", "--size", "160x120"])
+    @Test(.enabled(if: present)) func decodeScalesToTheAskedSize() async throws {
+        let run = try await Self.run(["decode", Fixtures.capture("h264-ffmpeg.pcap"), "--md5", "--size", "160x120"])
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.count == 75)
@@ -20,14 +20,14 @@ import Testing
 
     /// FFmpeg and the hundred libraries it pulls in are loaded by `decode` alone: other commands start
     /// without them (CFFmpegLoader). The dynamic loader's own log says which libraries a run opened.
-    @Test(.enabled(if: present)) func onlyDecodingLoadsFFmpeg() throws {
+    @Test(.enabled(if: present)) func onlyDecodingLoadsFFmpeg() async throws {
         #if os(Linux)
         let capture = Fixtures.capture("h264-ffmpeg.pcap")
-        let streams = try RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
+        let streams = try await RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
         #expect(streams.status == 0)
         #expect(streams.stderr.contains("libc.so"))  // the log is there (the Swift runtime is linked in)...
         #expect(!streams.stderr.contains("libavcodec"))  // ...and FFmpeg is not in it
-        let decode = try RTPDumpBinary.run(["decode", capture, "--md5"], environment: ["LD_DEBUG": "files"])
+        let decode = try await RTPDumpBinary.run(["decode", capture, "--md5"], environment: ["LD_DEBUG": "files"])
         #expect(decode.status == 0)
         #expect(decode.stderr.contains("libavcodec.so"))
         #endif
@@ -48,32 +48,32 @@ import Testing
 
     /// libsrtp2 (and, on Debian, the NSS libraries under it) is loaded by a run with --srtp-key alone
     /// (CSRTPLoader), and that run still unprotects the packets.
-    @Test(.enabled(if: present)) func onlySRTPLoadsLibsrtp() throws {
+    @Test(.enabled(if: present)) func onlySRTPLoadsLibsrtp() async throws {
         #if os(Linux)
         let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
         let hex = try #require(manifest["key"] as? String)
         let key = Data(try #require(bytes(hex: hex))).base64EncodedString()
         let capture = Fixtures.capture("h264-srtp.pcap")
-        let plain = try RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
+        let plain = try await RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
         #expect(plain.status == 0)
         #expect(plain.stderr.contains("libc.so"))
         #expect(!plain.stderr.contains("libsrtp2"))
-        let srtp = try RTPDumpBinary.run(["streams", capture, "--srtp-key", key, "--json"], environment: ["LD_DEBUG": "files"])
+        let srtp = try await RTPDumpBinary.run(["streams", capture, "--srtp-key", key, "--json"], environment: ["LD_DEBUG": "files"])
         #expect(srtp.status == 0)
         #expect(srtp.stderr.contains("libsrtp2.so"))
         #expect(srtp.stdout.contains("\"packets\": 1485") && srtp.stdout.contains("\"srtpAuthFailures\": 0"))
         #endif
     }
 
-    @Test(.enabled(if: present)) func badInputFailsWithAMessageOnStderr() throws {
-        let garbage = try Self.run(["streams", Fixtures.capture("garbage.bin")])
+    @Test(.enabled(if: present)) func badInputFailsWithAMessageOnStderr() async throws {
+        let garbage = try await Self.run(["streams", Fixtures.capture("garbage.bin")])
         #expect(garbage.status != 0)
         #expect(garbage.stdout.isEmpty)
         #expect(garbage.stderr.contains("not a pcap or pcapng capture"))
-        let size = try Self.run(["decode", Fixtures.capture("h264-ffmpeg.pcap"), "--size", "161x120"])
+        let size = try await Self.run(["decode", Fixtures.capture("h264-ffmpeg.pcap"), "--size", "161x120"])
         #expect(size.status != 0)
         #expect(size.stderr.contains("even numbers"))
-        let url = try Self.run(["streams", "rtsp://user:secret@camera/stream"])
+        let url = try await Self.run(["streams", "rtsp://user:secret@camera/stream"])
         #expect(url.status != 0)
         #expect(!(url.stdout + url.stderr).contains("secret"))
     }
@@ -92,9 +92,9 @@ import Testing
             (["decode", "--threads", "100000"], "--threads must be from 0"), (["decode", "--threads=-1"], "to 64"),
             (["packets", "--ordered", "--reorder-delay-ms=-1"], "from 0 to 60000"),
         ])
-    func optionValuesOutOfRangeAreRefusedNamingTheRange(arguments: [String], message: String) throws {
+    func optionValuesOutOfRangeAreRefusedNamingTheRange(arguments: [String], message: String) async throws {
         let capture = Fixtures.capture("h264-ffmpeg.pcap")
-        let run = try Self.run([arguments[0], capture] + arguments.dropFirst())
+        let run = try await Self.run([arguments[0], capture] + arguments.dropFirst())
         #expect(run.status == 64)  // ArgumentParser's usage error: a message, not a trap
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains(message))
@@ -105,8 +105,8 @@ import Testing
     @Test(
         .enabled(if: present),
         arguments: ["rtsp:/admin:hunter2@camera/x", "rtsp:admin:hunter2@camera", "admin:hunter2@camera/x"])
-    func aMistypedURLIsRefusedWithoutItsPassword(input: String) throws {
-        let run = try Self.run(["streams", input])
+    func aMistypedURLIsRefusedWithoutItsPassword(input: String) async throws {
+        let run = try await Self.run(["streams", input])
         #expect(run.status != 0)
         #expect(run.stderr.contains("neither a capture file nor an RTSP URL"))
         #expect(!run.all.contains("hunter2"))
@@ -114,7 +114,7 @@ import Testing
 
     /// An SDP whose sprop-parameter-sets holds an AUD and garbage, for a stream with good sets in band: two
     /// warnings naming the file, and every frame GStreamer decodes from the same RTP. It was fatal.
-    @Test(.enabled(if: present)) func badSDPParameterSetsAreAWarningAndTheInBandSetsDecode() throws {
+    @Test(.enabled(if: present)) func badSDPParameterSetsAreAWarningAndTheInBandSetsDecode() async throws {
         let sdp = FileManager.default.temporaryDirectory.appendingPathComponent("bad-sprop-\(getpid()).sdp").path
         try """
         v=0\r
@@ -127,7 +127,7 @@ import Testing
 
         """.write(toFile: sdp, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: sdp) }
-        let run = try Self.run(["decode", Fixtures.capture("h264-gst.pcap"), "--sdp", sdp, "--md5"])
+        let run = try await Self.run(["decode", Fixtures.capture("h264-gst.pcap"), "--sdp", sdp, "--md5"])
         #expect(run.status == 0)
         #expect(run.stderr.contains("warning: \(sdp): sprop-parameter-sets entry 1 holds a AUD NAL unit"))
         #expect(run.stderr.contains("warning: \(sdp): sprop-parameter-sets entry 2 is not valid base64"))
@@ -140,7 +140,7 @@ import Testing
     /// A capture whose last record has an absurd length: the streams, NAL units, access units and frames
     /// before it are printed as tshark and GStreamer would print them, then the error, and the exit is 1.
     @Test(.enabled(if: present), arguments: ["streams", "packets", "nals", "extract", "decode"])
-    func aCaptureDamagedHalfWayGivesWhatCameBeforeThenTheError(command: String) throws {
+    func aCaptureDamagedHalfWayGivesWhatCameBeforeThenTheError(command: String) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("half-\(command)-\(getpid()).pcap")
         var bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.capture("h264-gst.pcap")))
         bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0x7F])
@@ -151,7 +151,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: output)
         }
         let extra = command == "extract" ? ["-o", output] : command == "decode" ? ["--md5"] : []
-        let run = try Self.run([command, path.path] + extra)
+        let run = try await Self.run([command, path.path] + extra)
         #expect(run.status == 1)
         #expect(run.stderr.contains("claims 2147483647 captured bytes"))
         let packets = try Fixtures.tsharkPackets("h264-gst.pcap")
@@ -164,19 +164,18 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: present)) func srtpKeyDecodesAndStreamsCountsAuthenticationFailures() throws {
+    @Test(.enabled(if: present)) func srtpKeyDecodesAndStreamsCountsAuthenticationFailures() async throws {
         let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
         let hex = try #require(manifest["key"] as? String)
         let key = Data(try #require(bytes(hex: hex))).base64EncodedString()
-        let decode = try Self.run(["decode", Fixtures.capture("h264-srtp.pcap"), "--srtp-key", key, "--md5"])
+        let decode = try await Self.run(["decode", Fixtures.capture("h264-srtp.pcap"), "--srtp-key", key, "--md5"])
         #expect(decode.status == 0)
         let expected = try String(
             contentsOf: Fixtures.expected.appendingPathComponent("h264-srtp.pcap.gst-frames.md5"), encoding: .utf8)
-        #expect(
-            decode.stdout.split(separator: "\n").map { String($0.split(separator: " ")[3]) }
-                == expected.split(separator: "\n").map(String.init))
+        let md5s: [String] = decode.stdout.split(separator: "\n").map { String($0.split(separator: " ")[3]) }
+        #expect(md5s == expected.split(separator: "\n").map(String.init))
 
-        let streams = try Self.run(["streams", Fixtures.capture("h264-srtp-flipped.pcap"), "--srtp-key", key, "--json"])
+        let streams = try await Self.run(["streams", Fixtures.capture("h264-srtp-flipped.pcap"), "--srtp-key", key, "--json"])
         #expect(streams.status == 0)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(streams.stdout.utf8)) as? [[String: Any]])
         let flipped = try #require(manifest["flippedSequenceNumbers"] as? [Int])
@@ -184,13 +183,13 @@ import Testing
             rows.first { $0["ssrc"] as? Int == manifest["ssrc"] as? Int }?["srtpAuthFailures"] as? Int == flipped.count)
         #expect(!(streams.stdout + streams.stderr).contains(key))
 
-        let badKey = try Self.run(["streams", Fixtures.capture("h264-srtp.pcap"), "--srtp-key", "c2hvcnQ="])
+        let badKey = try await Self.run(["streams", Fixtures.capture("h264-srtp.pcap"), "--srtp-key", "c2hvcnQ="])
         #expect(badKey.status != 0)
         #expect(badKey.stderr.contains("30 bytes"))
     }
 
-    @Test(.enabled(if: present)) func streamsJSONGoesToStdoutAndWarningsToStderr() throws {
-        let run = try Self.run(["streams", Fixtures.capture("h264-gst-truncated.pcap"), "--json"])
+    @Test(.enabled(if: present)) func streamsJSONGoesToStdoutAndWarningsToStderr() async throws {
+        let run = try await Self.run(["streams", Fixtures.capture("h264-gst-truncated.pcap"), "--json"])
         #expect(run.status == 0)
         let rows = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]]
         #expect(rows?.count == 1)
@@ -199,8 +198,8 @@ import Testing
 }
 
 extension CommandLineTests {
-    @Test(.enabled(if: present)) func decodeReadsAnRTSPSessionCaptureWithNoFlags() throws {
-        let run = try Self.run(["decode", Fixtures.capture("rtsp-h264-tcp.pcap"), "--md5"])
+    @Test(.enabled(if: present)) func decodeReadsAnRTSPSessionCaptureWithNoFlags() async throws {
+        let run = try await Self.run(["decode", Fixtures.capture("rtsp-h264-tcp.pcap"), "--md5"])
         #expect(run.status == 0)
         let md5s = run.stdout.split(separator: "\n").map { String($0.split(separator: " ")[3]) }
         #expect(md5s == (try FrameDecodingTests.expected("rtsp-h264-tcp.pcap")))
@@ -210,12 +209,12 @@ extension CommandLineTests {
 extension CommandLineTests {
     /// `extract` writes GStreamer's NAL units (parameter sets and delimiters aside) to the named file, and a
     /// file it cannot create or write is an error that names it.
-    @Test(.enabled(if: present)) func extractWritesGStreamersNALUnitsAndFailsClearlyOnABadOutput() throws {
+    @Test(.enabled(if: present)) func extractWritesGStreamersNALUnitsAndFailsClearlyOnABadOutput() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("extract-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.h264").path
-        let run = try Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", output])
+        let run = try await Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", output])
         #expect(run.status == 0)
         let written = AnnexBFile.nalUnits([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))))
         let expected = try AnnexBFile.nalUnits(expected: "h264-gst.pcap.gst.h264")
@@ -223,11 +222,11 @@ extension CommandLineTests {
         #expect(media(written).count > 100)
         #expect(media(written) == media(expected))
 
-        let missing = try Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", directory.path + "/no/out.h264"])
+        let missing = try await Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", directory.path + "/no/out.h264"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("cannot create \(directory.path)/no/out.h264"))
         #if os(Linux)
-            let full = try Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", "/dev/full"])
+            let full = try await Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", "/dev/full"])
             #expect(full.status != 0)
             #expect(full.stderr.contains("cannot write /dev/full"))
         #endif

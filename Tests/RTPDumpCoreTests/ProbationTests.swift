@@ -44,13 +44,13 @@ import Testing
 
     /// tshark, told that port 5004 is RTP, counts the same packets and loss (Fixtures/scripts/tshark_streams.py).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tshark")))
-    func tsharkCountsTheSameLoss() throws {
+    func tsharkCountsTheSameLoss() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probation-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(Self.capture).write(to: directory.appendingPathComponent("every-other.pcap"))
         let script = Fixtures.root.appendingPathComponent("Fixtures/scripts/tshark_streams.py").path
-        let tshark = try runProgram("/usr/bin/python3", [script, directory.path, directory.path])
+        let tshark = try await runProgram("/usr/bin/python3", [script, directory.path, directory.path])
         #expect(tshark.status == 0, "\(tshark.stderr)")
         let rows = try JSONSerialization.jsonObject(
             with: Data(contentsOf: directory.appendingPathComponent("every-other.pcap.streams.json")))
@@ -61,14 +61,14 @@ import Testing
     }
 
     /// rtpdump: the table leaves it out and stderr says why and what to do; with --port it is a row.
-    @Test(.enabled(if: RTPDumpBinary.present)) func rtpdumpNamesTheFlowAndCountsItWithPort() throws {
+    @Test(.enabled(if: RTPDumpBinary.present)) func rtpdumpNamesTheFlowAndCountsItWithPort() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("every-other-\(getpid()).pcap").path
         try Data(Self.capture).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let bare = try RTPDumpBinary.run(["streams", path])
+        let bare = try await RTPDumpBinary.run(["streams", path])
         #expect(bare.stderr.contains("SSRC 0xABCD0001 127.0.0.1:40000 -> 127.0.0.1:5004 looks like RTP (40 packets)"))
         #expect(!bare.stdout.contains("0xABCD0001"))
-        let named = try RTPDumpBinary.run(["streams", path, "--port", "5004", "--json"])
+        let named = try await RTPDumpBinary.run(["streams", path, "--port", "5004", "--json"])
         #expect(named.status == 0)
         #expect(named.stdout.contains("\"packets\": 40") && named.stdout.contains("\"lost\": 39"))
     }

@@ -102,8 +102,7 @@ import VideoDecoding
             Task { await server.stop() }
         }
         let url = "rtsp://127.0.0.1:\(server.port)/camera"
-        let run = try await Task.detached { try RTPDumpBinary.run(["decode", url, "--transport", "udp", "--md5"]) }
-            .value
+        let run = try await RTPDumpBinary.run(["decode", url, "--transport", "udp", "--md5"])
         #expect(run.status == 0, "\(run.stderr)")
         let md5s = run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
         #expect(md5s == FixtureStream.expectedMD5s)

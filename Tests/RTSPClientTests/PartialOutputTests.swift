@@ -18,7 +18,7 @@ import Testing
         }
         defer { Task { await server.stop() } }
         let url = server.url
-        let run = try await Task.detached { try RTPDumpBinary.run(["streams", url, "--json"]) }.value
+        let run = try await RTPDumpBinary.run(["streams", url, "--json"])
         #expect(run.status != 0)
         #expect(run.stdout.contains("\"ssrc\": 305419896") && run.stdout.contains("\"packets\": 10"))  // 0x12345678
         #expect(run.stderr.contains("closed the RTSP connection while playing"))

@@ -4,29 +4,29 @@ import Testing
 
 /// `rtpdump` on rtsp:// URLs, against the real server: what a user types and sees.
 @Suite struct RTPDumpURLTests {
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProgramRun {
-        try RTPDumpBinary.run(arguments, environment: environment)
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProgramRun {
+        try await RTPDumpBinary.run(arguments, environment: environment)
     }
 
-    @Test func aWrongPasswordExitsNonZeroNamingThe401AndNeverShowsThePassword() throws {
-        let server = try RealServer(["--auth", "digest", "--user", "viewer", "--password", "right-one"])
+    @Test func aWrongPasswordExitsNonZeroNamingThe401AndNeverShowsThePassword() async throws {
+        let server = try await RealServer(["--auth", "digest", "--user", "viewer", "--password", "right-one"])
         defer { server.stop() }
-        let inURL = try Self.run(["streams", "rtsp://viewer:Wr0ngPass@127.0.0.1:\(server.port)/test"])
+        let inURL = try await Self.run(["streams", "rtsp://viewer:Wr0ngPass@127.0.0.1:\(server.port)/test"])
         #expect(inURL.status != 0)
         #expect(inURL.stderr.contains("401 Unauthorized"))
         #expect(!inURL.all.contains("Wr0ngPass"))
-        let asOption = try Self.run(["decode", server.url, "--md5", "--user", "viewer", "--password", "Wr0ngPass"])
+        let asOption = try await Self.run(["decode", server.url, "--md5", "--user", "viewer", "--password", "Wr0ngPass"])
         #expect(asOption.status != 0)
         #expect(asOption.stderr.contains("401 Unauthorized"))
         #expect(!asOption.all.contains("Wr0ngPass"))
     }
 
-    @Test func decodesOverUDPWithThePasswordFromTheEnvironment() throws {
-        let server = try RealServer([
+    @Test func decodesOverUDPWithThePasswordFromTheEnvironment() async throws {
+        let server = try await RealServer([
             "--auth", "basic", "--user", "viewer", "--password", "right-one", "--frames", "60",
         ])
         defer { server.stop() }
-        let run = try Self.run(
+        let run = try await Self.run(
             ["decode", server.url, "--md5", "--transport", "udp", "--user", "viewer"],
             environment: ["RTPDUMP_PASSWORD": "right-one"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -37,10 +37,10 @@ import Testing
     }
 
     /// The session reads the RTCP itself; its sender reports must still reach `nals` (they once did not).
-    @Test func nalsGivesCaptureTimesFromTheSendersReports() throws {
-        let server = try RealServer(["--frames", "60", "--rtcp-interval", "300"])
+    @Test func nalsGivesCaptureTimesFromTheSendersReports() async throws {
+        let server = try await RealServer(["--frames", "60", "--rtcp-interval", "300"])
         defer { server.stop() }
-        let run = try Self.run(["nals", server.url])
+        let run = try await Self.run(["nals", server.url])
         #expect(run.status == 0, "\(run.stderr)")
         let units = run.stdout.split(separator: "\n").filter { $0.hasPrefix("au ") }.map { line in
             let fields = line.split(separator: " ")
@@ -58,29 +58,29 @@ import Testing
         #expect(stamped.allSatisfy { $0.wallclock != nil })
         let now = Date().timeIntervalSince1970
         #expect(stamped.allSatisfy { abs(($0.wallclock ?? 0) - now) < 30 })
+        // Each step within half a second of what the RTP clock says: a busy machine moves the live server's
+        // reports more than an idle one (255 ms was seen in a full parallel run).
         for (a, b) in zip(stamped, stamped.dropFirst()) {
             let expected = Double(Int32(bitPattern: b.rtp &- a.rtp)) / 90_000
-            #expect(abs((b.wallclock ?? 0) - (a.wallclock ?? 0) - expected) < 0.2)
+            #expect(abs((b.wallclock ?? 0) - (a.wallclock ?? 0) - expected) < 0.5)
         }
     }
 
-    @Test func aHostNameIsShownAsTheAddressItReached() throws {
-        let server = try RealServer(["--frames", "30"])
+    @Test func aHostNameIsShownAsTheAddressItReached() async throws {
+        let server = try await RealServer(["--frames", "30"])
         defer { server.stop() }
-        let run = try Self.run(["streams", "rtsp://localhost:\(server.port)/test", "--json"])
+        let run = try await Self.run(["streams", "rtsp://localhost:\(server.port)/test", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let rows = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]]
         #expect(rows?.first?["source"] as? String == "127.0.0.1:\(server.port)")  // it was 0.0.0.0 for names
     }
 
-    @Test func durationStopsALongStream() throws {
-        let server = try RealServer(["--frames", "900"])
+    @Test func durationStopsALongStream() async throws {
+        let server = try await RealServer(["--frames", "900"])
         defer { server.stop() }
-        let start = Date()
-        let run = try Self.run(["streams", server.url, "--duration", "1.5", "--json"])
-        let elapsed = Date().timeIntervalSince(start)
+        let run = try await Self.run(["streams", server.url, "--duration", "1.5", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(elapsed < 5)
+        #expect(run.duration < .seconds(5))  // the stream lasts 30 s
         let rows = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]]
         let packets = rows?.first?["packets"] as? Int ?? 0
         #expect(packets > 100)

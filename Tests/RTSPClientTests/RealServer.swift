@@ -14,12 +14,40 @@ final class RealServer: @unchecked Sendable {
     var url: String { "rtsp://\(host):\(port)/test" }
 
     /// Starts the server with `arguments` (after the port) and waits for it to listen; in network
-    /// namespace `namespace` (see ``TestNamespace``) listening on `host`, when given.
-    init(_ arguments: [String], namespace: String? = nil, host: String = "127.0.0.1") throws {
+    /// namespace `namespace` (see ``TestNamespace``) listening on `host`, when given. The wait is on a thread
+    /// of its own (``onOwnThread(_:)``).
+    init(_ arguments: [String], namespace: String? = nil, host: String = "127.0.0.1") async throws {
         self.host = host
+        let started = try await onOwnThread {
+            try Self.start(arguments, namespace: namespace, host: host, port: nil)
+        }
+        (port, process) = (started.port, started.process)
+    }
+
+    /// Starts the server again on the port it had (a camera that restarts), once the old one is stopped.
+    func restarted(_ arguments: [String]) async throws -> RealServer {
+        let (host, port) = (self.host, self.port)
+        let started = try await onOwnThread { try Self.start(arguments, namespace: nil, host: host, port: port) }
+        return RealServer(host: host, started: started)
+    }
+
+    private init(host: String, started: Started) {
+        self.host = host
+        (port, process) = (started.port, started.process)
+    }
+
+    struct Started: @unchecked Sendable {  // Process is not Sendable; it moves from one thread to the next
+        let port: Int
+        let process: Process
+    }
+
+    /// Blocks until the server prints "ready" (or fails to start): on a random port when `port` is nil.
+    private static func start(_ arguments: [String], namespace: String?, host: String, port fixed: Int?) throws
+        -> Started
+    {
         var lastOutput = ""
-        for _ in 0..<5 {
-            let port = Int.random(in: 30_000..<60_000)
+        for _ in 0..<(fixed == nil ? 5 : 50) {
+            let port = fixed ?? Int.random(in: 30_000..<60_000)
             let process = Process()
             let command = ["/usr/bin/python3", Self.script, String(port), "--address", host] + arguments
             if let namespace {
@@ -35,20 +63,21 @@ final class RealServer: @unchecked Sendable {
             try process.run()
             // "ready" on the first line, or the reason it could not start (a taken port, a missing package).
             let line = firstLine(of: output.fileHandleForReading)
-            if line == "ready" {
-                self.port = port
-                self.process = process
-                return
-            }
+            if line == "ready" { return Started(port: port, process: process) }
             // Not ready: a taken port, or a traceback (a missing package) that spans lines.
             kill(process.processIdentifier, SIGKILL)
             lastOutput =
                 line + "\n" + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            // The same port again: the old server's socket may linger a moment.
+            if fixed != nil { usleep(100_000) }
         }
         throw ServerError(
             description: "rtsp-server.py did not start (scripts/test installs python3-gi, gir1.2-gst-rtsp-server-1.0 "
                 + "and the GStreamer plugins): \(lastOutput)")
     }
+
+    /// Stops (SIGSTOP) or continues (SIGCONT) the server: a camera that hangs, then comes back.
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     func stop() {
         guard process.isRunning else { return }
@@ -75,9 +104,9 @@ final class TestNamespace: @unchecked Sendable {
     init(_ name: String, subnet: Int) throws {
         self.name = name
         address = "10.77.\(subnet).2"
-        _ = try? runTool("/bin/bash", [Self.script, "down", name])
-        _ = try runTool("/bin/bash", [Self.script, "up", name, String(subnet)])
+        _ = try? runToolBlocking("/bin/bash", [Self.script, "down", name])
+        _ = try runToolBlocking("/bin/bash", [Self.script, "up", name, String(subnet)])
     }
 
-    deinit { _ = try? runTool("/bin/bash", [Self.script, "down", name]) }
+    deinit { _ = try? runToolBlocking("/bin/bash", [Self.script, "down", name]) }
 }

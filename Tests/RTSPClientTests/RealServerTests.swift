@@ -58,7 +58,7 @@ import VideoDecoding
 
     @Test(arguments: ["h264", "h265"], [RTSPSessionOptions.Transport.tcp, .udp])
     func playsEachCodecOverEachTransport(codec: String, transport: RTSPSessionOptions.Transport) async throws {
-        let server = try RealServer(["--codec", codec, "--frames", String(Self.frames)])
+        let server = try await RealServer(["--codec", codec, "--frames", String(Self.frames)])
         defer { server.stop() }
         let played = try await Self.play(server.url, RTSPSessionOptions(transport: transport))
         Self.expectClean(played, transport: transport)
@@ -67,7 +67,7 @@ import VideoDecoding
 
     @Test(arguments: ["basic", "digest"])
     func authenticatesWithTheRightPasswordAndNamesTheWrongOne(scheme: String) async throws {
-        let server = try RealServer(
+        let server = try await RealServer(
             ["--auth", scheme, "--user", "viewer", "--password", "s3cret-\(scheme)", "--frames", String(Self.frames)])
         defer { server.stop() }
         let url = "rtsp://viewer:s3cret-\(scheme)@127.0.0.1:\(server.port)/test"
@@ -102,7 +102,7 @@ import VideoDecoding
     /// and no error; the SDP's sets now reach the decoder. Checked first that the stream has none in band.
     @Test(arguments: [RTSPSessionOptions.Transport.tcp, .udp])
     func framesComeWhenTheParameterSetsAreOnlyInTheSDP(transport: RTSPSessionOptions.Transport) async throws {
-        let server = try RealServer(["--sdp-parameter-sets-only", "--frames", String(Self.frames)])
+        let server = try await RealServer(["--sdp-parameter-sets-only", "--frames", String(Self.frames)])
         defer { server.stop() }
         let session = try await RTSPSession.connect(to: server.url, options: RTSPSessionOptions(transport: transport))
         let format = try #require(session.tracks.first?.format)
@@ -117,7 +117,7 @@ import VideoDecoding
         #expect(frames.allSatisfy { !$0.mayBeDamaged && $0.width == 320 && $0.height == 240 })
         #expect(decoder.decodeErrors == 0)
         // The stream itself carries no parameter set (else this test would pass without the SDP's).
-        let again = try RealServer(["--sdp-parameter-sets-only", "--frames", "31"])
+        let again = try await RealServer(["--sdp-parameter-sets-only", "--frames", "31"])
         defer { again.stop() }
         let second = try await RTSPSession.connect(to: again.url, options: RTSPSessionOptions(transport: transport))
         for try await unit in try second.accessUnits() { inBand += unit.nalUnits.filter(\.isParameterSet).count }
@@ -132,20 +132,20 @@ import VideoDecoding
     func framesEqualGStreamersDecodeOfACaptureOfTheSameSession(codec: String) async throws {
         // Sender reports every 500 ms: with the default 5 s, the first regular one could come after the
         // 3 s stream had ended (it did once, on a loaded machine), leaving only the one with the BYE.
-        let server = try RealServer(["--codec", "h\(codec)", "--frames", "90", "--rtcp-interval", "500"])
+        let server = try await RealServer(["--codec", "h\(codec)", "--frames", "90", "--rtcp-interval", "500"])
         defer { server.stop() }
-        let capture = try LoopbackCapture(port: server.port)
+        let capture = try await LoopbackCapture(port: server.port)
         var options = RTSPSessionOptions()
         options.receiverReportInterval = .milliseconds(700)
         let played = try await Self.play(server.url, options)
-        capture.stop()
+        try await capture.stop()
         let script = RealServer.root.appendingPathComponent("Fixtures/scripts/live_reference.sh").path
-        let reference = try runTool("/bin/bash", [script, capture.path, String(server.port), codec])
+        let reference = try await runTool("/bin/bash", [script, capture.path, String(server.port), codec])
             .split(separator: "\n").map(String.init)
         #expect(reference.count >= Self.frames)
         #expect(played.frames.map { FrameDigest.md5($0) } == reference)
 
-        let reports = try runTool(
+        let reports = try await runTool(
             "/usr/bin/tshark",
             [
                 "-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y",
@@ -158,7 +158,7 @@ import VideoDecoding
         #expect(reports.count == played.statistics?.receiverReportsSent)
 
         // Capture times: tshark's decoding of the server's sender reports, moved by the RTP time.
-        let senderReports = try runTool(
+        let senderReports = try await runTool(
             "/usr/bin/tshark",
             [
                 "-r", capture.path, "-d", "tcp.port==\(server.port),rtsp", "-Y", "rtcp.pt==200", "-T", "fields",
@@ -186,12 +186,12 @@ import VideoDecoding
     }
 
     /// A self-signed certificate (and its key) made by openssl for `names` (subjectAltName syntax).
-    static func certificate(_ names: String) throws -> (cert: String, key: String) {
+    static func certificate(_ names: String) async throws -> (cert: String, key: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let cert = folder + "/cert.pem"
         let key = folder + "/key.pem"
-        _ = try runTool(
+        _ = try await runTool(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj",
@@ -201,8 +201,8 @@ import VideoDecoding
     }
 
     @Test func rtspsVerifiesTheCertificateAndPlaysWhenItIsTrusted() async throws {
-        let (cert, key) = try Self.certificate("IP:127.0.0.1,DNS:localhost")
-        let server = try RealServer(["--tls-cert", cert, "--tls-key", key, "--frames", String(Self.frames)])
+        let (cert, key) = try await Self.certificate("IP:127.0.0.1,DNS:localhost")
+        let server = try await RealServer(["--tls-cert", cert, "--tls-key", key, "--frames", String(Self.frames)])
         defer { server.stop() }
         let url = "rtsps://127.0.0.1:\(server.port)/test"
 
@@ -214,8 +214,8 @@ import VideoDecoding
         #expect(untrusted?.description.contains("CERTIFICATE_VERIFY_FAILED") == true)
 
         // A trusted certificate, but for another name than the host's.
-        let (otherCert, otherKey) = try Self.certificate("DNS:camera.example")
-        let otherServer = try RealServer(["--tls-cert", otherCert, "--tls-key", otherKey])
+        let (otherCert, otherKey) = try await Self.certificate("DNS:camera.example")
+        let otherServer = try await RealServer(["--tls-cert", otherCert, "--tls-key", otherKey])
         defer { otherServer.stop() }
         var wrongName = RTSPSessionOptions()
         wrongName.tls.trustedCertificateFiles = [otherCert]
@@ -237,7 +237,7 @@ import VideoDecoding
     @Test(.enabled(if: TestNamespace.available, "multicast needs root to make a network namespace"))
     func playsMulticastFromAServerOnAnotherHost() async throws {
         let namespace = try TestNamespace("rtpmc\(getpid() % 10000)", subnet: Int(getpid() % 200) + 20)
-        let server = try RealServer(
+        let server = try await RealServer(
             ["--protocols", "multicast", "--frames", String(Self.frames)], namespace: namespace.name,
             host: namespace.address)
         defer { server.stop() }
@@ -247,7 +247,7 @@ import VideoDecoding
     }
 
     @Test func theFramesSequenceDecodesTheWholeStream() async throws {
-        let server = try RealServer(["--codec", "h265", "--frames", String(Self.frames)])
+        let server = try await RealServer(["--codec", "h265", "--frames", String(Self.frames)])
         defer { server.stop() }
         let session = try await RTSPSession.connect(to: server.url)
         var frames: [I420Frame] = []
@@ -261,7 +261,7 @@ import VideoDecoding
     }
 
     @Test func pauseHoldsTheMediaAndResumeBringsItBack() async throws {
-        let server = try RealServer(["--frames", "300"])
+        let server = try await RealServer(["--frames", "300"])
         defer { server.stop() }
         var options = RTSPSessionOptions()
         options.inactivityTimeout = .milliseconds(800)  // shorter than the pause: silence must not count
@@ -288,7 +288,7 @@ import VideoDecoding
     @Test func autoTurnsA461IntoTCP() async throws {
         // A server that does not do UDP answers SETUP with 461; the client asks again for TCP. (UDP that
         // never arrives is the scripted server's case: a real one cannot be made to lose it on demand.)
-        let server = try RealServer(["--protocols", "tcp", "--frames", String(Self.frames)])
+        let server = try await RealServer(["--protocols", "tcp", "--frames", String(Self.frames)])
         defer { server.stop() }
         let played = try await Self.play(server.url, RTSPSessionOptions(transport: .auto))
         Self.expectClean(played, transport: .tcp)

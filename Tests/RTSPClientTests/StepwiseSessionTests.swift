@@ -23,7 +23,7 @@ import Testing
         """
 
     @Test func describeSetupAndPlayOnTheRealServer() async throws {
-        let server = try RealServer(["--frames", "60"])
+        let server = try await RealServer(["--frames", "60"])
         defer { server.stop() }
         let described = try await RTSPSession.describe(server.url)
         #expect(described.offeredTracks.map(\.format.codec) == [.h264])
