@@ -113,7 +113,8 @@ public final class FFmpegVideoDecoder: VideoDecoder {
 
     public func decode(_ unit: AccessUnit, emit: (I420Frame) -> Void) throws {
         for nal in unit.nalUnits where nal.isParameterSet { parameterSets.update(nal) }
-        if !unit.isComplete {
+        // After a break, a unit that is not a keyframe refers to pictures of the stream before it.
+        if !unit.isComplete || (unit.isDiscontinuity && !unit.isKeyframe) {
             damagedUntilKeyframe = true
         } else if unit.isKeyframe {
             damagedUntilKeyframe = false

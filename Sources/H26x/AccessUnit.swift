@@ -26,6 +26,10 @@ public struct AccessUnit: Sendable {
     /// The track (or stream) it belongs to, by index in its source: an RTSP session's set-up tracks, a
     /// `MediaPipeline`'s tracks. 0 for a source of one stream.
     public var track: Int = 0
+    /// Whether it is its track's first unit after a break in the stream: a session that reconnected or
+    /// resumed, a sender that restarted or changed its SSRC. Its timestamp does not follow the previous
+    /// unit's, and until a keyframe it has no pictures to refer to. Set by `MediaPipeline`.
+    public var isDiscontinuity = false
 
     /// This access unit with its ``captureTime`` from `clock` (unchanged when there is no clock or no
     /// sender report yet).

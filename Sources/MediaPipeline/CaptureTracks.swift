@@ -44,6 +44,7 @@ public struct CaptureTracks: Sendable {
         }
         guard filter.admits(datagram) else { return nil }
         let (source, destination, time) = (datagram.source, datagram.destination, datagram.time)
+        let isDiscontinuity = datagram.isDiscontinuity
         // The datagram's payload moves into the packet: no retain of the chunk for it.
         guard !datagram.isTruncated, let packet = try? RTPPacket((consume datagram).payload) else {
             rejected += 1
@@ -53,7 +54,9 @@ public struct CaptureTracks: Sendable {
         let key = StreamKey(ssrc: followsFlows ? 0 : packet.ssrc, source: source, destination: destination)
         let (position, isNew) = positions.position(of: key)
         if isNew && followsFlows { firstSSRCs.append(packet.ssrc) }
-        return .packet(ReceivedPacket(track: position, packet: packet, arrival: time), isNewTrack: isNew)
+        return .packet(
+            ReceivedPacket(track: position, packet: packet, arrival: time, isDiscontinuity: isDiscontinuity),
+            isNewTrack: isNew)
     }
 
     /// How many tracks were found so far.

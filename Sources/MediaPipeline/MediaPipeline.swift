@@ -36,6 +36,8 @@ public struct MediaPipeline: Sendable {
         var undecided: [ReorderBuffer.Output] = []
         /// The track's sender clock, from sender reports given for the track.
         var clock: SenderClock?
+        /// The stream broke (a restart announced or found by the reorder buffer): the next unit is flagged.
+        var discontinuityPending = false
 
         init(
             reorder: ReorderBuffer, depacketizer: VideoDepacketizer?, configuration: DepacketizerConfiguration = .init()
@@ -261,6 +263,11 @@ public struct MediaPipeline: Sendable {
         track index: Int
     ) {
         guard track.isDecided else { return hold(&track, output, into: &ready, track: index) }
+        if case .discontinuity = output {
+            flushDepacketizer(&track, into: &ready, track: index)
+            track.discontinuityPending = true
+            return
+        }
         track.depacketizer?.consume(consume output)  // moved: no copy of the packet, no retain of its bytes
         collect(&track, into: &ready, track: index)
     }
@@ -299,6 +306,10 @@ public struct MediaPipeline: Sendable {
     private static func collect(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
         while var unit = track.depacketizer?.nextAccessUnit() {
             unit.track = index
+            if track.discontinuityPending {
+                unit.isDiscontinuity = true
+                track.discontinuityPending = false
+            }
             ready.append(unit)
         }
     }
@@ -308,5 +319,6 @@ public struct MediaPipeline: Sendable {
         while let output = track.reorder.flush() { feed(&track, output, into: &ready, track: index) }
         flushDepacketizer(&track, into: &ready, track: index)
         track.reorder = ReorderBuffer(configuration: track.reorder.configuration)
+        track.discontinuityPending = true
     }
 }

@@ -12,6 +12,9 @@ public struct UDPDatagram: Sendable {
     public let payload: ArraySlice<UInt8>
     /// Whether the capture's snaplen cut the datagram short: the headers are intact, the payload is not.
     public let isTruncated: Bool
+    /// Whether its source announced a break before it (a live session that reconnected or resumed: what
+    /// follows does not continue what came before). Captures never set it.
+    public var isDiscontinuity = false
 
     /// A datagram; also how other framings (RTP interleaved in an RTSP connection) enter the same path.
     public init(

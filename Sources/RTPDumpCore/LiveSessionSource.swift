@@ -93,9 +93,11 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
 
     private func datagram(_ received: RTSPReceivedPacket) -> UDPDatagram {
         index += 1
-        return UDPDatagram(
+        var datagram = UDPDatagram(
             recordIndex: index - 1, time: received.arrival, source: source,
             destination: SocketAddress(address: .v4(0x7F00_0001), port: ports[received.track]),
             payload: received.packet.bytes, isTruncated: false)
+        datagram.isDiscontinuity = received.isDiscontinuity  // a reconnect or a resume
+        return datagram
     }
 }

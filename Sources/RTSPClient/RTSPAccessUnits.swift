@@ -30,7 +30,9 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> AccessUnit? {
             while true {
-                if let unit = pipeline.nextAccessUnit() { return unit.captured(by: source.clock(track: unit.track)) }
+                if let unit = pipeline.nextAccessUnit() {
+                    return unit.captured(by: source.clock(track: unit.track, ssrc: unit.ssrc))
+                }
                 if finished { return nil }
                 guard let received = try await source.next() else {
                     finished = true

@@ -15,11 +15,17 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
         var units: RTSPAccessUnits.AsyncIterator
         var decoders: TrackDecoders<Decoder>
         var drained = false
+        /// Each track's source, whose clock dates its frames, and the source of the units decoded since the
+        /// track's last discontinuity (it becomes the frames' source with the first frame after it).
+        var sources: [Int: UInt32] = [:]
+        var nextSources: [Int: UInt32] = [:]
 
         public mutating func next() async throws -> I420Frame? {
             while true {
                 if var frame = decoders.nextFrame() {
-                    frame.captureTime = units.source.clock(track: frame.track)?.wallClock(rtpTimestamp: frame.timestamp)
+                    if frame.isDiscontinuity || sources[frame.track] == nil { sources[frame.track] = nextSources[frame.track] }
+                    let clock = units.source.clock(track: frame.track, ssrc: sources[frame.track])
+                    frame.captureTime = clock?.wallClock(rtpTimestamp: frame.timestamp)
                     return frame
                 }
                 if drained { return nil }
@@ -28,6 +34,7 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
                     try decoders.drain()
                     continue
                 }
+                if unit.isDiscontinuity || nextSources[unit.track] == nil { nextSources[unit.track] = unit.ssrc }
                 try decoders.decode(unit)
             }
         }

@@ -51,8 +51,12 @@ public struct RTSPPackets: AsyncSequence, Sendable {
             return batch[index - 1]
         }
 
-        /// The sender clock of `track`, as the latest sender report set it.
-        func clock(track: Int) -> SenderClock? { clocks.withLockedValue { $0[track] } }
+        /// The sender clock of `track`, as the latest sender report set it, if that came from `ssrc`: a track
+        /// whose source changed (a reconnect, a camera's restart) is not dated by the old source's clock.
+        func clock(track: Int, ssrc: UInt32?) -> SenderClock? {
+            guard let ssrc, let clock = clocks.withLockedValue({ $0[track] }), clock.ssrc == ssrc else { return nil }
+            return clock
+        }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {

@@ -26,6 +26,9 @@ public struct I420Frame: Sendable {
     /// The track of the access unit it was decoded from (``AccessUnit/track``): set by whoever runs a
     /// decoder per track (`RTSPDecodedFrames`); decoders leave it 0.
     public var track: Int = 0
+    /// Whether it is the first frame of its track after a break (the access unit it came from was a
+    /// discontinuity): its timestamp does not follow the previous frame's. Set by `TrackDecoders`.
+    public var isDiscontinuity = false
 
     /// Chroma plane size: (width + 1) / 2 by (height + 1) / 2.
     public var chromaWidth: Int { (width + 1) / 2 }

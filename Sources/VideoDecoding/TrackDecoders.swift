@@ -31,7 +31,13 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
         self.parameterSets = parameterSets
     }
 
-    /// Decodes `unit` with its track's decoder (made first, if this is the track's first unit).
+    /// Tracks whose next frame is the first after a discontinuity.
+    private var discontinuities: Set<Int> = []
+
+    /// Decodes `unit` with its track's decoder (made first, if this is the track's first unit). After a
+    /// break (``AccessUnit/isDiscontinuity``) the decoder goes on as it is (a camera that changes its SSRC
+    /// continues the same pictures; after a reconnect, a decoder flags what lacks its references) and the
+    /// next frame it gives is flagged (``I420Frame/isDiscontinuity``).
     /// - Throws: what `makeDecoder`, the decoder's configuration or its `decode` throws: the decoder cannot
     ///   go on. Damaged input does not throw; its frames come out flagged.
     public mutating func decode(_ unit: AccessUnit) throws {
@@ -40,8 +46,14 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
             var decoder = try makeDecoder(track, unit.codec)
             if let sets = parameterSets(track), !sets.isEmpty { try decoder.configure(parameterSets: sets) }
             decoders[track] = decoder
+        } else if unit.isDiscontinuity {
+            discontinuities.insert(track)
         }
-        try decoders[track]?.decode(unit) { ready.append(Self.stamped($0, track: track)) }
+        try decoders[track]?.decode(unit) { frame in
+            var frame = Self.stamped(frame, track: track)
+            if discontinuities.remove(track) != nil { frame.isDiscontinuity = true }
+            ready.append(frame)
+        }
     }
 
     /// Ends every track: its decoder gives up the frames it still holds.

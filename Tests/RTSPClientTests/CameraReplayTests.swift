@@ -182,7 +182,10 @@ import VideoDecoding
 
     /// Cameras that start a new SSRC every GOP (Uniview) or after an encoder restart: here every 30
     /// pictures, at a picture boundary, a new SSRC, sequence base and timestamp base (the fixture has one
-    /// keyframe). The track follows each change (a discontinuity) and every picture decodes.
+    /// keyframe). The track follows each change (a discontinuity) and every picture decodes as GStreamer
+    /// decodes it. The frames after the first change are flagged as maybe damaged: a change of source
+    /// between keyframes may have lost the pictures they refer to (here it did not, but the decoder cannot
+    /// know); the first frame after each change is flagged as a discontinuity.
     @Test func aCameraThatStartsANewSourceEveryGOPIsFollowed() async throws {
         var packets: [[UInt8]] = []
         var source: (ssrc: UInt32, sequence: UInt16, timestamp: UInt32) = (0x5000_0000, 100, 1000)
@@ -226,10 +229,20 @@ import VideoDecoding
         options.logger = log.logger()
         let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(server.port)/videoMain/", options: options)
         var md5s: [String] = []
+        var flags: [(damaged: Bool, discontinuity: Bool, keyframe: Bool)] = []
         for try await frame in try session.accessUnits().frames(decoder: try FFmpegVideoDecoder(codec: .h264)) {
-            #expect(!frame.mayBeDamaged)
+            flags.append((frame.mayBeDamaged, frame.isDiscontinuity, frame.isKeyframe))
             md5s.append(FrameDigest.md5(frame))
         }
+        #expect(flags.indices.filter { flags[$0].discontinuity } == Array(stride(from: 30, to: flags.count, by: 30)))
+        // Flagged from each change that is not at a keyframe up to the next keyframe.
+        var flagging = false
+        let expectedDamage = flags.indices.filter { index in
+            if flags[index].keyframe { flagging = false } else if flags[index].discontinuity { flagging = true }
+            return flagging
+        }
+        #expect(!expectedDamage.isEmpty)
+        #expect(flags.indices.filter { flags[$0].damaged } == expectedDamage)
         #expect(md5s == FixtureStream.expectedMD5s)
         // Each change of source is followed; the log tells the first, once, and nothing was lost.
         #expect(log.lines(containing: "changed its SSRC").count == 1, "\(log.lines)")
