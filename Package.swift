@@ -110,6 +110,7 @@ let package = Package(
             dependencies: [
                 "RTPDumpCore", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "FFmpegDecoding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // The Swift runtime and FoundationEssentials linked in, as a command-line tool is shipped: the
             // dynamic loader then has no Swift libraries to map and relocate, and start-up takes 5.9 instead

@@ -16,8 +16,8 @@ struct MediaState {
         var senderReports = 0
         /// The sender said BYE.
         var ended = false
-        /// Set by a resume: the next RTP packet is flagged as a discontinuity.
-        var resumed = false
+        /// Set by a resume or a reconnect: the next RTP packet is flagged as a discontinuity.
+        var discontinuityPending = false
         /// For `RTP/SAVP` tracks: unprotects its SRTP and SRTCP with the `a=crypto` key.
         var srtp: SRTPReceiver?
         /// Where RTCP for this track goes: an interleaved channel, or the server's RTCP port.
@@ -142,8 +142,48 @@ struct MediaState {
     /// SRTP / SRTCP packets that failed authentication (or were replays), dropped.
     var srtpFailures = 0
 
+    /// Per track, what earlier connections of the session counted (a session that reconnects): its
+    /// statistics add them to the current connection's.
+    var earlierTracks: [RTSPSessionStatistics.Track] = []
+
+    /// The state for a new connection of the same session: the counters go on (each track's statistics
+    /// become earlier totals), the tracks and routes are set up again.
+    func continued() -> MediaState {
+        var next = MediaState()
+        next.earlierTracks = statistics()
+        next.invalidPackets = invalidPackets
+        next.droppedByConsumer = droppedByConsumer
+        next.earlyPacketsDropped = earlyPacketsDropped
+        next.unknownChannelFrames = unknownChannelFrames
+        next.receiverReportsSent = receiverReportsSent
+        next.srtpFailures = srtpFailures
+        next.rtpPackets = rtpPackets
+        next.lastArrival = lastArrival
+        return next
+    }
+
+    /// Each track's statistics: this connection's, added to earlier connections'.
+    func statistics() -> [RTSPSessionStatistics.Track] {
+        let count = max(tracks.count, earlierTracks.count)
+        return (0..<count).map { index in
+            let earlier = earlierTracks.indices.contains(index) ? earlierTracks[index] : nil
+            guard tracks.indices.contains(index) else { return earlier ?? .init() }
+            let track = tracks[index]
+            return RTSPSessionStatistics.Track(
+                ssrc: track.senderSSRC ?? earlier?.ssrc, packets: track.statistics.packets + (earlier?.packets ?? 0),
+                lost: track.statistics.lost + (earlier?.lost ?? 0),
+                duplicates: track.statistics.duplicates + (earlier?.duplicates ?? 0),
+                jitterMilliseconds: track.statistics.jitterMilliseconds,
+                senderReports: track.senderReports + (earlier?.senderReports ?? 0),
+                staleSourcePackets: track.staleSourcePackets + (earlier?.staleSourcePackets ?? 0),
+                otherSourceReports: track.otherSourceReports + (earlier?.otherSourceReports ?? 0))
+        }
+    }
+
+    /// Sets the tracks up for a PLAY answered; `afterBreak` (a reconnect) flags each one's first packet.
     mutating func configure(
-        tracks: [RTSPClientStateMachine.Track], transport: RTSPSessionOptions.Transport, arrival: NIODeadline
+        tracks: [RTSPClientStateMachine.Track], transport: RTSPSessionOptions.Transport, arrival: NIODeadline,
+        afterBreak: Bool = false
     ) {
         lastArrival = arrival
         self.tracks = tracks.enumerated().map { index, track in
@@ -154,6 +194,7 @@ struct MediaState {
                 statistics: ReceiverStatistics(
                     clockRate: track.format.clockRate, tracker: SequenceTracker(minSequential: 1)),
                 preferredSSRCs: track.announcedSSRCs, preferredHeard: arrival)
+            state.discontinuityPending = afterBreak
             if transport == .tcp {
                 // The channels the server chose, else the ones asked for (2 × index, one more for RTCP).
                 let channels = track.transport?.interleavedChannels ?? (UInt8(2 * index), UInt8(2 * index + 1))

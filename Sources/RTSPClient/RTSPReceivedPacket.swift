@@ -9,24 +9,26 @@ public typealias RTSPReceivedPacket = ReceivedPacket
 
 /// What an ``RTSPSession`` has received and sent so far.
 public struct RTSPSessionStatistics: Sendable {
-    /// Per track, RFC 3550 receiver statistics of the packets as they arrived.
+    /// Per track, RFC 3550 receiver statistics of the packets as they arrived. A session that reconnects
+    /// adds up its connections' counts (what went missing between them is not loss: see
+    /// ``RTSPSessionStatistics/timeWithoutMedia``); jitter is the current connection's.
     public struct Track: Sendable {
         /// The sender's SSRC, once a packet has arrived.
         public var ssrc: UInt32?
-        public var packets: UInt64
+        public var packets: UInt64 = 0
         /// Expected minus received (RFC 3550 A.3); can be negative with duplicates. The sequence numbers
         /// a server skips while paused count here too.
-        public var lost: Int64
-        public var duplicates: UInt64
-        public var jitterMilliseconds: Double
+        public var lost: Int64 = 0
+        public var duplicates: UInt64 = 0
+        public var jitterMilliseconds: Double = 0
         /// RTCP sender reports received.
-        public var senderReports: Int
+        public var senderReports = 0
         /// RTP packets of another source than the one the server announced for the track (an older
         /// session's), dropped while the announced one streams.
-        public var staleSourcePackets: Int
+        public var staleSourcePackets = 0
         /// RTCP sender reports of another source than the track's (its RTP's, or the announced one's before
         /// any RTP), ignored: they would date the track's units with another clock.
-        public var otherSourceReports: Int
+        public var otherSourceReports = 0
     }
 
     /// The transport in use now: `.tcp` or `.udp`.
@@ -48,4 +50,11 @@ public struct RTSPSessionStatistics: Sendable {
     public var srtpAuthFailures: Int
     /// Keepalive requests sent and answered count as requests; this counts all requests sent.
     public var requestsSent: Int
+    /// Times the session played again after it broke (``RTSPSessionOptions/reconnection``).
+    public var reconnects = 0
+    /// How long the session has been without media because of breaks: from the last packet before each
+    /// break to the first after it, and until now for a break not yet mended.
+    public var timeWithoutMedia = Duration.zero
+    /// Why the session last broke, if it ever did.
+    public var lastBreak: RTSPClientError?
 }

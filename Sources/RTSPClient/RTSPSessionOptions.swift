@@ -71,6 +71,13 @@ public struct RTSPSessionOptions: Sendable {
     /// reached. For a server whose media comes from another host of yours. Default false: otherwise a
     /// server (or anyone who can answer for it) chooses which host this client sends to.
     public var sendsToTransportSource = false
+    /// Opt-in: when the session breaks (the connection drops, the server restarts, the media stops), play
+    /// again after a growing delay, and go on with the same sequences of packets, access units and frames; the
+    /// first of each track after the break is flagged (``RTSPReceivedPacket/isDiscontinuity``,
+    /// `AccessUnit.isDiscontinuity`). ``RTSPSession/statistics()`` counts the reconnects and the time without
+    /// media. Applies once the session has played: a session that cannot be set up at all fails at once.
+    /// Default nil: a break ends the session with its error.
+    public var reconnection: Reconnection?
     /// How long TEARDOWN may take before the connection is closed anyway. Default 2 s.
     public var teardownTimeout: Duration
     /// Limits on what the server may send on the RTSP connection.

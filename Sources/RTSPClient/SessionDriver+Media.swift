@@ -25,7 +25,10 @@ extension SessionDriver {
     func datagram(_ buffer: ByteBuffer, track: Int, isRTCP: Bool) {
         let bytes = buffer.withUnsafeReadableBytes { packetBuffers.copy($0) }
         switch phase {
-        case .starting: media.holdEarly(MediaState.EarlyPacket(bytes: bytes, track: track, isRTCP: isRTCP))
+        case .starting:
+            // Between connections of a session that reconnects, what arrives is the old session's: dropped.
+            guard control != nil else { return }
+            media.holdEarly(MediaState.EarlyPacket(bytes: bytes, track: track, isRTCP: isRTCP))
         case .playing, .closing:
             guard track < media.tracks.count else { return }
             deliver(bytes, track: track, isRTCP: isRTCP)
@@ -73,9 +76,12 @@ extension SessionDriver {
         media.tracks[track].senderSSRC = packet.ssrc
         media.tracks[track].statistics.record(
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrival: time)
-        let resumed = media.tracks[track].resumed
-        media.tracks[track].resumed = false
-        batch.append(RTSPReceivedPacket(track: track, packet: packet, arrival: time, isDiscontinuity: resumed))
+        let discontinuity = media.tracks[track].discontinuityPending
+        if discontinuity {
+            media.tracks[track].discontinuityPending = false
+            recovery.mediaReturned(at: NIODeadline.now())
+        }
+        batch.append(RTSPReceivedPacket(track: track, packet: packet, arrival: time, isDiscontinuity: discontinuity))
     }
 
     /// Hands the packets of this read to the consumer, in one piece.
@@ -207,16 +213,11 @@ extension SessionDriver {
 
     func statistics() -> RTSPSessionStatistics {
         RTSPSessionStatistics(
-            transport: transport, fellBackToTCP: fellBackToTCP,
-            tracks: media.tracks.map {
-                .init(
-                    ssrc: $0.senderSSRC, packets: $0.statistics.packets, lost: $0.statistics.lost,
-                    duplicates: $0.statistics.duplicates, jitterMilliseconds: $0.statistics.jitterMilliseconds,
-                    senderReports: $0.senderReports, staleSourcePackets: $0.staleSourcePackets,
-                    otherSourceReports: $0.otherSourceReports)
-            }, invalidPackets: media.invalidPackets, droppedByConsumer: media.droppedByConsumer,
+            transport: transport, fellBackToTCP: fellBackToTCP, tracks: media.statistics(),
+            invalidPackets: media.invalidPackets, droppedByConsumer: media.droppedByConsumer,
             earlyPacketsDropped: media.earlyPacketsDropped, unknownChannelFrames: media.unknownChannelFrames,
             receiverReportsSent: media.receiverReportsSent, srtpAuthFailures: media.srtpFailures,
-            requestsSent: requestsSent)
+            requestsSent: requestsSent, reconnects: recovery.reconnects,
+            timeWithoutMedia: recovery.timeWithoutMedia(at: NIODeadline.now()), lastBreak: recovery.lastBreak)
     }
 }

@@ -36,14 +36,18 @@ final class SessionDriver: @unchecked Sendable {
     private let credentials: ScopedCredentials?
     private(set) var url: RTSPURL
     private(set) var transport: RTSPSessionOptions.Transport
-    private var machine: RTSPClientStateMachine
+    var machine: RTSPClientStateMachine
     private var framer: RTSPFramer
-    private var control: (any Channel)?
-    private var generation = 0
-    private(set) var phase = Phase.starting
+    var control: (any Channel)?
+    var generation = 0
+    var phase = Phase.starting
     /// PLAY has been answered (on this connection or an earlier one).
-    private var hasPlayed = false
-    private var redirects = 0
+    private(set) var hasPlayed = false
+    var redirects = 0
+    /// A session that broke and plays again (``RTSPSessionOptions/reconnection``).
+    var recovery = Recovery()
+    /// The tracks as first played: a reconnected session must find the same.
+    var playedTracks: [RTSPClientStateMachine.Track] = []
     private var timers: [Scheduled<Void>] = []
     private var repeating: [RepeatedTask] = []
     var udpPairs: [UDPPortPair] = []
@@ -123,7 +127,8 @@ final class SessionDriver: @unchecked Sendable {
             configuration: .init(
                 url: url, credentials: credentials?.credentials(for: url), transport: mode,
                 requestTimeout: options.requestTimeout,
-                stepwise: stepwise, trackSelection: selection))
+                stepwise: stepwise, trackSelection: selection, staleSession: recovery.takeStaleSession(),
+                onlyTearsDownStaleSession: phase == .closing))
         let target = (host: url.host, port: url.port)
         logger.debug("connecting to \("\(url.origin)".escapingControlCharacters) (\(transport), attempt \(generation))")
         var tls: NIOSSLContext?
@@ -132,7 +137,7 @@ final class SessionDriver: @unchecked Sendable {
                 do throws(RTSPClientError) {
                     tlsContext = try TLSContext.make(options.tls)
                 } catch {
-                    return finish(error)
+                    return finish(error)  // the options are wrong: no attempt can mend that
                 }
             }
             tls = tlsContext
@@ -167,7 +172,7 @@ final class SessionDriver: @unchecked Sendable {
                     // system's words for its errno ("Connection refused") rather than NIO's description.
                     let first = (error as? NIOConnectionError)?.connectionErrors.first?.error ?? error
                     let reason = (first as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(first)"
-                    finish(
+                    fail(
                         RTSPClientError(
                             .connectionFailed,
                             "could not connect to \(target.host):\(target.port): \(reason); check the address and that the camera is on"
@@ -178,13 +183,20 @@ final class SessionDriver: @unchecked Sendable {
 
     /// Leaves the current connection (its handler's events are ignored from now on) and starts again.
     private func restart() {
+        let old = leaveConnection()
+        start()  // a new generation first: closing the old connection reports its end at once
+        old?.close(promise: nil)
+    }
+
+    /// Forgets the current connection and what was set up on it (the counters go on), and returns it for
+    /// the caller to close once a new generation has begun.
+    func leaveConnection() -> (any Channel)? {
         let old = control
         control = nil
         cancelTimers()
-        media = MediaState()
+        media = media.continued()
         phase = .starting
-        start()  // a new generation first: closing the old connection reports its end at once
-        old?.close(promise: nil)
+        return old
     }
 
     private func redirect(to target: RTSPURL) {
@@ -261,14 +273,14 @@ final class SessionDriver: @unchecked Sendable {
                 controlRequest = nil
             case .resumed:
                 isPaused = false
-                for index in media.tracks.indices { media.tracks[index].resumed = true }
+                for index in media.tracks.indices { media.tracks[index].discontinuityPending = true }
                 media.lastArrival = NIODeadline.now()
                 controlRequest?.succeed()
                 controlRequest = nil
             case .redirect(let target):
                 redirect(to: target)
             case .failed(let error):
-                finish(explainingWithheldCredentials(error))
+                fail(explainingWithheldCredentials(error))
             case .closed:
                 finish(nil)
             }
@@ -290,7 +302,14 @@ final class SessionDriver: @unchecked Sendable {
             transport = .tcp  // the server answered 461 to UDP (or multicast) and the machine asked for TCP
             fellBackToTCP = true
         }
-        media.configure(tracks: tracks, transport: transport, arrival: NIODeadline.now())
+        let reconnected = hasPlayed
+        if reconnected {
+            if let changed = Self.trackChange(from: playedTracks, to: tracks) { return finish(changed) }
+            playingAgain()
+        } else {
+            playedTracks = tracks
+        }
+        media.configure(tracks: tracks, transport: transport, arrival: NIODeadline.now(), afterBreak: reconnected)
         for (index, track) in tracks.enumerated() where track.isSecure {
             do throws(SRTPError) {
                 media.tracks[index].srtp = try Self.srtpReceiver(for: track)
@@ -351,12 +370,14 @@ final class SessionDriver: @unchecked Sendable {
         guard silent >= options.inactivityTimeout else { return }
         // With `.auto`, a silent UDP session gets TCP's chance before failing.
         if mayFallBack { return fallBackToTCP() }
+        let error = RTSPClientError(
+            .noMedia,
+            "no RTP or RTCP from the server for \(options.inactivityTimeout) while playing"
+                + (transport != .tcp ? "; a firewall or NAT may drop UDP: try the TCP transport" : ""))
+        // A session that reconnects tears down on the way (``reconnect(after:)``).
+        if willReconnect(after: error) { return fail(error) }
         // The RTSP connection may well be alive (UDP blocked on the way): TEARDOWN frees the server's session.
-        teardown(
-            reporting: RTSPClientError(
-                .noMedia,
-                "no RTP or RTCP from the server for \(options.inactivityTimeout) while playing"
-                    + (transport != .tcp ? "; a firewall or NAT may drop UDP: try the TCP transport" : "")))
+        teardown(reporting: error)
     }
 
     // MARK: Timers
@@ -371,7 +392,7 @@ final class SessionDriver: @unchecked Sendable {
         if timers.count > 64 { timers.removeFirst(timers.count - 64) }  // old ones have fired long ago
     }
 
-    private func cancelTimers() {
+    func cancelTimers() {
         for timer in timers { timer.cancel() }
         for task in repeating { task.cancel() }
         timers = []
@@ -420,6 +441,7 @@ final class SessionDriver: @unchecked Sendable {
         switch phase {
         case .closed, .closing: return
         case .starting, .playing:
+            if control == nil && hasPlayed { return endWhileReconnecting() }
             logger.debug("tearing down\(error.map { ": \($0)" } ?? "")")
             phase = .closing
             closingError = error
@@ -437,6 +459,7 @@ final class SessionDriver: @unchecked Sendable {
         if let error { logger.info("the session ended: \(error)") } else { logger.debug("the session ended") }
         phase = .closed
         cancelTimers()
+        recovery.cancelWait()
         control?.close(promise: nil)
         control = nil
         for pair in udpPairs { pair.close() }
@@ -468,9 +491,7 @@ final class SessionDriver: @unchecked Sendable {
                 }
             }
         } catch {
-            finish(
-                RTSPClientError(
-                    .protocolViolation, "the server sent something that is not RTSP: \(error.reason)"))
+            fail(RTSPClientError(.protocolViolation, "the server sent something that is not RTSP: \(error.reason)"))
         }
     }
 
@@ -484,7 +505,7 @@ final class SessionDriver: @unchecked Sendable {
                 return finish(RTSPClientError(.tlsFailed, tls))
             }
             let detail = error.map { ": \($0)" } ?? ""
-            finish(
+            fail(
                 RTSPClientError(
                     .connectionClosed,
                     phase == .playing

@@ -41,6 +41,18 @@ struct InputOptions: ParsableArguments {
     @Option(help: "With an RTSP URL: stop after this many seconds (default: until the server ends the stream).")
     var duration: Double?
 
+    @Flag(
+        help: ArgumentHelp(
+            "With an RTSP URL: when the session breaks (the connection drops, the server restarts, the media stops), "
+                + "play again and go on.",
+            discussion:
+                "Attempts wait 0.5 s, then twice as long each time up to --reconnect-max-delay, with 20 % jitter; a "
+                + "refused password (401) or a missing stream (404) ends the session. Each break is told on stderr."))
+    var reconnect = false
+
+    @Option(help: "With --reconnect: the longest wait between attempts, in seconds (default 10).")
+    var reconnectMaxDelay: Double = 10
+
     @Option(help: "With an RTSP URL: the user name (else the one in the URL).")
     var user: String?
 
@@ -98,6 +110,9 @@ struct InputOptions: ParsableArguments {
             throw ValidationError(
                 "--duration must be a number of seconds above 0 and at most \(Int(Self.maxDuration)) (a year): \(duration)"
             )
+        }
+        if !(reconnectMaxDelay >= 0.1 && reconnectMaxDelay <= 3600) {
+            throw ValidationError("--reconnect-max-delay must be from 0.1 to 3600 seconds: \(reconnectMaxDelay)")
         }
         if !isURL, Self.looksLikeAURL(input), !FileManager.default.fileExists(atPath: input) {
             throw ValidationError(
@@ -189,6 +204,10 @@ struct InputOptions: ParsableArguments {
 
     var sessionOptions: RTSPSessionOptions {
         var options = RTSPSessionOptions(transport: transport)
+        if reconnect {
+            options.reconnection = .init(maxDelay: .milliseconds(Int64(reconnectMaxDelay * 1000)))
+        }
+        options.logger = DiagnosticLog.logger
         options.tls = RTSPSessionOptions.TLS(trustedCertificateFiles: tlsTrust, verifiesCertificate: !tlsNoVerify)
         let fromURL = (try? RTSPURL(input))?.credentials
         let password = password ?? ProcessInfo.processInfo.environment["RTPDUMP_PASSWORD"] ?? fromURL?.password

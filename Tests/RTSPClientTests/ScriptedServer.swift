@@ -28,12 +28,12 @@ final class ScriptedServer: Sendable {
         }
 
         /// RTP packets as interleaved frames on `channel`.
-        func sendRTP(count: Int, channel number: UInt8 = 0, firstSequence: UInt16 = 1) {
+        func sendRTP(count: Int, channel number: UInt8 = 0, firstSequence: UInt16 = 1, ssrc: UInt32 = 0x1234_5678) {
             var bytes: [UInt8] = []
             for i in 0..<count {
                 let packet = RTPPacketBuilder(
                     marker: true, payloadType: 96, sequenceNumber: firstSequence &+ UInt16(i),
-                    timestamp: UInt32(i) * 3000, ssrc: 0x1234_5678, payload: [0x09, 0xF0]
+                    timestamp: UInt32(i) * 3000, ssrc: ssrc, payload: [0x09, 0xF0]
                 ).bytes()
                 bytes += [0x24, number, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
             }
@@ -41,11 +41,11 @@ final class ScriptedServer: Sendable {
         }
 
         /// One RTP packet every `interval`, numbered from 1, until the connection closes: a live stream.
-        func streamRTP(every interval: TimeAmount) {
+        func streamRTP(every interval: TimeAmount, ssrc: UInt32 = 0x1234_5678) {
             let sequence = NIOLockedValueBox<UInt16>(1)
             channel.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: interval) { [self] task in
                 guard channel.isActive else { return task.cancel() }
-                sendRTP(count: 1, firstSequence: sequence.withLockedValue { $0 })
+                sendRTP(count: 1, firstSequence: sequence.withLockedValue { $0 }, ssrc: ssrc)
                 sequence.withLockedValue { $0 &+= 1 }
             }
         }

@@ -1,0 +1,212 @@
+import Foundation
+import NIOConcurrencyHelpers
+import RTP
+import RTSP
+import RTSPClient
+import TestSupport
+import Testing
+
+/// A session with ``RTSPSessionOptions/reconnection`` plays again when it breaks, and goes on with the same
+/// sequence; what waiting cannot mend ends it. Faults a server will not make on demand (a connection
+/// dropped mid-stream, silence on a live connection, a stream gone after a restart) are scripted; the real
+/// server's restarts are `RealServerReconnectionTests`.
+@Suite struct ReconnectionTests {
+    /// Quick timeouts and attempts 50 ms apart.
+    static var options: RTSPSessionOptions {
+        var options = ScriptedServerTests.quick
+        options.reconnection = .init(initialDelay: .milliseconds(50), maxDelay: .milliseconds(200), jitter: 0)
+        return options
+    }
+
+    /// What each connection of a scripted server was asked, by connection.
+    final class Log: Sendable {
+        private let box = NIOLockedValueBox<[Int: [(method: String, session: String?)]]>([:])
+        func note(_ request: RTSPMessage, _ connection: ScriptedServer.Connection) {
+            box.withLockedValue { $0[connection.index, default: []].append((request.method ?? "", request.header("Session"))) }
+        }
+        func methods(_ connection: Int) -> [String] { box.withLockedValue { $0[connection]?.map(\.method) ?? [] } }
+        func sessions(_ connection: Int) -> [String?] { box.withLockedValue { $0[connection]?.map(\.session) ?? [] } }
+        var connections: Int { box.withLockedValue { $0.count } }
+    }
+
+    /// The server drops the connection after ten packets (the first connection's session is "OLD"); the
+    /// next connection's session streams from another source. The sequence goes on: its first
+    /// packet after the break is flagged, the statistics count the reconnect and the time without media, and
+    /// the new connection tears the old session down first (the server never saw its TEARDOWN).
+    @Test func aDroppedConnectionPlaysAgainAndTheSequenceGoesOn() async throws {
+        let log = Log()
+        let server = try await ScriptedServer { request, connection in
+            log.note(request, connection)
+            let first = connection.index == 0
+            connection.answerNormally(request, session: first ? "OLD;timeout=60" : "NEW;timeout=60")
+            guard request.method == "PLAY" else { return }
+            if first {
+                connection.sendRTP(count: 10)
+                connection.close()
+            } else {
+                connection.streamRTP(every: .milliseconds(20), ssrc: 0xABCD_0001)
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.options)
+        var packets: [RTSPReceivedPacket] = []
+        for try await packet in session.packets {
+            packets.append(packet)
+            if packets.count == 20 { break }
+        }
+        #expect(packets.map(\.packet.ssrc) == Array(repeating: 0x1234_5678, count: 10) + Array(repeating: 0xABCD_0001, count: 10))
+        #expect(packets.map(\.isDiscontinuity) == Array(repeating: false, count: 10) + [true] + Array(repeating: false, count: 9))
+        let statistics = await session.statistics()
+        #expect(statistics.reconnects == 1)
+        #expect(statistics.timeWithoutMedia > .zero && statistics.timeWithoutMedia < .seconds(3))
+        #expect(statistics.lastBreak?.code == .connectionClosed)
+        #expect((statistics.tracks.first?.packets ?? 0) >= 20)  // both connections' packets
+        await session.teardown()
+        #expect(log.methods(1).prefix(5) == ["TEARDOWN", "OPTIONS", "DESCRIBE", "SETUP", "PLAY"])
+        #expect(log.sessions(1).first == "OLD")
+        #expect(log.methods(1).last == "TEARDOWN")
+        #expect(log.sessions(1).last == "NEW")
+    }
+
+    /// Media stops while the connection lives (a camera's encoder hangs): the session is torn down on that
+    /// connection (so no stale session is left), then played again on a new one.
+    @Test func silenceTearsDownOnTheLiveConnectionThenPlaysAgain() async throws {
+        let log = Log()
+        let server = try await ScriptedServer { request, connection in
+            log.note(request, connection)
+            connection.answerNormally(request)
+            if request.method == "PLAY" { connection.sendRTP(count: connection.index == 0 ? 5 : 30) }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.options)
+        var count = 0
+        for try await _ in session.packets {
+            count += 1
+            if count == 35 { break }
+        }
+        #expect(count == 35)
+        #expect(log.methods(0) == ["OPTIONS", "DESCRIBE", "SETUP", "PLAY", "TEARDOWN"])
+        #expect(log.methods(1).first == "OPTIONS")
+        #expect(await session.statistics().lastBreak?.code == .noMedia)
+        await session.teardown()
+    }
+
+    /// After a break, what waiting cannot mend ends the session: the stream is gone (404), the credentials
+    /// are refused (401). Once, not again and again.
+    @Test(arguments: [("404 Not Found", RTSPClientError.Code.serverError), ("401 Unauthorized", .unauthorized)])
+    func aRefusalAfterABreakIsFinal(status: String, code: RTSPClientError.Code) async throws {
+        let server = try await ScriptedServer { request, connection in
+            if connection.index > 0 && request.method == "DESCRIBE" {
+                return connection.respond(
+                    request, status, status.hasPrefix("401") ? ["WWW-Authenticate: Basic realm=\"cam\""] : [])
+            }
+            connection.answerNormally(request)
+            if request.method == "PLAY" {
+                connection.sendRTP(count: 3)
+                connection.close()
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.options)
+        let (packets, error) = await ScriptedServerTests.drain(session)
+        #expect(packets.count == 3)
+        #expect((error as? RTSPClientError)?.code == code)
+        #expect(server.methods.filter { $0 == "DESCRIBE" }.count == 2)
+    }
+
+    /// A server that stays broken: with `maxAttempts`, the session ends after that many, saying so.
+    @Test func maxAttemptsEndsTheSessionWithTheLastError() async throws {
+        let server = try await ScriptedServer { request, connection in
+            guard connection.index == 0 else { return connection.close() }  // a server that is not itself yet
+            connection.answerNormally(request)
+            if request.method == "PLAY" {
+                connection.sendRTP(count: 3)
+                connection.close()
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.options
+        options.reconnection?.maxAttempts = 3
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let (packets, error) = await ScriptedServerTests.drain(session)
+        #expect(packets.count == 3)
+        let failure = error as? RTSPClientError
+        #expect(failure?.code == .connectionClosed)
+        // Each attempt's connection first tries to tear down the session the first left (closed at once here).
+        #expect(server.methods == ["OPTIONS", "DESCRIBE", "SETUP", "PLAY", "TEARDOWN", "TEARDOWN", "TEARDOWN"])
+
+        #expect(failure?.description.contains("gave up after 3 attempt(s)") == true, "\(String(describing: failure))")
+    }
+
+    /// Ended while it waits to play again, after a connection that broke: a fresh connection carries only the
+    /// old session's TEARDOWN, so that the camera frees its slot.
+    @Test func endingWhileWaitingTearsTheStaleSessionDownOnAFreshConnection() async throws {
+        let log = Log()
+        let server = try await ScriptedServer { request, connection in
+            log.note(request, connection)
+            connection.answerNormally(request, session: "OLD;timeout=60")
+            if request.method == "PLAY" && connection.index == 0 {
+                connection.sendRTP(count: 3)
+                connection.close()
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = Self.options
+        options.reconnection = .init(initialDelay: .seconds(30), maxDelay: .seconds(30))
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        var iterator = session.packets.makeAsyncIterator()
+        for _ in 0..<3 { _ = try await iterator.next() }
+        for _ in 0..<250 {
+            if await session.statistics().lastBreak != nil { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await session.teardown()
+        #expect(log.connections == 2)
+        #expect(log.methods(1) == ["TEARDOWN"])
+        #expect(log.sessions(1) == ["OLD"])
+        let after = try await iterator.next()
+        #expect(after == nil)  // ended normally
+    }
+
+    /// A server that comes back with other tracks (reconfigured while away): the session cannot go on as
+    /// the same sequence, and says so.
+    @Test func otherTracksAfterABreakEndTheSession() async throws {
+        let h265 = ScriptedServer.sdp.replacingOccurrences(of: "H264/90000", with: "H265/90000")
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request, sdp: connection.index == 0 ? ScriptedServer.sdp : h265)
+            if request.method == "PLAY" && connection.index == 0 {
+                connection.sendRTP(count: 3)
+                connection.close()
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.options)
+        let (_, error) = await ScriptedServerTests.drain(session)
+        let failure = error as? RTSPClientError
+        #expect(failure?.code == .unsupported)
+        #expect(failure?.description.contains("[H265]") == true, "\(String(describing: failure))")
+    }
+
+    /// The delays grow from the first to the bound and never pass it, jitter included; nonsense settings
+    /// give no negative or endless wait.
+    @Test func backoffGrowsToItsBoundWithJitterInside() {
+        let policy = RTSPSessionOptions.Reconnection(initialDelay: .milliseconds(500), maxDelay: .seconds(10))
+        #expect(policy.delay(attempt: 1, random: 0.5) == .milliseconds(500))
+        #expect(policy.delay(attempt: 2, random: 0.5) == .seconds(1))
+        #expect(policy.delay(attempt: 5, random: 0.5) == .seconds(8))
+        #expect(policy.delay(attempt: 6, random: 0.5) == .seconds(10))
+        #expect(policy.delay(attempt: 1, random: 0) == .milliseconds(400))
+        #expect(policy.delay(attempt: 1, random: 1) == .milliseconds(600))
+        for attempt in 1...100 {
+            for random in [0.0, 0.3, 1.0] { #expect(policy.delay(attempt: attempt, random: random) <= .seconds(10)) }
+        }
+        let odd = RTSPSessionOptions.Reconnection(
+            initialDelay: .seconds(-1), maxDelay: .seconds(3), multiplier: .infinity, jitter: .nan)
+        for attempt in [0, 1, 2, 1000] {
+            let delay = odd.delay(attempt: attempt, random: .nan)
+            #expect(delay >= .zero && delay <= .seconds(3))
+        }
+        let huge = RTSPSessionOptions.Reconnection(initialDelay: .seconds(1), maxDelay: .seconds(5), multiplier: 1e308)
+        #expect(huge.delay(attempt: 1000, random: 0.5) == .seconds(5))
+    }
+}
