@@ -91,6 +91,8 @@ import Testing
             (["streams", "--clock-rate", "0"], "from 1000 to 10000000 Hz"),
             (["decode", "--threads", "100000"], "--threads must be from 0"), (["decode", "--threads=-1"], "to 64"),
             (["packets", "--ordered", "--reorder-delay-ms=-1"], "from 0 to 60000"),
+            (["streams", "--reconnect-max-delay", "0"], "from 0.1 to 3600 seconds"),
+            (["streams", "--reconnect-max-delay", "nan"], "from 0.1 to 3600 seconds"),
         ])
     func optionValuesOutOfRangeAreRefusedNamingTheRange(arguments: [String], message: String) async throws {
         let capture = Fixtures.capture("h264-ffmpeg.pcap")

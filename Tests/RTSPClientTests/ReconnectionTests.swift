@@ -68,6 +68,32 @@ import Testing
         #expect(log.sessions(1).last == "NEW")
     }
 
+    /// The same through rtpdump --reconnect: the packets of both connections are listed, the break and the
+    /// reconnect told on stderr, and the session ends with --duration (exit 0).
+    @Test(.enabled(if: RTPDumpBinary.present)) func rtpdumpReconnectGoesOnAfterTheServerDropsTheConnection()
+        async throws
+    {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            guard request.method == "PLAY" else { return }
+            if connection.index == 0 {
+                connection.sendRTP(count: 10)
+                connection.close()
+            } else {
+                connection.streamRTP(every: .milliseconds(20), ssrc: 0xABCD_0001)
+            }
+        }
+        defer { Task { await server.stop() } }
+        let run = try await RTPDumpBinary.run(
+            ["packets", server.url, "--reconnect", "--reconnect-max-delay", "0.5", "--duration", "3"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.contains("0x12345678") }.count == 10)
+        #expect(lines.filter { $0.contains("0xABCD0001") }.count > 10)
+        #expect(run.stderr.contains("the session broke (the server closed the RTSP connection while playing)"))
+        #expect(run.stderr.contains("playing again (reconnect 1)"))
+    }
+
     /// Media stops while the connection lives (a camera's encoder hangs): the session is torn down on that
     /// connection (so no stale session is left), then played again on a new one.
     @Test func silenceTearsDownOnTheLiveConnectionThenPlaysAgain() async throws {
