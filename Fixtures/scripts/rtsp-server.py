@@ -4,7 +4,7 @@
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
-                      [--rtcp-interval MS] [--shared] [--audio]
+                      [--rtcp-interval MS] [--shared] [--audio] [--constant-quantizer]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds. With --shared, every
@@ -76,11 +76,16 @@ def main():
     parser.add_argument("--rtcp-interval", type=int, help="least milliseconds between RTCP packets (default 5000)")
     parser.add_argument("--shared", action="store_true", help="one media, encoded once, for every client")
     parser.add_argument("--audio", action="store_true", help="two audio tracks beside the video: PCMU and AAC")
+    parser.add_argument("--constant-quantizer", action="store_true",
+                        help="x264 at a constant quantizer: every session gets the same bytes whatever its timing "
+                             "(rate control follows the live timestamps, which differ from one session to the next)")
     parser.add_argument("--sdp-parameter-sets-only", action="store_true",
                         help="parameter sets in the SDP (sprop-*) and never in the stream, as many cameras send them")
     args = parser.parse_args()
     Gst.init(None)
     rate = f" bitrate={args.bitrate}" if args.bitrate else ""
+    if args.constant_quantizer:
+        rate += " pass=quant quantizer=25"
     if args.sdp_parameter_sets_only:
         # The encoder writes its parameter sets once, into the caps (avc/hvc1 codec_data); the payloader puts
         # them in the SDP's sprop-* and, with config-interval=0, never into the stream.

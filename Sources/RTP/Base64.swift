@@ -1,6 +1,26 @@
 /// Decodes base64 (RFC 4648), with or without padding, as SDP `sprop-*` parameters and `a=crypto`
-/// keys carry it. For the package's modules (H26x, SRTP); not public API.
+/// keys carry it, and encodes it (Basic credentials, the RTSP-over-HTTP tunnel). For the package's
+/// modules (H26x, SRTP, RTSP); not public API.
 package enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// `bytes` in base64, padded with `=`.
+    package static func encode(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var iterator = bytes.makeIterator()
+        while let b0 = iterator.next() {
+            let b1 = iterator.next()
+            let b2 = b1 == nil ? nil : iterator.next()
+            let n = Int(b0) << 16 | Int(b1 ?? 0) << 8 | Int(b2 ?? 0)
+            out.append(alphabet[n >> 18 & 63])
+            out.append(alphabet[n >> 12 & 63])
+            out.append(b1 == nil ? UInt8(ascii: "=") : alphabet[n >> 6 & 63])
+            out.append(b2 == nil ? UInt8(ascii: "=") : alphabet[n & 63])
+        }
+        return out
+    }
+
     private static let table: [UInt8] = {
         var t = [UInt8](repeating: 0xFF, count: 256)
         for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {

@@ -1,3 +1,4 @@
+import RTP
 import Crypto
 
 /// A user name and password. Never printed: ``description``, ``debugDescription`` and `dump` show the
@@ -226,20 +227,6 @@ public struct Authenticator: Sendable {
     }
 
     static func base64(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var out = ""
-        var i = 0
-        while i < bytes.count {
-            let b0 = Int(bytes[i])
-            let b1 = i + 1 < bytes.count ? Int(bytes[i + 1]) : 0
-            let b2 = i + 2 < bytes.count ? Int(bytes[i + 2]) : 0
-            let n = b0 << 16 | b1 << 8 | b2
-            out.append(alphabet[n >> 18 & 63])
-            out.append(alphabet[n >> 12 & 63])
-            out.append(i + 1 < bytes.count ? alphabet[n >> 6 & 63] : "=")
-            out.append(i + 2 < bytes.count ? alphabet[n & 63] : "=")
-            i += 3
-        }
-        return out
+        String(decoding: Base64.encode(bytes), as: UTF8.self)
     }
 }

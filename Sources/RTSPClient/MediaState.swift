@@ -195,7 +195,7 @@ struct MediaState {
                     clockRate: track.format.clockRate, tracker: SequenceTracker(minSequential: 1)),
                 preferredSSRCs: track.announcedSSRCs, preferredHeard: arrival)
             state.discontinuityPending = afterBreak
-            if transport == .tcp {
+            if transport.isInterleaved {
                 // The channels the server chose, else the ones asked for (2 × index, one more for RTCP).
                 let channels = track.transport?.interleavedChannels ?? (UInt8(2 * index), UInt8(2 * index + 1))
                 routes[channels.rtp] = (index, .rtp)

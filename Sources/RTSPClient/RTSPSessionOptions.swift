@@ -28,6 +28,15 @@ public struct RTSPSessionOptions: Sendable {
         /// UDP multicast: the server names a group and ports per track, the client joins them. With
         /// ``RTSPSessionOptions/udpFallbackTimeout`` like `.auto`: TCP when nothing arrives.
         case multicast
+        /// RTSP, and RTP interleaved in it, tunnelled through HTTP (QuickTime's tunnel: a GET carries the
+        /// server's side, a POST the client's in base64) to the URL's host and port, for cameras behind
+        /// firewalls that pass only HTTP (ONVIF Profile S devices serve it, often on port 80). With
+        /// `rtsps://`, the tunnel runs over TLS. A tunnel the server guards with HTTP authentication gets
+        /// the session's credentials.
+        case http
+
+        /// Whether RTP travels inside the RTSP connection (`.tcp`, `.http`).
+        public var isInterleaved: Bool { self == .tcp || self == .http }
     }
 
     /// Default `.tcp`: the transport that works wherever the RTSP connection does.

@@ -37,7 +37,7 @@ final class SessionDriver: @unchecked Sendable {
     private(set) var url: RTSPURL
     private(set) var transport: RTSPSessionOptions.Transport
     var machine: RTSPClientStateMachine
-    private var framer: RTSPFramer
+    var framer: RTSPFramer
     var control: (any Channel)?
     var generation = 0
     var phase = Phase.starting
@@ -61,6 +61,20 @@ final class SessionDriver: @unchecked Sendable {
     private var controlRequest: EventLoopPromise<Void>?
     /// Made once, for the first `rtsps://` connection.
     private var tlsContext: NIOSSLContext?
+    /// With the `.http` transport: the tunnel of the current connection, its POST connection (the client's
+    /// side; `control` is the GET's), and the GET's answer while its head is still coming (nil after).
+    var tunnel: HTTPTunnel?
+    var tunnelPost: (any Channel)?
+    var tunnelAnswer: [UInt8]?
+    /// Credentials for a tunnel whose GET was answered 401, for the origin that asked.
+    private var tunnelAuthentication: (origin: RTSPURL.Origin, authenticator: Authenticator)?
+    var tunnelAuthenticator: Authenticator? {
+        get { tunnelAuthentication?.origin == url.origin ? tunnelAuthentication?.authenticator : nil }
+        set { tunnelAuthentication = newValue.map { (url.origin, $0) } }
+    }
+
+    /// The user's credentials if they may go to `target` (its origin is theirs).
+    func credentials(for target: RTSPURL) -> Credentials? { credentials?.credentials(for: target) }
     private(set) var requestsSent = 0
     /// What the packet sequence ends with once TEARDOWN is answered, when the client ended a failed session.
     private var closingError: RTSPClientError?
@@ -129,30 +143,49 @@ final class SessionDriver: @unchecked Sendable {
                 requestTimeout: options.requestTimeout,
                 stepwise: stepwise, trackSelection: selection, staleSession: recovery.takeStaleSession(),
                 onlyTearsDownStaleSession: phase == .closing))
-        let target = (host: url.host, port: url.port)
         logger.debug("connecting to \("\(url.origin)".escapingControlCharacters) (\(transport), attempt \(generation))")
-        var tls: NIOSSLContext?
-        if url.isSecure {
-            if tlsContext == nil {
-                do throws(RTSPClientError) {
-                    tlsContext = try TLSContext.make(options.tls)
-                } catch {
-                    return finish(error)  // the options are wrong: no attempt can mend that
+        if url.isSecure && tlsContext == nil {
+            do throws(RTSPClientError) {
+                tlsContext = try TLSContext.make(options.tls)
+            } catch {
+                return finish(error)  // the options are wrong: no attempt can mend that
+            }
+        }
+        if transport == .http {
+            tunnel = HTTPTunnel(url: url)
+            tunnelAnswer = []
+        } else {
+            tunnel = nil
+        }
+        connect(generation: generation) { [self] in ControlChannelHandler(driver: self, generation: generation) }
+            .whenSuccess { [self] channel in
+                control = channel
+                // Through the HTTP tunnel, the GET first; the machine starts once it is answered.
+                if let tunnel {
+                    channel.writeAndFlush(ByteBuffer(bytes: tunnelGetRequest(tunnel)), promise: nil)
+                } else {
+                    perform(machine.start(now: now))
                 }
             }
-            tls = tlsContext
-        }
+    }
+
+    /// A TCP (or, for `rtsps://`, TLS) connection to the URL's host and port with `handler`, on the event
+    /// loop; a failure fails the session (or its attempt), a connection that completes for a generation
+    /// that was left is closed.
+    func connect(generation: Int, handler: @escaping () -> any ChannelHandler) -> EventLoopFuture<any Channel> {
+        let target = (host: url.host, port: url.port)
+        let tls = url.isSecure ? tlsContext : nil
+        let connected = eventLoop.makePromise(of: (any Channel).self)
         ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(options.connectTimeout.nanosecondCount))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [self, tls] channel in
+            .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
                         try channel.pipeline.syncOperations.addHandler(
                             TLSContext.handler(context: tls, host: target.host))
                     }
-                    try channel.pipeline.syncOperations.addHandler(
-                        ControlChannelHandler(driver: self, generation: generation))
+                    try channel.pipeline.syncOperations.addHandler(handler())
                 }
             }
             .connect(host: target.host, port: target.port)
@@ -164,8 +197,7 @@ final class SessionDriver: @unchecked Sendable {
                         channel.close(promise: nil)
                         return
                     }
-                    control = channel
-                    perform(machine.start(now: now))
+                    connected.succeed(channel)
                 case .failure(let error):
                     guard generation == self.generation else { return }
                     // NIO lists every address tried; the first reason is the one a user can act on, in the
@@ -179,6 +211,7 @@ final class SessionDriver: @unchecked Sendable {
                         ))
                 }
             }
+        return connected.futureResult
     }
 
     /// Leaves the current connection (its handler's events are ignored from now on) and starts again.
@@ -193,6 +226,7 @@ final class SessionDriver: @unchecked Sendable {
     func leaveConnection() -> (any Channel)? {
         let old = control
         control = nil
+        closeTunnel()
         cancelTimers()
         media = media.continued()
         phase = .starting
@@ -293,7 +327,11 @@ final class SessionDriver: @unchecked Sendable {
     var controlLocalAddress: SocketAddress? { control?.localAddress }
 
     func write(_ bytes: [UInt8]) {
-        control?.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        if tunnel != nil {
+            tunnelPost?.writeAndFlush(ByteBuffer(bytes: HTTPTunnel.encode(bytes)), promise: nil)
+        } else {
+            control?.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        }
     }
 
     private func startPlaying(_ tracks: [RTSPClientStateMachine.Track]) {
@@ -373,7 +411,7 @@ final class SessionDriver: @unchecked Sendable {
         let error = RTSPClientError(
             .noMedia,
             "no RTP or RTCP from the server for \(options.inactivityTimeout) while playing"
-                + (transport != .tcp ? "; a firewall or NAT may drop UDP: try the TCP transport" : ""))
+                + (transport.isInterleaved ? "" : "; a firewall or NAT may drop UDP: try the TCP transport"))
         // A session that reconnects tears down on the way (``reconnect(after:)``).
         if willReconnect(after: error) { return fail(error) }
         // The RTSP connection may well be alive (UDP blocked on the way): TEARDOWN frees the server's session.
@@ -462,6 +500,7 @@ final class SessionDriver: @unchecked Sendable {
         recovery.cancelWait()
         control?.close(promise: nil)
         control = nil
+        closeTunnel()
         for pair in udpPairs { pair.close() }
         udpPairs = []
         controlRequest?.fail(error ?? RTSPClientError(.connectionClosed, "the session ended"))
@@ -480,7 +519,13 @@ final class SessionDriver: @unchecked Sendable {
 
     func controlBytes(_ buffer: ByteBuffer, generation: Int) {
         guard generation == self.generation, phase != .closed else { return }
+        if tunnelAnswer != nil { return tunnelBytes(buffer) }
         buffer.withUnsafeReadableBytes { framer.append($0) }
+        readFramer(generation: generation)
+    }
+
+    /// Hands on the messages and interleaved frames the framer holds.
+    func readFramer(generation: Int) {
         do {
             while phase != .closed, generation == self.generation, let frame = try framer.next() {
                 switch frame {

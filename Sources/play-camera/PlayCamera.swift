@@ -17,16 +17,19 @@ struct PlayCamera: AsyncParsableCommand {
         commandName: "play-camera",
         abstract: "Plays every video track of an RTSP camera and prints one line per decoded frame.",
         discussion: """
-            Each line: <track> <index> <pts90k> <width>x<height>, then "key" for a keyframe and "damaged" for a \
-            frame that may show loss; with --md5, the MD5 of the frame's packed I420 planes (Y, then U, then V) \
+            Each line: <track> <index> <pts90k> <width>x<height>, then "key" for a keyframe, "damaged" for a \
+            frame that may show loss and "break" for the first frame after a reconnect; with --md5, the MD5 of the frame's packed I420 planes (Y, then U, then V) \
             instead of the flags. The password comes from the URL or from RTSP_PASSWORD with --user.
             """)
 
     @Argument(help: "rtsp:// or rtsps:// URL of the camera.")
     var url: String
 
-    @Option(help: "tcp (interleaved), udp or auto (UDP, then TCP when nothing arrives).")
+    @Option(help: "tcp (interleaved), udp, auto (UDP, then TCP when nothing arrives) or http (tunnelled through HTTP).")
     var transport: String = "tcp"
+
+    @Flag(help: "When the session breaks (connection dropped, camera restarted, media stopped), play again and go on.")
+    var reconnect = false
 
     @Option(help: "Stop after this many seconds (TEARDOWN is sent).")
     var duration: Double?
@@ -39,7 +42,7 @@ struct PlayCamera: AsyncParsableCommand {
 
     func validate() throws {
         guard RTSPSessionOptions.Transport(rawValue: transport) != nil, transport != "multicast" else {
-            throw ValidationError("--transport is tcp, udp or auto")
+            throw ValidationError("--transport is tcp, udp, auto or http")
         }
         if let duration, !(duration > 0 && duration <= 365 * 86_400) {
             throw ValidationError("--duration is a number of seconds above 0, at most a year")
@@ -52,6 +55,7 @@ struct PlayCamera: AsyncParsableCommand {
             options.credentials = Credentials(
                 user: user, password: getenv("RTSP_PASSWORD").map { String(cString: $0) } ?? "")
         }
+        if reconnect { options.reconnection = .init() }  // waits from 0.5 s, doubling, up to 10 s
         if let duration { options.setupTimeout = min(options.setupTimeout, .milliseconds(Int64(duration * 1000))) }
         let session = try await RTSPSession.connect(to: url, options: options)
         for (index, track) in session.tracks.enumerated() {
@@ -77,6 +81,7 @@ struct PlayCamera: AsyncParsableCommand {
                         } else {
                             if frame.isKeyframe { line += " key" }
                             if frame.mayBeDamaged { line += " damaged" }
+                            if frame.isDiscontinuity { line += " break" }  // after a reconnect
                         }
                         print(line)
                     }
@@ -95,6 +100,9 @@ struct PlayCamera: AsyncParsableCommand {
         await session.teardown()
         for (index, track) in statistics.tracks.enumerated() {
             printError("track \(index): \(track.packets) packets, \(track.lost) lost")
+        }
+        if statistics.reconnects > 0 {
+            printError("\(statistics.reconnects) reconnect(s), \(statistics.timeWithoutMedia) without media")
         }
     }
 }

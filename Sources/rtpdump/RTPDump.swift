@@ -35,7 +35,9 @@ struct InputOptions: ParsableArguments {
     var input: String
 
     @Option(
-        help: "With an RTSP URL: how RTP travels: tcp (interleaved), udp, or auto (UDP, then TCP if nothing arrives).")
+        help:
+            "With an RTSP URL: how RTP travels: tcp (interleaved), udp, auto (UDP, then TCP if nothing arrives), "
+            + "multicast, or http (RTSP tunnelled through HTTP, on the URL's port).")
     var transport: RTSPSessionOptions.Transport = .tcp
 
     @Option(help: "With an RTSP URL: stop after this many seconds (default: until the server ends the stream).")
