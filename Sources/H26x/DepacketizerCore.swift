@@ -192,6 +192,13 @@ struct DepacketizerCore: Sendable {
         assembler.finish()
     }
 
+    /// Ends the stream where it broke: as ``flush()``, and the unit in progress lost a packet when its end
+    /// did not come (a fragment cut, or no marker yet in a stream that marks its units' ends).
+    mutating func cutOff() {
+        if fragmentType != nil || assembler.isInNAL || (seenMarker && !assembler.isEmpty) { pendingLoss += 1 }
+        flush()
+    }
+
     /// Ends the stream: releases everything held and completes the last access unit.
     mutating func flush() {
         dropFragment()

@@ -52,6 +52,12 @@ public struct HEVCDepacketizer: Sendable {
         core.flush()
     }
 
+    /// Ends the stream where it broke (a reconnect, a new source): completes what is held, and a unit whose
+    /// end never came (its marker packet, or the rest of a fragmented NAL unit) counts a lost packet.
+    public mutating func cutOff() {
+        core.cutOff()
+    }
+
     /// The oldest access unit completed and not yet taken; nil until the next push, loss or flush.
     @inlinable
     public mutating func nextAccessUnit() -> AccessUnit? {

@@ -50,13 +50,20 @@ public struct VideoDepacketizer: Sendable {
         h265?.flush()
     }
 
+    /// Ends the stream where it broke: completes what is held, and a unit whose end never came counts a
+    /// lost packet (see ``H264Depacketizer/cutOff()``).
+    public mutating func cutOff() {
+        h264?.cutOff()
+        h265?.cutOff()
+    }
+
     /// Takes what a ``ReorderBuffer`` released: a packet is pushed, a loss noted, a discontinuity (the
-    /// sender restarted) flushes what was being assembled.
+    /// sender restarted) cuts off what was being assembled.
     public mutating func consume(_ output: consuming ReorderBuffer.Output) {
         switch consume output {  // the packet moves out of the output: no copy of it, no retain of its bytes
         case .packet(let packet, _): push(packet)
         case .loss(let loss): noteLoss(loss.count)
-        case .discontinuity: flush()
+        case .discontinuity: cutOff()
         }
     }
 

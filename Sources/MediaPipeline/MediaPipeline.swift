@@ -264,8 +264,7 @@ public struct MediaPipeline: Sendable {
     ) {
         guard track.isDecided else { return hold(&track, output, into: &ready, track: index) }
         if case .discontinuity = output {
-            flushDepacketizer(&track, into: &ready, track: index)
-            track.discontinuityPending = true
+            cutOff(&track, into: &ready, track: index)
             return
         }
         track.depacketizer?.consume(consume output)  // moved: no copy of the packet, no retain of its bytes
@@ -297,6 +296,14 @@ public struct MediaPipeline: Sendable {
         for output in held { feed(&track, output, into: &ready, track: index) }
     }
 
+    /// The track's stream broke: the unit in progress ends (lost, when its end did not come), the next is
+    /// flagged.
+    private static func cutOff(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
+        track.depacketizer?.cutOff()
+        collect(&track, into: &ready, track: index)
+        track.discontinuityPending = true
+    }
+
     private static func flushDepacketizer(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
         track.depacketizer?.flush()
         collect(&track, into: &ready, track: index)
@@ -317,8 +324,7 @@ public struct MediaPipeline: Sendable {
     /// A break the source announced: what was held ends here and the numbering starts again.
     private static func restart(_ track: inout Track, into ready: inout [AccessUnit], track index: Int) {
         while let output = track.reorder.flush() { feed(&track, output, into: &ready, track: index) }
-        flushDepacketizer(&track, into: &ready, track: index)
+        cutOff(&track, into: &ready, track: index)
         track.reorder = ReorderBuffer(configuration: track.reorder.configuration)
-        track.discontinuityPending = true
     }
 }

@@ -35,9 +35,9 @@ struct InputOptions: ParsableArguments {
     var input: String
 
     @Option(
-        help:
+        help: ArgumentHelp(
             "With an RTSP URL: how RTP travels: tcp (interleaved), udp, auto (UDP, then TCP if nothing arrives), "
-            + "multicast, or http (RTSP tunnelled through HTTP, on the URL's port).")
+                + "multicast, or http (RTSP tunnelled through HTTP, on the URL's port)."))
     var transport: RTSPSessionOptions.Transport = .tcp
 
     @Option(help: "With an RTSP URL: stop after this many seconds (default: until the server ends the stream).")
@@ -162,6 +162,7 @@ struct InputOptions: ParsableArguments {
                     url: input, options: sessionOptions, duration: duration.map { .milliseconds(Int64($0 * 1000)) })
             }
             Interruption.tearDownOnSignal(live.session)
+            lineBufferStandardOutput()
             return (live, live.info)
         }
         return try CaptureInput.openWithSession(input)

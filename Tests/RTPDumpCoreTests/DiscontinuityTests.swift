@@ -37,6 +37,8 @@ import VideoDecoding
         case newSource
         /// Announced, and the stream after it starts between keyframes (where the first pass ended).
         case announcedMidStream
+        /// Announced in the middle of a picture: the first pass ends before that picture's marker packet.
+        case announcedMidPicture
     }
 
     /// About the stream's first half, then the whole stream again after a break, in time order: units through the
@@ -45,7 +47,7 @@ import VideoDecoding
         let packets = try packets()
         // Cut after a picture's last packet (its marker), so that the first pass ends with a whole picture.
         let cut = (packets.prefix(packets.count / 2).lastIndex { $0.packet.marker } ?? 0) + 1
-        let firstPass = packets.prefix(cut)
+        let firstPass = packets.prefix(kind == .announcedMidPicture ? cut - 1 : cut)
         let last = firstPass.last?.arrival.nanoseconds ?? 0
         var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)])
         var decoders = TrackDecoders { _, codec in try FFmpegVideoDecoder(codec: codec) }
@@ -67,7 +69,7 @@ import VideoDecoding
             let later = ArrivalTime(nanoseconds: last + 1_000_000_000 + arrival.nanoseconds)
             let received =
                 switch kind {
-                case .announced, .announcedMidStream:
+                case .announced, .announcedMidStream, .announcedMidPicture:
                     ReceivedPacket(track: 0, packet: packet, arrival: later, isDiscontinuity: index == secondPass.startIndex)
                 case .newSource: ReceivedPacket(track: 0, packet: try withSSRC(packet, 0xFEED_0001), arrival: later)
                 }
@@ -98,6 +100,16 @@ import VideoDecoding
         #expect(fromKeyframe.allSatisfy { !$0.mayBeDamaged })
         #expect(fromKeyframe.map(FrameDigest.md5) == Array(expected.suffix(fromKeyframe.count)))
         #expect(fromKeyframe.count == units.filter { $0.timestamp >= keyframe }.count)
+    }
+
+    /// The picture the break cut short (its marker packet never came) is incomplete, never passed off as whole.
+    @Test func aPictureCutShortByABreakIsIncomplete() throws {
+        let (units, _) = try Self.run(.announcedMidPicture)
+        let after = try #require(units.firstIndex { $0.isDiscontinuity })
+        #expect(after > 1)
+        #expect(!units[after - 1].isComplete)
+        #expect(units[..<(after - 1)].allSatisfy { $0.isComplete })
+        #expect(units[after...].allSatisfy { $0.isComplete })
     }
 
     @Test(arguments: [Break.announced, .newSource])
