@@ -155,6 +155,12 @@ def main():
         failed |= bool(over)
         print(f"  waits taken: {len(waits)}, longest {max(waits):.3f} s, bound {args.max_delay} s"
               + (f"  <- {len(over)} over the bound" if over else ""))
+    # What the server sent while it was there: 30 frames a second, less its absences and each return's wait
+    # for the first frame (and the first frame's own wait at the start).
+    away = sum(length for _, _, length in returns) + sum(
+        ([t for t in frames if t > back] or [duration])[0] - back for _, back, _ in returns)
+    there = duration - away - (frames[0] if frames else duration)
+    print(f"  frames: {len(frames)}; the server was there and sending for {there:.1f} s: {30 * there:.0f} at 30 fps")
     reconnects = sum(1 for _, note in notes if "playing again (reconnect" in note)
     print(f"  reconnects: {reconnects}")
     minutes = int(duration // 60)

@@ -1,19 +1,24 @@
 import NIOCore
 
 /// Hands the RTSP connection's bytes and its end to the driver. `generation` tells a connection that was
-/// replaced (redirect, fallback to TCP) from the current one.
+/// replaced (redirect, fallback to TCP) from the current one. The POST of an HTTP tunnel carries only the
+/// client's side (`readsServer` false): what a server sends on it is not RTSP and is ignored, its end is
+/// the connection's.
 final class ControlChannelHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let driver: SessionDriver
     private let generation: Int
+    private let readsServer: Bool
 
-    init(driver: SessionDriver, generation: Int) {
+    init(driver: SessionDriver, generation: Int, readsServer: Bool = true) {
         self.driver = driver
         self.generation = generation
+        self.readsServer = readsServer
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard readsServer else { return }
         driver.controlBytes(unwrapInboundIn(data), generation: generation)
     }
 

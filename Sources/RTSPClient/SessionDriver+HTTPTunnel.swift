@@ -23,7 +23,9 @@ extension SessionDriver {
         framer.append(rest)  // the RTSP side may have begun in the same read
         let generation = self.generation
         let authorization = tunnelAuthenticator?.authorization(method: "POST", uri: url.path)
-        connect(generation: generation) { [self] in TunnelPostHandler(driver: self, generation: generation) }
+        connect(generation: generation) { [self] in
+            ControlChannelHandler(driver: self, generation: generation, readsServer: false)
+        }
             .whenSuccess { [self] post in
                 tunnelPost = post
                 post.writeAndFlush(ByteBuffer(bytes: tunnel.postRequest(authorization: authorization)), promise: nil)
@@ -74,31 +76,5 @@ extension SessionDriver {
         tunnelPost?.close(promise: nil)
         tunnelPost = nil
         tunnelAnswer = nil
-    }
-}
-
-/// The tunnel's POST connection: the server sends nothing on it, or an error before it closes; its end is
-/// the end of the client's side of RTSP, so of the connection.
-final class TunnelPostHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
-    private let driver: SessionDriver
-    private let generation: Int
-
-    init(driver: SessionDriver, generation: Int) {
-        self.driver = driver
-        self.generation = generation
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
-
-    func channelInactive(context: ChannelHandlerContext) {
-        driver.controlClosed(generation: generation, error: nil)
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        driver.controlClosed(generation: generation, error: error)
-        context.close(promise: nil)
     }
 }
