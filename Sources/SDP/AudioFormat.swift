@@ -1,0 +1,141 @@
+/// The audio codecs a receiver takes apart: what an `a=rtpmap` encoding name (or a static payload type)
+/// says a media section carries.
+public enum AudioCodec: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// G.711 µ-law (RFC 3551 `PCMU`, static payload type 0).
+    case pcmu
+    /// G.711 A-law (RFC 3551 `PCMA`, static payload type 8).
+    case pcma
+    /// Linear 16-bit big-endian PCM (RFC 3551 `L16`, static payload types 10 and 11).
+    case l16
+    /// AAC in RFC 3640's `mpeg4-generic` (AAC-hbr, AAC-lbr): access units behind AU headers.
+    case aac
+    /// AAC in RFC 6416's `MP4A-LATM`: access units in LATM AudioMuxElements.
+    case aacLATM
+    /// Opus (RFC 7587): one packet per RTP payload.
+    case opus
+
+    /// The codec an `a=rtpmap` encoding name names (any case); nil for one this library does not take.
+    public init?(encodingName: some StringProtocol) {
+        switch encodingName.uppercased() {
+        case "PCMU": self = .pcmu
+        case "PCMA": self = .pcma
+        case "L16": self = .l16
+        case "MPEG4-GENERIC": self = .aac
+        case "MP4A-LATM": self = .aacLATM
+        case "OPUS": self = .opus
+        default: return nil
+        }
+    }
+
+    /// The encoding name as SDP writes it.
+    public var encodingName: String {
+        switch self {
+        case .pcmu: "PCMU"
+        case .pcma: "PCMA"
+        case .l16: "L16"
+        case .aac: "MPEG4-GENERIC"
+        case .aacLATM: "MP4A-LATM"
+        case .opus: "opus"
+        }
+    }
+
+    public var description: String { encodingName }
+}
+
+/// What a receiver needs from an audio media section: the payload type, the clock and channels, and the
+/// format parameters of AAC typed (RFC 3640 section 4.1, RFC 6416 section 7.1).
+public struct AudioFormat: Sendable, Hashable {
+    public var codec: AudioCodec
+    public var payloadType: UInt8
+    /// The RTP clock rate: the sampling rate, except for Opus (always 48000).
+    public var clockRate: Int
+    /// Channels, from the `a=rtpmap` (1 when it names none).
+    public var channels: Int
+    /// RFC 3640's AU header fields, in bits: each AU's size, its index (the first AU of a packet) and index
+    /// delta (the others); 0 where absent (AAC-hbr: 13, 3, 3).
+    public var sizeLength: Int
+    public var indexLength: Int
+    public var indexDeltaLength: Int
+    /// RFC 3640's optional AU header fields, in bits (0 when absent): CTS-delta, DTS-delta, and the
+    /// random-access and stream-state flags.
+    public var ctsDeltaLength: Int
+    public var dtsDeltaLength: Int
+    public var randomAccessIndication: Bool
+    public var streamStateIndication: Int
+    /// RFC 3640's `auxiliaryDataSizeLength`: bits of the auxiliary section's size (0: no section).
+    public var auxiliaryDataSizeLength: Int
+    /// RFC 3640's `constantSize`: every AU this many bytes (no AU size fields).
+    public var constantSize: Int?
+    /// RFC 3640's `constantDuration`, or the AU duration the config implies (1024 samples for AAC).
+    public var constantDuration: Int?
+    /// RFC 3640's `mode` (`AAC-hbr`, `AAC-lbr`, ...), as written.
+    public var mode: String?
+    /// The decoder configuration, hex as the fmtp writes it: `config` (AudioSpecificConfig for
+    /// mpeg4-generic, StreamMuxConfig for MP4A-LATM).
+    public var config: String?
+    /// MP4A-LATM's `cpresent`: whether the StreamMuxConfig travels in band (1, the default) or only in the
+    /// fmtp (0).
+    public var muxConfigPresent: Bool
+
+    public init(codec: AudioCodec, payloadType: UInt8, clockRate: Int, channels: Int = 1) {
+        self.codec = codec
+        self.payloadType = payloadType
+        self.clockRate = clockRate
+        self.channels = channels
+        sizeLength = 0
+        indexLength = 0
+        indexDeltaLength = 0
+        ctsDeltaLength = 0
+        dtsDeltaLength = 0
+        randomAccessIndication = false
+        streamStateIndication = 0
+        auxiliaryDataSizeLength = 0
+        muxConfigPresent = true
+    }
+
+    /// The static payload types of RFC 3551 that carry these codecs without an `a=rtpmap`.
+    public static func staticFormat(payloadType: UInt8) -> AudioFormat? {
+        switch payloadType {
+        case 0: AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)
+        case 8: AudioFormat(codec: .pcma, payloadType: 8, clockRate: 8000)
+        case 10: AudioFormat(codec: .l16, payloadType: 10, clockRate: 44100, channels: 2)
+        case 11: AudioFormat(codec: .l16, payloadType: 11, clockRate: 44100)
+        default: nil
+        }
+    }
+}
+
+extension MediaDescription {
+    /// The first audio format of this section this library takes apart (by `a=rtpmap`, or by a static
+    /// payload type without one), if it carries one.
+    public var audioFormat: AudioFormat? {
+        for payloadType in payloadTypes {
+            guard let map = rtpMap(for: payloadType) else {
+                if let known = AudioFormat.staticFormat(payloadType: payloadType) { return known }
+                continue
+            }
+            guard let codec = AudioCodec(encodingName: map.encodingName), map.clockRate > 0 else { continue }
+            var format = AudioFormat(
+                codec: codec, payloadType: payloadType, clockRate: map.clockRate,
+                channels: max(1, min(map.channels ?? 1, 255)))
+            let fmtp = formatParameters(for: payloadType)
+            // Bounded where input decides how many bits are read: a field is at most 32 bits.
+            func bits(_ name: String) -> Int { min(32, max(0, fmtp.integer(name) ?? 0)) }
+            format.sizeLength = bits("sizelength")
+            format.indexLength = bits("indexlength")
+            format.indexDeltaLength = bits("indexdeltalength")
+            format.ctsDeltaLength = bits("ctsdeltalength")
+            format.dtsDeltaLength = bits("dtsdeltalength")
+            format.randomAccessIndication = fmtp.integer("randomaccessindication") == 1
+            format.streamStateIndication = bits("streamstateindication")
+            format.auxiliaryDataSizeLength = bits("auxiliarydatasizelength")
+            format.constantSize = fmtp.integer("constantsize").flatMap { $0 > 0 ? $0 : nil }
+            format.constantDuration = fmtp.integer("constantduration").flatMap { $0 > 0 ? $0 : nil }
+            format.mode = fmtp["mode"]
+            format.config = fmtp["config"]
+            format.muxConfigPresent = fmtp.integer("cpresent") != 0
+            return format
+        }
+        return nil
+    }
+}
