@@ -134,6 +134,10 @@ extension MediaDescription {
             format.mode = fmtp["mode"]
             format.config = fmtp["config"]
             format.muxConfigPresent = fmtp.integer("cpresent") != 0
+            // Anpviz sends mpeg4-generic with a config and nothing else: its AU headers are AAC-hbr's.
+            if codec == .aac && format.sizeLength == 0 && format.constantSize == nil {
+                (format.sizeLength, format.indexLength, format.indexDeltaLength) = (13, 3, 3)
+            }
             return format
         }
         return nil
