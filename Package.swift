@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
+        .library(name: "Audio", targets: ["Audio"]),
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "RTSP", targets: ["RTSP"]),
         .library(name: "MediaPipeline", targets: ["MediaPipeline"]),
@@ -45,6 +46,8 @@ let package = Package(
         .target(name: "RTP", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // Session descriptions (RFC 8866) with typed H.264 / H.265 format parameters (RTP: the codec enum).
         .target(name: "SDP", dependencies: ["RTP"]),
+        // Audio payloads to audio frames: G.711, L16, AAC (RFC 3640, RFC 6416), Opus; sans I/O.
+        .target(name: "Audio", dependencies: ["RTP", "SDP"]),
         // RTSP messages, the `$`-interleaved framing and headers, sans I/O.
         .target(name: "RTSP", dependencies: ["SDP", "RTP", .product(name: "Crypto", package: "swift-crypto")]),
         // libsrtp2's header (pkg-config finds it on Apple platforms; on Linux it is on the default path, and
@@ -133,6 +136,8 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
+        .testTarget(
+            name: "AudioTests", dependencies: ["Audio", "SDP", "RTP", "PacketCapture", "TestSupport", "VideoDecoding"]),
         .testTarget(
             name: "MediaPipelineTests",
             dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "SDP"]),

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Derives damaged variants from a clean classic-pcap capture, with a fixed seed.
 
-usage: damage.py [--tcp] CLEAN.pcap OUTDIR MANIFEST.json
+usage: damage.py [--tcp | --network] CLEAN.pcap OUTDIR MANIFEST.json
 
 With --tcp (for a capture of one TCP connection), writes only -reordered-dup.pcap: about 5% of
 segments delayed by 1-5 positions and about 3% sent twice, as TCP reordering and retransmission.
+With --network, only what a network does to UDP: -reordered-dup.pcap and -dropped.pcap.
 
 Writes, next to each other in OUTDIR (names start with the clean file's stem):
   -reordered-dup.pcap  about 5% of packets delayed by 1-5 positions and about 3% sent twice (the copy
@@ -85,7 +86,8 @@ def reorder_and_duplicate(records, nano, rng):
 
 def main():
     tcp = sys.argv[1] == "--tcp"
-    args = sys.argv[2:] if tcp else sys.argv[1:]
+    network = sys.argv[1] == "--network"
+    args = sys.argv[2:] if tcp or network else sys.argv[1:]
     clean, outdir, manifest_path = args[0], args[1], args[2]
     stem = os.path.splitext(os.path.basename(clean))[0]
     header, records, nano = read_pcap(clean)
@@ -107,6 +109,9 @@ def main():
     write_pcap(os.path.join(outdir, f"{stem}-dropped.pcap"), header, kept)
     manifest[f"{stem}-dropped.pcap"] = {
         "source": os.path.basename(clean), "dropped": len(dropped), "droppedRecords": dropped}
+    if network:
+        write_manifest(manifest_path, manifest)
+        return
 
     # Truncated mid-record.
     whole = open(clean, "rb").read()

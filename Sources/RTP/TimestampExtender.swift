@@ -1,9 +1,11 @@
 /// Extends 32-bit RTP timestamps to 64 bits that never wrap. Steps back (B-frames sent in decoding
 /// order with presentation timestamps) are kept as steps back.
-struct TimestampExtender: Sendable {
+package struct TimestampExtender: Sendable {
+    package init() {}
+
     private var last: UInt64?
 
-    mutating func extend(_ timestamp: UInt32) -> UInt64 {
+    package mutating func extend(_ timestamp: UInt32) -> UInt64 {
         guard let previous = last else {
             // Start one wrap up, so that a step back from the first timestamp stays positive.
             let first = 1 << 32 | UInt64(timestamp)
