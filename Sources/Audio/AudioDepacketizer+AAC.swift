@@ -22,9 +22,10 @@ extension AudioDepacketizer {
             fragment = nil
         }
         guard headers.reduce(0, { $0 + $1.size }) <= data.count else { return statistics.malformedPackets += 1 }
+        // Index deltas above 0 interleave the stream: from then on its units are put back in time order.
+        if !interleaving, headers.contains(where: { $0.offset > 1 }) { interleaving = true }
         var ticks: UInt64 = 0
         for header in headers {
-            if header.offset > 1 { interleaving = true }
             ticks += UInt64(header.offset * aacFrameTicks)
             let unit = data.prefix(header.size)
             data = data.dropFirst(header.size)
@@ -37,6 +38,7 @@ extension AudioDepacketizer {
 
     private mutating func aacFragment(_ data: ArraySlice<UInt8>, size: Int, timestamp: UInt64, packet: RTPPacket) {
         guard size > 0, size <= Self.maxFrameSize else { return statistics.malformedPackets += 1 }
+        if fragment == nil, droppedFragment == timestamp { return }  // the rest of a unit already left out
         if let current = fragment, current.timestamp != timestamp || current.size != size {
             statistics.droppedFrames += 1  // the rest of the last one never came
             fragment = nil

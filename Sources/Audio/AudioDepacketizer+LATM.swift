@@ -9,6 +9,10 @@ extension AudioDepacketizer {
             statistics.droppedFrames += 1  // an element whose last piece never came
             latmPieces = nil
         }
+        if latmPieces == nil, droppedFragment == timestamp {  // the rest of an element already left out
+            if packet.marker { droppedFragment = nil }
+            return
+        }
         if !packet.marker {
             var pieces = latmPieces ?? (timestamp, [])
             latmPieces = nil

@@ -36,6 +36,8 @@ public struct AudioDepacketizer: Sendable {
     var taken = 0
     /// AAC (RFC 3640): an access unit fragmented over packets being put together.
     var fragment: (timestamp: UInt64, size: Int, bytes: [UInt8])?
+    /// The timestamp of a fragmented unit left out for loss: its later pieces are passed over, not counted again.
+    var droppedFragment: UInt64?
     /// AAC (RFC 3640) with interleaving: frames held until their turn, by timestamp.
     var interleaved: [AudioFrame] = []
     var nextInterleavedTimestamp: UInt64?
@@ -151,6 +153,7 @@ public struct AudioDepacketizer: Sendable {
 
     mutating func dropPartial() {
         if fragment != nil || latmPieces != nil { statistics.droppedFrames += 1 }
+        droppedFragment = fragment?.timestamp ?? latmPieces?.timestamp
         fragment = nil
         latmPieces = nil
     }
