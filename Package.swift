@@ -72,7 +72,9 @@ let package = Package(
         // the depacketizer the SDP format calls for → access units. No SwiftNIO: captures need none.
         .target(
             name: "MediaPipeline",
-            dependencies: ["RTP", "SDP", "H26x", "PacketCapture", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "RTP", "SDP", "H26x", "Audio", "PacketCapture", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
@@ -105,13 +107,13 @@ let package = Package(
         .target(
             name: "RTPDumpCore",
             dependencies: [
-                "RTP", "PacketCapture", "H26x", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "VideoDecoding",
-                "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
+                "RTP", "PacketCapture", "H26x", "Audio", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP",
+                "VideoDecoding", "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .executableTarget(
             name: "rtpdump",
             dependencies: [
-                "RTPDumpCore", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "FFmpegDecoding",
+                "RTPDumpCore", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "FFmpegDecoding", "Audio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -137,10 +139,11 @@ let package = Package(
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
         .testTarget(
-            name: "AudioTests", dependencies: ["Audio", "SDP", "RTP", "PacketCapture", "TestSupport", "VideoDecoding"]),
+            name: "AudioTests",
+            dependencies: ["Audio", "MediaPipeline", "SDP", "RTP", "PacketCapture", "TestSupport", "VideoDecoding"]),
         .testTarget(
             name: "MediaPipelineTests",
-            dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "SDP"]),
+            dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "SDP", "Audio"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(

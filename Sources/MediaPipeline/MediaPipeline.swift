@@ -1,3 +1,4 @@
+import Audio
 import H26x
 import Logging
 import RTP
@@ -38,6 +39,12 @@ public struct MediaPipeline: Sendable {
         var clock: SenderClock?
         /// The stream broke (a restart announced or found by the reorder buffer): the next unit is flagged.
         var discontinuityPending = false
+        /// An audio track's depacketizer (nil for video; nil too for an audio format that could not be read,
+        /// whose packets are then counted in ``MediaPipeline/unusablePackets``).
+        var audio: AudioDepacketizer?
+        let isAudio: Bool
+        /// The track's RTP clock rate: its sender reports map timestamps at this rate.
+        let clockRate: Int
 
         init(
             reorder: ReorderBuffer, depacketizer: VideoDepacketizer?, configuration: DepacketizerConfiguration = .init()
@@ -46,6 +53,16 @@ public struct MediaPipeline: Sendable {
             self.depacketizer = depacketizer
             self.configuration = configuration
             isDecided = depacketizer != nil
+            isAudio = false
+            clockRate = MediaPipeline.videoClockRate
+        }
+
+        init(reorder: ReorderBuffer, audio: AudioDepacketizer?, clockRate: Int) {
+            self.reorder = reorder
+            self.audio = audio
+            isDecided = true
+            isAudio = true
+            self.clockRate = clockRate
         }
     }
 
@@ -55,17 +72,24 @@ public struct MediaPipeline: Sendable {
     private var tracks: [Track]
     /// Units completed and not yet taken, in the order they completed (usually none or one).
     @usableFromInline var ready: [AccessUnit] = []
+    /// Audio frames completed and not yet taken.
+    private var readyAudio: [AudioFrame] = []
+    private var takenAudio = 0
     /// Each sender's clock, from the sender reports given by SSRC (``receiveSenderReport(_:)``).
     private var clocks: [UInt32: SenderClock] = [:]
     /// Packets of a track this pipeline does not have, dropped.
     public private(set) var unknownTrackPackets = 0
     /// Byte packets (``push(bytes:track:arrival:)``) that were neither RTP nor RTCP, dropped.
     public private(set) var invalidPackets = 0
+    /// Packets of an audio track whose format could not be read (an AAC config that does not parse), dropped.
+    public private(set) var unusablePackets = 0
     /// Where the first of each kind of anomaly per track is told; nil: nothing is logged.
     private var log: AnomalyLog?
     /// Whether there is a log (asked per packet; see `Track.isDecided`).
     private let logs: Bool
     private let reorderConfiguration: ReorderBuffer.Configuration
+    /// How audio tracks are reordered: their packets can be 100 ms apart, so gaps are waited for longer.
+    private var audioReorderConfiguration = ReorderBuffer.Configuration.audio
 
     /// A pipeline of one track per depacketizer, each ordered with `reorder`. With a `logger`, the first
     /// loss, change of source, camera quirk, skipped packet kind and change of parameter sets of each track
@@ -103,6 +127,52 @@ public struct MediaPipeline: Sendable {
             }, reorder: reorder, logger: logger)
     }
 
+    /// A pipeline of one track per format, video or audio (from the SDP: `MediaDescription.mediaFormat`).
+    /// Video parameter sets that are not valid are left out (the stream's own serve); an audio format whose
+    /// configuration cannot be read makes a track whose packets are dropped and counted
+    /// (``unusablePackets``). Each problem is passed to `warn` and logged.
+    public init(
+        media formats: [MediaFormat], reorder: ReorderBuffer.Configuration = .init(),
+        audioReorder: ReorderBuffer.Configuration = .audio, logger: Logger? = nil,
+        warn: (_ track: Int, _ problem: String) -> Void = { _, _ in }
+    ) {
+        self.init(depacketizers: [], reorder: reorder, logger: logger)
+        audioReorderConfiguration = audioReorder
+        for (index, format) in formats.enumerated() {
+            switch format {
+            case .video(let video):
+                _ = addTrack(
+                    SDPVideo.depacketizer(for: video) { problem in
+                        logger?.warning(
+                            "track \(index): \("\(problem)".escapingControlCharacters); the stream's own parameter sets serve instead"
+                        )
+                        warn(index, "\(problem)")
+                    })
+            case .audio(let audio):
+                do throws(AudioError) {
+                    _ = addTrack(audio: try AudioDepacketizer(format: audio))
+                } catch {
+                    logger?.warning("track \(index): \("\(error)".escapingControlCharacters); its packets are dropped")
+                    warn(index, "\(error)")
+                    tracks.append(
+                        Track(reorder: ReorderBuffer(configuration: audioReorder), audio: nil, clockRate: audio.clockRate))
+                    log?.addTrack()
+                }
+            }
+        }
+    }
+
+    /// Adds an audio track taken apart by `depacketizer`, reordered as `reorder` says (default
+    /// ``RTP/ReorderBuffer/Configuration/audio``); returns its index.
+    public mutating func addTrack(audio depacketizer: AudioDepacketizer, reorder: ReorderBuffer.Configuration? = nil) -> Int {
+        tracks.append(
+            Track(
+                reorder: ReorderBuffer(configuration: reorder ?? audioReorderConfiguration), audio: depacketizer,
+                clockRate: depacketizer.format.clockRate))
+        log?.addTrack()
+        return tracks.count - 1
+    }
+
     /// How many tracks it has.
     public var trackCount: Int { tracks.count }
 
@@ -134,6 +204,7 @@ public struct MediaPipeline: Sendable {
             log?.unknownTrack(index)
             return unknownTrackPackets += 1
         }
+        if tracks[index].isAudio { return pushAudio(received, track: index, arrival: arrival, restarting: isDiscontinuity) }
         // The packet moves into the reorder buffer (no retain of its bytes), and the track is reached once.
         Self.take(
             (consume received).packet, arrival: arrival, restarting: isDiscontinuity, into: &tracks[index],
@@ -156,15 +227,54 @@ public struct MediaPipeline: Sendable {
         push(ReceivedPacket(track: track, packet: packet, arrival: arrival))
     }
 
+    /// A packet of an audio track: reordered, then taken apart by the track's audio depacketizer.
+    private mutating func pushAudio(_ received: consuming ReceivedPacket, track index: Int, arrival: ArrivalTime, restarting: Bool) {
+        guard tracks[index].audio != nil else { return unusablePackets += 1 }
+        if restarting {
+            while let output = tracks[index].reorder.flush() { tracks[index].audio?.consume(output) }
+            tracks[index].audio?.cutOff()
+            collectAudio(track: index)
+            tracks[index].reorder = ReorderBuffer(configuration: tracks[index].reorder.configuration)
+            tracks[index].discontinuityPending = true
+        }
+        tracks[index].reorder.insert((consume received).packet, arrival: arrival)
+        releaseAudio(track: index, now: arrival)
+    }
+
+    private mutating func releaseAudio(track index: Int, now: ArrivalTime) {
+        while let output = tracks[index].reorder.next(now: now) {
+            if case .discontinuity = output {
+                tracks[index].audio?.cutOff()
+                collectAudio(track: index)
+                tracks[index].discontinuityPending = true
+                continue
+            }
+            tracks[index].audio?.consume(output)
+            collectAudio(track: index)
+        }
+    }
+
     /// Lets every track give up gaps that have waited past the reorder buffer's delay at `now`, without a
     /// packet: for a source that goes quiet (a camera that stops after a keyframe loss).
     public mutating func advance(to now: ArrivalTime) {
-        for index in tracks.indices { Self.release(&tracks[index], now: now, into: &ready, track: index) }
+        for index in tracks.indices {
+            if tracks[index].isAudio {
+                releaseAudio(track: index, now: now)
+            } else {
+                Self.release(&tracks[index], now: now, into: &ready, track: index)
+            }
+        }
     }
 
     /// Ends the input: every track releases what it holds, gaps as loss, and completes its last unit.
     public mutating func finish() {
         for index in tracks.indices {
+            if tracks[index].isAudio {
+                while let output = tracks[index].reorder.flush() { tracks[index].audio?.consume(output) }
+                tracks[index].audio?.flush()
+                collectAudio(track: index)
+                continue
+            }
             while let output = tracks[index].reorder.flush() {
                 Self.feed(&tracks[index], output, into: &ready, track: index)
             }
@@ -172,6 +282,34 @@ public struct MediaPipeline: Sendable {
                 Self.decide(&tracks[index], codec: .h264, into: &ready, track: index)
             }
             Self.flushDepacketizer(&tracks[index], into: &ready, track: index)
+        }
+    }
+
+    /// The next completed audio frame (of any audio track), dated by its sender's clock once a sender report
+    /// has come; nil when there is none until the next push.
+    public mutating func nextAudioFrame() -> AudioFrame? {
+        guard takenAudio < readyAudio.count else { return nil }
+        let frame = readyAudio[takenAudio]
+        takenAudio += 1
+        if takenAudio == readyAudio.count {
+            readyAudio.removeAll(keepingCapacity: true)
+            takenAudio = 0
+        }
+        let track = tracks[frame.track]
+        let byStream = clocks.isEmpty ? nil : clocks[frame.ssrc]?.withClockRate(track.clockRate)
+        guard let clock = byStream ?? track.clock else { return frame }
+        return frame.captured(by: clock)
+    }
+
+    /// An audio track's completed frames, stamped with the track, into the ready list.
+    private mutating func collectAudio(track index: Int) {
+        while var frame = tracks[index].audio?.nextFrame() {
+            frame.track = index
+            if tracks[index].discontinuityPending {
+                frame.isDiscontinuity = true
+                tracks[index].discontinuityPending = false
+            }
+            readyAudio.append(frame)
         }
     }
 
@@ -200,7 +338,7 @@ public struct MediaPipeline: Sendable {
     /// that dates units itself, as an RTSP session does, need not call it.)
     public mutating func receiveSenderReport(_ report: RTCPSenderReport, track: Int) {
         guard tracks.indices.contains(track) else { return }
-        if tracks[track].clock == nil { tracks[track].clock = SenderClock(clockRate: Self.videoClockRate) }
+        if tracks[track].clock == nil { tracks[track].clock = SenderClock(clockRate: tracks[track].clockRate) }
         tracks[track].clock?.update(with: report)
     }
 
@@ -228,6 +366,14 @@ public struct MediaPipeline: Sendable {
     public func depacketizer(track: Int) -> VideoDepacketizer? {
         tracks.indices.contains(track) ? tracks[track].depacketizer : nil
     }
+
+    /// `track`'s audio depacketizer, with its format, configuration and counters (nil for a video track).
+    public func audioDepacketizer(track: Int) -> AudioDepacketizer? {
+        tracks.indices.contains(track) ? tracks[track].audio : nil
+    }
+
+    /// Whether `track` is an audio track.
+    public func isAudio(track: Int) -> Bool { tracks.indices.contains(track) && tracks[track].isAudio }
 
     /// What `track`'s reorder buffer counted (duplicates, late, lost, restarts).
     public func reorderBuffer(track: Int) -> ReorderBuffer? {
@@ -327,4 +473,10 @@ public struct MediaPipeline: Sendable {
         cutOff(&track, into: &ready, track: index)
         track.reorder = ReorderBuffer(configuration: track.reorder.configuration)
     }
+}
+
+extension ReorderBuffer.Configuration {
+    /// For audio: packets can be 100 ms apart (FFmpeg puts four AAC frames in each), so a gap is waited for
+    /// 500 ms (GStreamer's jitter buffer waits 200 ms at least); at most 250 packets are held.
+    public static var audio: ReorderBuffer.Configuration { .init(maxPackets: 250, maxDelay: .milliseconds(500)) }
 }

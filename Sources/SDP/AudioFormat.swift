@@ -143,3 +143,35 @@ extension MediaDescription {
         return nil
     }
 }
+
+/// What a media section carries that a receiver can take apart: video (H.264, H.265) or audio.
+public enum MediaFormat: Sendable, Hashable {
+    case video(VideoFormat)
+    case audio(AudioFormat)
+
+    /// The RTP payload type.
+    public var payloadType: UInt8 {
+        switch self {
+        case .video(let format): format.payloadType
+        case .audio(let format): format.payloadType
+        }
+    }
+
+    /// The RTP clock rate.
+    public var clockRate: Int {
+        switch self {
+        case .video(let format): format.clockRate
+        case .audio(let format): format.clockRate
+        }
+    }
+}
+
+extension MediaDescription {
+    /// Its video format, else its audio format; nil when it carries neither (an application track, a codec
+    /// this library does not take).
+    public var mediaFormat: MediaFormat? {
+        if let video = videoFormat { return .video(video) }
+        if mediaType.lowercased() == "audio", let audio = audioFormat { return .audio(audio) }
+        return nil
+    }
+}

@@ -21,6 +21,24 @@ public struct VideoFormat: Sendable, Hashable {
     /// `sprop-max-don-diff` (H.265): above 0, packets carry DONL/DOND fields.
     public var maxDONDiff: Int
 
+    /// A format with the RFCs' defaults for what is not given: packetization mode 0 (single NAL units; set
+    /// 1 for what most senders use), no parameter sets, no de-interleaving.
+    public init(
+        codec: VideoCodec, payloadType: UInt8, clockRate: Int = 90000, packetizationMode: Int = 0,
+        profileLevelID: String? = nil, parameterSetAttributes: [(name: String, value: String)] = [],
+        deinterleavingDepth: Int = 0, deinterleavingBytes: Int? = nil, maxDONDiff: Int = 0
+    ) {
+        self.codec = codec
+        self.payloadType = payloadType
+        self.clockRate = clockRate
+        self.packetizationMode = packetizationMode
+        self.profileLevelID = profileLevelID
+        self.parameterSetAttributes = parameterSetAttributes
+        self.deinterleavingDepth = deinterleavingDepth
+        self.deinterleavingBytes = deinterleavingBytes
+        self.maxDONDiff = maxDONDiff
+    }
+
     public static func == (lhs: VideoFormat, rhs: VideoFormat) -> Bool {
         lhs.codec == rhs.codec && lhs.payloadType == rhs.payloadType && lhs.clockRate == rhs.clockRate
             && lhs.packetizationMode == rhs.packetizationMode && lhs.profileLevelID == rhs.profileLevelID

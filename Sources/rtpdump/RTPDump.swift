@@ -1,3 +1,4 @@
+import Audio
 import MediaPipeline
 import RTSPClient
 import ArgumentParser
@@ -25,7 +26,7 @@ struct RTPDump: ParsableCommand {
         abstract: "Inspect RTP streams in capture files (pcap, pcapng) or played from an RTSP server (rtsp://).",
         discussion:
             "Machine-readable output goes to stdout, diagnostics to stderr; the exit status is non-zero on failure.",
-        subcommands: [Streams.self, Packets.self, NALs.self, Extract.self, Decode.self]
+        subcommands: [Streams.self, Packets.self, NALs.self, Frames.self, Extract.self, Decode.self]
     )
 }
 
@@ -181,6 +182,24 @@ struct InputOptions: ParsableArguments {
                 "\(sdp) describes no H.264 or H.265 stream\(payloadType.map { " with payload type \($0)" } ?? "")")
         }
         return format
+    }
+
+    /// The audio format from --sdp (its first audio section, or the one of --payload-type), else from the
+    /// DESCRIBE answer in a session capture or a live session; nil when neither describes audio.
+    func sdpAudioFormat(session: RTSPSessionInfo? = nil) throws -> AudioFormat? {
+        let description: SessionDescription?
+        if let sdp {
+            guard let text = try? String(contentsOfFile: sdp, encoding: .utf8) else {
+                throw RTPDumpError("cannot read the SDP file \(sdp)")
+            }
+            do { description = try SessionDescription(text) } catch { throw RTPDumpError("\(sdp): \(error)") }
+        } else {
+            description = session?.description
+        }
+        return description?.media.compactMap { media -> AudioFormat? in
+            guard case .audio(let format)? = media.mediaFormat else { return nil }
+            return payloadType.map { $0 == format.payloadType } ?? true ? format : nil
+        }.first
     }
 
     /// The depacketizer an SDP video format calls for, if there is one. Parameter sets in the SDP that are
@@ -370,6 +389,36 @@ struct NALs: ParsableCommand {
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }
+        let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
+        streams.finish(emit: emit)
+        finish(capture.warnings)
+        if let inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
+    }
+}
+
+struct Frames: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "frames",
+        abstract: "One line per audio frame (G.711, L16, AAC, Opus), as the SDP (--sdp, or the session's) describes it.")
+
+    @OptionGroup var options: InputOptions
+
+    func run() throws {
+        var (capture, session) = try options.openSource()
+        guard let format = try options.sdpAudioFormat(session: session) else {
+            throw RTPDumpError(
+                "\(options.sdp ?? options.displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, "
+                    + "MPEG4-GENERIC, MP4A-LATM, opus): give the stream's SDP with --sdp")
+        }
+        var streams: AudioFrameStreams
+        do {
+            streams = try AudioFrameStreams(
+                format: format, filter: options.filter, senderClocks: capture.senderClocks, followsFlows: session != nil)
+        } catch {
+            throw RTPDumpError("\(options.sdp ?? options.displayName): \(error)")
+        }
+        let emit = { (key: StreamKey, frame: AudioFrame) in print(AudioFrameListing.line(key, frame)) }
         let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
         streams.finish(emit: emit)
         finish(capture.warnings)

@@ -1,4 +1,5 @@
 import Audio
+import MediaPipeline
 import Foundation
 import PacketCapture
 import RTP
@@ -43,26 +44,23 @@ import VideoDecoding
         return "\(frame.bytes.count) \(digest.finalize())"
     }
 
-    /// The frames of a capture's RTP (RTCP left out) through a reorder buffer and the depacketizer.
+    /// The frames of a capture's RTP (RTCP left out) through the library's pipeline, its track made from
+    /// the SDP's format (a reorder buffer, then the audio depacketizer).
     static func frames(_ capture: String, format: AudioFormat) throws -> (frames: [AudioFrame], statistics: AudioDepacketizerStatistics) {
         var file = try CaptureFile(contentsOf: root.appendingPathComponent("Fixtures/captures/\(capture).pcap").path)
-        // Audio packets can be 100 ms apart (FFmpeg puts 4 AAC frames in each): a packet delayed a few places
-        // arrives several hundred ms late, past the video default (100 ms); GStreamer's jitter buffer waits 200.
-        var reorder = ReorderBuffer(configuration: .init(maxDelay: .milliseconds(600)))
-        var depacketizer = try AudioDepacketizer(format: format)
+        var pipeline = MediaPipeline(media: [.audio(format)])
         var frames: [AudioFrame] = []
         while let datagram = try file.nextDatagram() {
             guard !RTPPacket.looksLikeRTCP(datagram.payload), let packet = try? RTPPacket(datagram.payload) else {
                 continue
             }
-            reorder.insert(packet, arrival: datagram.time)
-            while let output = reorder.next(now: datagram.time) { depacketizer.consume(output) }
-            while let frame = depacketizer.nextFrame() { frames.append(frame) }
+            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: datagram.time))
+            while let frame = pipeline.nextAudioFrame() { frames.append(frame) }
         }
-        while let output = reorder.flush() { depacketizer.consume(output) }
-        depacketizer.flush()
-        while let frame = depacketizer.nextFrame() { frames.append(frame) }
-        return (frames, depacketizer.statistics)
+        pipeline.finish()
+        while let frame = pipeline.nextAudioFrame() { frames.append(frame) }
+        #expect(pipeline.nextAccessUnit() == nil)
+        return (frames, try #require(pipeline.audioDepacketizer(track: 0)).statistics)
     }
 
     @Test(arguments: captures)

@@ -233,4 +233,25 @@ extension CommandLineTests {
             #expect(full.stderr.contains("cannot write /dev/full"))
         #endif
     }
+
+    /// `frames` lists the audio frames of a capture as its SDP describes them: GStreamer's depayloader's
+    /// frames, size for size; without an SDP that describes audio, it says what to give.
+    @Test(.enabled(if: present), arguments: ["audio-aac-gst", "audio-latm-gst", "audio-opus-ffmpeg", "audio-pcma-gst"])
+    func framesListsTheAudioFramesAsGStreamerDepayloadsThem(capture: String) async throws {
+        let run = try await Self.run(
+            ["frames", Fixtures.capture(capture + ".pcap"), "--sdp", Fixtures.capture(capture + ".sdp")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let sizes = run.stdout.split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("bytes=") }.map { String($0.dropFirst(6)) }
+        }
+        let expected = try String(
+            contentsOf: Fixtures.expected.appendingPathComponent(capture + ".pcap.gst-frames.txt"), encoding: .utf8
+        ).split(separator: "\n").map { String($0.split(separator: " ")[0]) }
+        // (GStreamer's LATM depayloader keeps the first frame's 2-byte length in front of it: AudioFixtureTests.)
+        #expect(sizes.dropFirst() == expected.dropFirst())
+        #expect(sizes.count == expected.count)
+        let none = try await Self.run(["frames", Fixtures.capture("h264-gst.pcap")])
+        #expect(none.status != 0)
+        #expect(none.stderr.contains("describes no audio"))
+    }
 }

@@ -43,6 +43,15 @@ public struct SenderClock: Sendable, Hashable {
         self.clockRate = clockRate
     }
 
+    /// The same reference at another clock rate: a source's reports read for a track whose rate is known
+    /// only later (an audio track's reports, taken by SSRC before its format was).
+    public func withClockRate(_ rate: Int) -> SenderClock {
+        var clock = SenderClock(clockRate: rate)
+        clock.reference = reference
+        clock.ssrc = ssrc
+        return clock
+    }
+
     /// Takes a sender report of this stream (the newest wins).
     public mutating func update(with report: RTCPSenderReport) {
         reference = (WallClockTime(ntp: report.ntpTimestamp), report.rtpTimestamp)
