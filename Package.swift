@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "SRTP", targets: ["SRTP"]),
         .library(name: "RTPTransport", targets: ["RTPTransport"]),
         .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
+        .library(name: "AudioDecoding", targets: ["AudioDecoding"]),
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
         .executable(name: "play-camera", targets: ["play-camera"]),
@@ -92,15 +93,20 @@ let package = Package(
         .target(name: "CH26x"),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
         .target(name: "VideoDecoding", dependencies: ["H26x", "RTP"]),
+        // The AudioDecoder protocol, PCM frames and their sinks.
+        .target(name: "AudioDecoding", dependencies: ["Audio", "RTP"]),
         // FFmpeg's headers (pkg-config finds them on Apple platforms; on Linux they are on the default path, and
         // pkg-config would also link the libraries, which CFFmpegLoader opens only when a decoder is made).
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: ffmpegPkgConfig,
-            providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"]), .brew(["ffmpeg"])]),
-        // libavcodec / libavutil / libswscale opened with dlopen on first use, their functions in a table.
+            providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"]), .brew(["ffmpeg"])]),
+        // libavcodec / libavutil / libswscale (and, for audio, libswresample) opened with dlopen on first use,
+        // their functions in a table.
         .target(name: "CFFmpegLoader", dependencies: ["CFFmpeg"]),
-        // The FFmpeg (libavcodec) implementation of VideoDecoder.
-        .target(name: "FFmpegDecoding", dependencies: ["VideoDecoding", "CFFmpegLoader", "H26x"]),
+        // The FFmpeg (libavcodec) implementations of VideoDecoder and AudioDecoder.
+        .target(
+            name: "FFmpegDecoding",
+            dependencies: ["VideoDecoding", "AudioDecoding", "Audio", "SDP", "CFFmpegLoader", "H26x"]),
         // pcap / pcapng readers, link layers, IPv4/IPv6 (with fragment reassembly) and UDP.
         .target(name: "PacketCapture", dependencies: ["RTP"]),
         // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.
@@ -140,7 +146,10 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
         .testTarget(
             name: "AudioTests",
-            dependencies: ["Audio", "MediaPipeline", "SDP", "RTP", "PacketCapture", "TestSupport", "VideoDecoding"]),
+            dependencies: [
+                "Audio", "AudioDecoding", "FFmpegDecoding", "MediaPipeline", "SDP", "RTP", "PacketCapture", "TestSupport",
+                "VideoDecoding",
+            ]),
         .testTarget(
             name: "MediaPipelineTests",
             dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "SDP", "Audio"]),

@@ -5,5 +5,6 @@
 // is linked from here: CFFmpegLoader opens the libraries when the first decoder is made.
 #include <libavcodec/avcodec.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
 
 #endif

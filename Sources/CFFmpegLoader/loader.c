@@ -71,3 +71,37 @@ const cffmpeg_api *cffmpeg_load(char *error, size_t size) {
     if (loaded == NULL && size > 0) snprintf(error, size, "%s", failure);
     return loaded;
 }
+
+static cffmpeg_audio_api audio_api;
+static const cffmpeg_audio_api *audio_loaded;
+static char audio_failure[512];
+static pthread_once_t audio_once = PTHREAD_ONCE_INIT;
+
+static void load_audio(void) {
+    if (cffmpeg_load(audio_failure, sizeof audio_failure) == NULL) return;
+    void *avutil = open_library("avutil", LIBAVUTIL_VERSION_MAJOR, "av_frame_alloc");
+    void *swresample = open_library("swresample", LIBSWRESAMPLE_VERSION_MAJOR, "swr_convert");
+    if (avutil == NULL || swresample == NULL) {
+        snprintf(audio_failure, sizeof audio_failure, "%s", failure);
+        return;
+    }
+#define CFFMPEG_LOAD(library, name)                                                                 \
+    if ((audio_api.name = (__typeof__(audio_api.name))dlsym(library, #name)) == NULL) {             \
+        snprintf(audio_failure, sizeof audio_failure, "lib" #library " has no function " #name);   \
+        return;                                                                                     \
+    }
+    CFFMPEG_LOAD(avutil, av_channel_layout_default)
+    CFFMPEG_LOAD(avutil, av_channel_layout_uninit)
+    CFFMPEG_LOAD(swresample, swr_alloc_set_opts2)
+    CFFMPEG_LOAD(swresample, swr_init)
+    CFFMPEG_LOAD(swresample, swr_convert)
+    CFFMPEG_LOAD(swresample, swr_free)
+#undef CFFMPEG_LOAD
+    audio_loaded = &audio_api;
+}
+
+const cffmpeg_audio_api *cffmpeg_load_audio(char *error, size_t size) {
+    pthread_once(&audio_once, load_audio);
+    if (audio_loaded == NULL && size > 0) snprintf(error, size, "%s", audio_failure);
+    return audio_loaded;
+}

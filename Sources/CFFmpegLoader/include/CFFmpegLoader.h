@@ -6,6 +6,8 @@
 #include <libavutil/error.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
+#include <libavutil/channel_layout.h>
 
 // libavcodec, libavutil and libswscale are opened when the first decoder is made, not when the process
 // starts: a program that links the decoder but does not decode (rtpdump's other commands) does not load
@@ -40,6 +42,25 @@ typedef struct {
 /// Opens the FFmpeg libraries of the major versions this was compiled against (once per process; safe
 /// from any thread) and returns their functions; or NULL, with the reason written to `error`.
 const cffmpeg_api *_Nullable cffmpeg_load(char *_Nonnull error, size_t size);
+
+/// The functions the audio decoder calls besides those of `cffmpeg_api`: channel layouts (libavutil) and
+/// sample format conversion (libswresample, opened only when the first audio decoder is made).
+typedef struct {
+    CFFMPEG_FUNCTION(av_channel_layout_default);
+    CFFMPEG_FUNCTION(av_channel_layout_uninit);
+    CFFMPEG_FUNCTION(swr_alloc_set_opts2);
+    CFFMPEG_FUNCTION(swr_init);
+    CFFMPEG_FUNCTION(swr_convert);
+    CFFMPEG_FUNCTION(swr_free);
+} cffmpeg_audio_api;
+
+/// Opens libswresample beside the libraries of `cffmpeg_load` (once per process) and returns the audio
+/// functions; or NULL, with the reason written to `error`.
+const cffmpeg_audio_api *_Nullable cffmpeg_load_audio(char *_Nonnull error, size_t size);
+
+/// AVCodecContext.ch_layout's channel count, and its sample format's bytes per sample.
+static inline int cffmpeg_channels(const AVCodecContext *_Nonnull context) { return context->ch_layout.nb_channels; }
+static inline int cffmpeg_frame_channels(const AVFrame *_Nonnull frame) { return frame->ch_layout.nb_channels; }
 
 // Macros Swift cannot import, re-exported as functions and constants (no FFmpeg symbol is used).
 

@@ -1,0 +1,234 @@
+import Audio
+import AudioDecoding
+import CFFmpegLoader
+import SDP
+
+/// An ``AudioDecoding/AudioDecoder`` on libavcodec: G.711, L16, AAC (its AudioSpecificConfig as the
+/// codec's extradata) and Opus, converted by libswresample (opened with the first audio decoder) to the
+/// layout asked for, at the stream's own sampling rate and channels.
+public final class FFmpegAudioDecoder: AudioDecoder {
+    private let ff: cffmpeg_api
+    private let audio: cffmpeg_audio_api
+    private var context: UnsafeMutablePointer<AVCodecContext>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var resampler: OpaquePointer?
+    /// The input format the resampler was made for (it is made again when the decoder's output changes).
+    private var resamplerInput: (format: Int32, rate: Int32, channels: Int32)?
+    private var input: [UInt8] = []
+    public let format: AudioFormat
+    public let layout: PCMFrame.Layout
+
+    /// Frames libavcodec refused.
+    public private(set) var decodeErrors = 0
+    /// The last error libavcodec reported, in its words.
+    public private(set) var lastError: String?
+    public private(set) var framesDecoded = 0
+
+    /// Opens a decoder for `format` (from the SDP) giving PCM in `layout`. `configuration` is the AAC
+    /// stream's AudioSpecificConfig when the format's is not the one to use (LATM's in-band one).
+    /// - Throws: ``AudioDecodingError`` when FFmpeg is missing, has no decoder for the codec, or the format
+    ///   cannot be used.
+    public init(format: AudioFormat, layout: PCMFrame.Layout = .int16Interleaved, configuration: AudioSpecificConfig? = nil)
+        throws
+    {
+        self.format = format
+        self.layout = layout
+        var reason = [CChar](repeating: 0, count: 512)
+        guard let audio = cffmpeg_load_audio(&reason, reason.count), let base = cffmpeg_load(&reason, reason.count)
+        else {
+            let detail = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw AudioDecodingError(
+                .decoderUnavailable,
+                "FFmpeg is not usable for audio: \(detail); install libavcodec and libswresample (Debian: apt-get install"
+                    + " libavcodec-dev libswresample-dev; macOS: brew install ffmpeg)")
+        }
+        base.pointee.av_log_set_level(cffmpeg_log_quiet())
+        ff = base.pointee
+        self.audio = audio.pointee
+        guard (1...8).contains(format.channels), format.clockRate > 0 else {
+            throw AudioDecodingError(
+                .invalidConfiguration,
+                "\(format.codec) with \(format.channels) channels at \(format.clockRate) Hz cannot be decoded")
+        }
+        let id: AVCodecID =
+            switch format.codec {
+            case .pcmu: AV_CODEC_ID_PCM_MULAW
+            case .pcma: AV_CODEC_ID_PCM_ALAW
+            case .l16: AV_CODEC_ID_PCM_S16BE
+            case .aac, .aacLATM: AV_CODEC_ID_AAC
+            case .opus: AV_CODEC_ID_OPUS
+            }
+        guard let decoder = ff.avcodec_find_decoder(id) else {
+            throw AudioDecodingError(.decoderUnavailable, "this libavcodec has no \(format.codec) decoder")
+        }
+        guard let context = ff.avcodec_alloc_context3(decoder), let frame = ff.av_frame_alloc(),
+            let packet = ff.av_packet_alloc()
+        else { throw AudioDecodingError(.decoderFailure, "libavcodec could not allocate a decoder") }
+        self.context = context
+        self.frame = frame
+        self.packet = packet
+        var channels = format.channels
+        var rate = format.codec == .opus ? 48000 : format.clockRate
+        if format.codec == .aac || format.codec == .aacLATM {
+            let config = try configuration ?? Self.configuration(of: format)
+            (rate, channels) = (config.samplingRate, max(1, config.channelConfiguration))
+            setExtradata(config.bytes)
+        }
+        context.pointee.sample_rate = Int32(rate)
+        self.audio.av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
+        let status = ff.avcodec_open2(context, decoder, nil)
+        guard status >= 0 else {
+            throw AudioDecodingError(
+                .decoderFailure, "libavcodec could not open the \(format.codec) decoder: \(message(status))")
+        }
+    }
+
+    /// The AudioSpecificConfig of an AAC format: its fmtp's `config` (for LATM, inside its StreamMuxConfig).
+    static func configuration(of format: AudioFormat) throws -> AudioSpecificConfig {
+        do {
+            if format.codec == .aacLATM {
+                guard let hex = format.config else {
+                    throw AudioError("the LATM stream's configuration is in band: give it (configuration:) once seen")
+                }
+                return try StreamMuxConfig(hex: hex).audio
+            }
+            return try AudioSpecificConfig(hex: format.config ?? "")
+        } catch {
+            throw AudioDecodingError(.invalidConfiguration, "\(format.codec): \(error)")
+        }
+    }
+
+    private func setExtradata(_ bytes: [UInt8]) {
+        guard let context, !bytes.isEmpty,
+            let buffer = ff.av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self)
+        else { return }
+        buffer.update(from: bytes, count: bytes.count)
+        context.pointee.extradata = buffer
+        context.pointee.extradata_size = Int32(bytes.count)
+    }
+
+    deinit {
+        ff.avcodec_free_context(&context)
+        ff.av_frame_free(&frame)
+        ff.av_packet_free(&packet)
+        if resampler != nil { audio.swr_free(&resampler) }
+    }
+
+    public func decode(_ coded: AudioFrame, emit: (PCMFrame) -> Void) throws {
+        guard let context, let packet else { return }
+        input.removeAll(keepingCapacity: true)
+        input.append(contentsOf: coded.bytes)
+        let size = input.count
+        input.append(contentsOf: repeatElement(0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE)))
+        let status = input.withUnsafeMutableBufferPointer { buffer in
+            packet.pointee.data = buffer.baseAddress
+            packet.pointee.size = Int32(size)
+            packet.pointee.pts = Int64(bitPattern: coded.timestamp)
+            let status = ff.avcodec_send_packet(context, packet)
+            packet.pointee.data = nil
+            packet.pointee.size = 0
+            return status
+        }
+        if status < 0 && status != cffmpeg_eagain() {
+            decodeErrors += 1
+            lastError = message(status)
+            return
+        }
+        try receive(timestamp: coded.timestamp, followsLoss: coded.lostPacketsBefore > 0, emit: emit)
+    }
+
+    public func drain(emit: (PCMFrame) -> Void) throws {
+        guard let context else { return }
+        _ = ff.avcodec_send_packet(context, nil)
+        try receive(timestamp: nil, followsLoss: false, emit: emit)
+        ff.avcodec_flush_buffers(context)
+    }
+
+    private func receive(timestamp: UInt64?, followsLoss: Bool, emit: (PCMFrame) -> Void) throws {
+        guard let context, let frame else { return }
+        while true {
+            let status = ff.avcodec_receive_frame(context, frame)
+            if status == cffmpeg_eagain() || status == cffmpeg_eof() { return }
+            if status < 0 {
+                decodeErrors += 1
+                lastError = message(status)
+                return
+            }
+            defer { ff.av_frame_unref(frame) }
+            let pts = frame.pointee.pts != cffmpeg_nopts() ? UInt64(bitPattern: frame.pointee.pts) : (timestamp ?? 0)
+            if let pcm = try convert(frame, timestamp: pts, followsLoss: followsLoss) {
+                framesDecoded += 1
+                emit(pcm)
+            }
+        }
+    }
+
+    /// The decoded frame in the layout asked for, through libswresample (made again when the decoder's
+    /// output format changes: an AAC stream whose SBR doubles its rate once it is seen).
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>, timestamp: UInt64, followsLoss: Bool) throws -> PCMFrame? {
+        let count = Int(frame.pointee.nb_samples)
+        let channels = Int(cffmpeg_frame_channels(frame))
+        let rate = Int(frame.pointee.sample_rate)
+        guard count > 0, channels > 0 else { return nil }
+        let inputFormat = (frame.pointee.format, frame.pointee.sample_rate, Int32(channels))
+        if resampler == nil || resamplerInput.map({ $0 != inputFormat }) ?? true {
+            if resampler != nil { audio.swr_free(&resampler) }
+            let output = layout == .int16Interleaved ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_FLTP
+            let made = withUnsafeMutablePointer(to: &frame.pointee.ch_layout) { layoutPointer in
+                audio.swr_alloc_set_opts2(
+                    &resampler, layoutPointer, output, Int32(rate), layoutPointer, AVSampleFormat(frame.pointee.format),
+                    Int32(rate), 0, nil)
+            }
+            guard made >= 0, resampler != nil, audio.swr_init(resampler) >= 0 else {
+                throw AudioDecodingError(.decoderFailure, "libswresample could not convert the decoded samples")
+            }
+            resamplerInput = inputFormat
+        }
+        guard let planesIn = frame.pointee.extended_data else { return nil }
+        let source = UnsafeMutableRawPointer(planesIn).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+        let samples: PCMFrame.Samples
+        switch layout {
+        case .int16Interleaved:
+            var out = [Int16](repeating: 0, count: count * channels)
+            let converted = out.withUnsafeMutableBytes { buffer -> Int32 in
+                var planes: [UnsafeMutablePointer<UInt8>?] = [buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)]
+                return planes.withUnsafeMutableBufferPointer { pointers in
+                    audio.swr_convert(
+                        resampler, pointers.baseAddress, Int32(count),
+                        source,
+                        Int32(count))
+                }
+            }
+            guard converted >= 0 else { throw AudioDecodingError(.decoderFailure, "libswresample failed to convert") }
+            samples = .int16Interleaved(Array(out.prefix(Int(converted) * channels)))
+        case .floatPlanar:
+            // One buffer, a plane after the other.
+            var out = [Float](repeating: 0, count: count * channels)
+            let converted = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                var planes: [UnsafeMutablePointer<UInt8>?] = (0..<channels).map { channel in
+                    buffer.baseAddress.map { UnsafeMutableRawPointer($0 + channel * count).assumingMemoryBound(to: UInt8.self) }
+                }
+                return planes.withUnsafeMutableBufferPointer { pointers in
+                    audio.swr_convert(resampler, pointers.baseAddress, Int32(count), source, Int32(count))
+                }
+            }
+            guard converted >= 0 else { throw AudioDecodingError(.decoderFailure, "libswresample failed to convert") }
+            samples = .floatPlanar((0..<channels).map { Array(out[($0 * count)..<($0 * count + Int(converted))]) })
+        }
+        let produced: Int
+        switch samples {
+        case .int16Interleaved(let values): produced = values.count / channels
+        case .floatPlanar(let planes): produced = planes.first?.count ?? 0
+        }
+        return PCMFrame(
+            samples: samples, sampleRate: rate, channels: channels, sampleCount: produced, timestamp: timestamp,
+            clockRate: format.clockRate, followsLoss: followsLoss)
+    }
+
+    private func message(_ status: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        _ = ff.av_strerror(status, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
