@@ -1,3 +1,4 @@
+import RTP
 import Synchronization
 
 /// Where decoded frames go. Sinks are called from the decoding task and must not block it for long.
@@ -57,54 +58,10 @@ public struct AsyncFrameSink: FrameSink {
     public func finish() { continuation.finish() }
 }
 
-/// A queue of at most `capacity` frames with back-pressure: ``push(_:)`` waits while it is full, so a
-/// consumer that must see every frame (a recorder, an analyzer) slows the producer down instead of
-/// losing frames.
-public actor BoundedFrameQueue {
-    public let capacity: Int
-    private var frames: [I420Frame] = []
-    private var waitingProducers: [CheckedContinuation<Void, Never>] = []
-    private var waitingConsumer: CheckedContinuation<I420Frame?, Never>?
-    private var finished = false
-
-    public init(capacity: Int = 4) {
-        self.capacity = max(1, capacity)
-    }
-
-    /// Adds a frame, waiting while the queue is full.
-    public func push(_ frame: I420Frame) async {
-        while frames.count >= capacity && !finished {
-            await withCheckedContinuation { waitingProducers.append($0) }
-        }
-        guard !finished else { return }
-        if let consumer = waitingConsumer {
-            waitingConsumer = nil
-            consumer.resume(returning: frame)
-        } else {
-            frames.append(frame)
-        }
-    }
-
-    /// The next frame, waiting for one; nil once the queue is finished and empty.
-    public func next() async -> I420Frame? {
-        if !frames.isEmpty {
-            let frame = frames.removeFirst()
-            if !waitingProducers.isEmpty { waitingProducers.removeFirst().resume() }
-            return frame
-        }
-        if finished { return nil }
-        return await withCheckedContinuation { waitingConsumer = $0 }
-    }
-
-    /// No more frames: wakes everyone up.
-    public func finish() {
-        finished = true
-        waitingConsumer?.resume(returning: nil)
-        waitingConsumer = nil
-        for producer in waitingProducers { producer.resume() }
-        waitingProducers.removeAll()
-    }
-}
+/// A queue of at most `capacity` frames with back-pressure: ``RTP/BoundedQueue/push(_:)`` waits while it is
+/// full, so a consumer that must see every frame (a recorder, an analyzer) slows the producer down instead
+/// of losing frames.
+public typealias BoundedFrameQueue = BoundedQueue<I420Frame>
 
 /// MD5 of each frame's tightly packed Y, U and V planes: the digest GStreamer's `checksumsink hash=md5`
 /// prints for an I420 buffer with no row padding.

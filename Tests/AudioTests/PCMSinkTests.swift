@@ -1,0 +1,74 @@
+import Audio
+import AudioDecoding
+import RTP
+import Testing
+
+/// The PCM sinks: 10 ms chunks for a WebRTC audio source, a queue with back-pressure, an async stream.
+@Suite struct PCMSinkTests {
+    /// AAC's 1024-sample frames at 48 kHz become 480-sample chunks holding the same samples in order, each
+    /// stamped with its first sample's time; the last is filled with silence at the end.
+    @Test func chunksHoldTheSameSamplesTenMillisecondsEach() throws {
+        let pcm = try AudioDecodingTests.decode("audio-aac-gst", layout: .int16Interleaved)
+        var chunker = PCMChunker()
+        var chunks: [PCMFrame] = []
+        for frame in pcm {
+            chunker.push(frame)
+            while let chunk = chunker.nextChunk() { chunks.append(chunk) }
+        }
+        chunker.flush()
+        while let chunk = chunker.nextChunk() { chunks.append(chunk) }
+        let all = pcm.flatMap(\.int16Interleaved)
+        let total = pcm.reduce(0) { $0 + $1.sampleCount }
+        #expect(chunks.count == (total + 479) / 480)
+        #expect(chunks.allSatisfy { $0.sampleCount == 480 && $0.channels == 2 && $0.sampleRate == 48000 })
+        let joined = chunks.flatMap(\.int16Interleaved)
+        #expect(Array(joined.prefix(all.count)) == all)
+        #expect(joined.dropFirst(all.count).allSatisfy { $0 == 0 })
+        let start = try #require(pcm.first?.timestamp)
+        #expect(chunks.enumerated().allSatisfy { $1.timestamp == start + UInt64($0 * 480) })
+    }
+
+    /// Across a gap (a frame lost), the chunk in progress is filled with silence and the next starts at the
+    /// frame after the gap: no chunk joins audio from both sides.
+    @Test func aGapEndsTheChunkInProgress() {
+        func frame(_ timestamp: UInt64, value: Int16, followsLoss: Bool = false) -> PCMFrame {
+            PCMFrame(
+                samples: .int16Interleaved([Int16](repeating: value, count: 160)), sampleRate: 8000, channels: 1,
+                sampleCount: 160, timestamp: timestamp, clockRate: 8000, followsLoss: followsLoss)
+        }
+        var chunker = PCMChunker()
+        var chunks: [PCMFrame] = []
+        for pcm in [frame(0, value: 1), frame(160, value: 2), frame(480, value: 3), frame(640, value: 4, followsLoss: true)] {
+            chunker.push(pcm)
+            while let chunk = chunker.nextChunk() { chunks.append(chunk) }
+        }
+        chunker.flush()
+        while let chunk = chunker.nextChunk() { chunks.append(chunk) }
+        // 80 samples a chunk at 8 kHz: 1 1 | 2 2 | then 3 3 (after the gap at 320) | then 4 4 (after a loss).
+        #expect(chunks.map(\.timestamp) == [0, 80, 160, 240, 480, 560, 640, 720])
+        #expect(chunks.map { $0.int16Interleaved[0] } == [1, 1, 2, 2, 3, 3, 4, 4])
+    }
+
+    @Test func theQueueSlowsTheProducerAndTheStreamKeepsTheNewest() async {
+        let queue = BoundedPCMQueue(capacity: 2)
+        let frame = PCMFrame(samples: .int16Interleaved([0]), sampleRate: 8000, channels: 1, sampleCount: 1, timestamp: 0, clockRate: 8000)
+        let producer = Task {
+            for _ in 0..<5 { await queue.push(frame) }
+            await queue.finish()
+        }
+        var received = 0
+        while await queue.next() != nil { received += 1 }
+        await producer.value
+        #expect(received == 5)
+        let sink = AsyncPCMSink(limit: 2)
+        for index in 0..<5 {
+            sink.push(
+                PCMFrame(samples: .int16Interleaved([Int16(index)]), sampleRate: 8000, channels: 1, sampleCount: 1,
+                         timestamp: UInt64(index), clockRate: 8000))
+        }
+        sink.finish()
+        var kept: [UInt64] = []
+        for await frame in sink.frames { kept.append(frame.timestamp) }
+        #expect(kept == [3, 4])
+    }
+}
