@@ -40,6 +40,12 @@ let package = Package(
             name: "FuzzPipeline",
             dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
         .executableTarget(name: "FuzzRTSPClient", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzAudioDepacketizer",
+            dependencies: [
+                .product(name: "Audio", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp"),
+                .product(name: "SDP", package: "swift-rtp"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

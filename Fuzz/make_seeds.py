@@ -89,6 +89,25 @@ def small_targets():
     write("FuzzRTCP", "rr", b"\x81\xc9\x00\x07" + bytes(range(0, 28)))
 
 
+def audio_depacketizer():
+    """FuzzAudioDepacketizer: the first 30 RTP payloads of audio fixtures as packet scripts (format bytes:
+    AAC-hbr, LATM with the fmtp's config, Opus, PCMU), each payload cut to a multiple of 4 bytes."""
+    for name, (codec, fields) in {"audio-aac-gst": (0, 0x0C), "audio-aac-ffmpeg": (0, 0x0C),
+                                  "audio-latm-gst": (3, 0), "audio-opus-gst": (5, 0), "audio-pcmu-gst": (6, 0)}.items():
+        data = open(os.path.join(ROOT, "Fixtures", "captures", name + ".pcap"), "rb").read()
+        script, offset, count = bytes([codec, fields]), 24, 0
+        while offset + 16 <= len(data) and count < 30:
+            length = struct.unpack("<I", data[offset + 8:offset + 12])[0]
+            rtp = data[offset + 16 + 42:offset + 16 + length]  # past Ethernet, IPv4 and UDP headers
+            offset += 16 + length
+            payload = rtp[12:]
+            words = min(len(payload) // 4, 255)
+            script += bytes([0xA0 if rtp[1] & 0x80 else 0x20, words]) + payload[:words * 4]
+            count += 1
+        write("FuzzAudioDepacketizer", name, script)
+
+
 rtsp_client()
 pipeline()
 small_targets()
+audio_depacketizer()
