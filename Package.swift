@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "RTSPClient",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "VideoDecoding", "SRTP",
+                "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "VideoDecoding", "SRTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "MediaPipelineTests",
             dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "SDP", "Audio"]),
-        .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP"]),
+        .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "SDP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(
             name: "RTPTransportTests",
@@ -164,7 +164,8 @@ let package = Package(
             name: "RTSPClientTests",
             dependencies: [
                 "TestSupport",
-                "RTSPClient", "RTSP", "RTP", "H26x", "MediaPipeline", "VideoDecoding", "FFmpegDecoding",
+                "RTSPClient", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "VideoDecoding", "AudioDecoding",
+                "FFmpegDecoding",
                 "PacketCapture",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

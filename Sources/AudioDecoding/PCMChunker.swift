@@ -1,3 +1,5 @@
+import RTP
+
 /// Re-blocks decoded PCM into chunks of a fixed duration (10 ms by default: what a WebRTC audio source
 /// takes), interleaved 16-bit, whatever the codec's frame size (1024 samples of AAC, 20 ms of Opus, 160
 /// samples of G.711).
@@ -8,7 +10,8 @@
 /// while let chunk = chunker.nextChunk() { source.deliver(chunk) }   // chunk.sampleCount == rate / 100
 /// ```
 ///
-/// Each chunk's timestamp is its first sample's, at the track's clock. When the audio breaks (a gap in the
+/// Each chunk's timestamp is its first sample's, at the track's clock, and its capture time is dated from
+/// the latest frame that had one (the sender's wall clock). When the audio breaks (a gap in the
 /// timestamps, loss, a discontinuity, another sampling rate or channel count), the chunk in progress is
 /// filled with silence and handed on, and chunking starts again at the new frame: the chunks never join
 /// audio across a break.
@@ -24,6 +27,8 @@ public struct PCMChunker: Sendable {
     private var taken = 0
     private var pendingTrack = 0
     private var pendingBreak = false
+    /// The latest frame's capture time and timestamp: what dates the chunks.
+    private var anchor: (time: WallClockTime, timestamp: UInt64)?
 
     public init(milliseconds: Int = 10) {
         self.milliseconds = max(1, milliseconds)
@@ -42,6 +47,7 @@ public struct PCMChunker: Sendable {
             pendingBreak = frame.isDiscontinuity
         }
         pendingTrack = frame.track
+        if let time = frame.captureTime { anchor = (time, frame.timestamp) }
         pending += samples
         expected = frame.timestamp &+ UInt64(frame.sampleCount * frame.clockRate / max(1, frame.sampleRate))
         cut()
@@ -88,6 +94,9 @@ public struct PCMChunker: Sendable {
             sampleCount: chunkSamples, timestamp: pendingStart, clockRate: format.clockRate)
         chunk.track = pendingTrack
         chunk.isDiscontinuity = pendingBreak
+        chunk.captureTime = anchor.map {
+            $0.time.adding(seconds: Double(Int64(bitPattern: pendingStart &- $0.timestamp)) / Double(max(1, format.clockRate)))
+        }
         pendingBreak = false
         ready.append(chunk)
         pendingStart &+= UInt64(chunkSamples * format.clockRate / format.rate)

@@ -135,7 +135,18 @@ public final class FFmpegAudioDecoder: AudioDecoder {
             lastError = message(status)
             return
         }
-        try receive(timestamp: coded.timestamp, followsLoss: coded.lostPacketsBefore > 0, emit: emit)
+        // The PCM says its track and, dated from the coded frame by its own timestamp (a decoder's delay
+        // moves it), when it was captured.
+        var first = true
+        try receive(timestamp: coded.timestamp, followsLoss: coded.lostPacketsBefore > 0) { decoded in
+            var pcm = decoded
+            pcm.track = coded.track
+            pcm.isDiscontinuity = coded.isDiscontinuity && first
+            first = false
+            pcm.captureTime = coded.captureTime?.adding(
+                seconds: Double(Int64(bitPattern: pcm.timestamp &- coded.timestamp)) / Double(max(1, format.clockRate)))
+            emit(pcm)
+        }
     }
 
     public func drain(emit: (PCMFrame) -> Void) throws {

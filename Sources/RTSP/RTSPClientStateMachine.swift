@@ -1,8 +1,8 @@
 import SDP
 
 /// The RTSP client's logic, sans I/O (the swift-nio-ssh habit): events and the time go in, actions come
-/// out, and the I/O layer carries them out. OPTIONS → DESCRIBE → SETUP (each video track, or those
-/// selected) → PLAY, straight through or, ``Configuration/stepwise``, waiting for the caller after DESCRIBE
+/// out, and the I/O layer carries them out. OPTIONS → DESCRIBE → SETUP (each video and audio track
+/// offered, or those selected; an audio track the server refuses is left out) → PLAY, straight through or, ``Configuration/stepwise``, waiting for the caller after DESCRIBE
 /// and after SETUP; then
 /// keepalives at half the session timeout (GET_PARAMETER when the server lists it, else OPTIONS; the next
 /// method when a camera refuses one or leaves it unanswered, which never ends the session), and
@@ -28,9 +28,13 @@ public struct RTSPClientStateMachine: Sendable {
         /// Stop after DESCRIBE (``Action/described(_:)``) until ``setup(tracks:now:)``, and after SETUP
         /// (``Action/setUp(_:)``) until ``play(now:)``. Default false: straight through to PLAY.
         public var stepwise: Bool
-        /// Which of the offered video tracks (indices into ``Action/described(_:)``'s list) to set up when
-        /// not stepwise; nil: all of them.
+        /// Which of the offered tracks (indices into ``Action/described(_:)``'s list) to set up when not
+        /// stepwise; nil: all of them.
         public var trackSelection: [Int]?
+        /// The kinds of media offered: the session description's media sections of another kind are left
+        /// out of ``RTSPClientStateMachine/tracks``, as are those of a codec this library does not take.
+        /// Default: video and audio.
+        public var mediaKinds: Set<MediaKind>
         /// The id of a session an earlier connection left on the server without a TEARDOWN it saw (the
         /// connection broke): TEARDOWN goes first, on this connection, so that the camera frees its slot; then
         /// the session starts, whatever the answer (or none within the request timeout).
@@ -41,8 +45,10 @@ public struct RTSPClientStateMachine: Sendable {
         public init(
             url: RTSPURL, credentials: Credentials? = nil, transport: TransportMode = .tcpInterleaved,
             requestTimeout: Duration = .seconds(10), stepwise: Bool = false, trackSelection: [Int]? = nil,
-            staleSession: String? = nil, onlyTearsDownStaleSession: Bool = false
+            staleSession: String? = nil, onlyTearsDownStaleSession: Bool = false,
+            mediaKinds: Set<MediaKind> = [.video, .audio]
         ) {
+            self.mediaKinds = mediaKinds
             self.url = url
             self.credentials = credentials ?? url.credentials
             self.transport = transport
@@ -58,7 +64,7 @@ public struct RTSPClientStateMachine: Sendable {
     /// description and mirror leave out the `a=crypto` attributes: they hold the SRTP master key.
     public struct Track: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         public var control: RTSPURL
-        public var format: VideoFormat
+        public var format: MediaFormat
         public var transport: TransportHeader?
         /// The media is SRTP (`RTP/SAVP`): SETUP asks for that profile.
         public var isSecure: Bool = false
@@ -71,7 +77,7 @@ public struct RTSPClientStateMachine: Sendable {
         public var rtpInfo: RTPInfo.Entry?
 
         public var description: String {
-            "Track(\(control), \(format.codec.encodingName) payload type \(format.payloadType)"
+            "Track(\(control), \(format.encodingName) payload type \(format.payloadType)"
                 + (isSecure ? ", SRTP with \(cryptoAttributes.count) key(s) hidden" : "") + ")"
         }
         public var debugDescription: String { description }
@@ -90,7 +96,7 @@ public struct RTSPClientStateMachine: Sendable {
         case send(RTSPRequest, cseq: Int)
         /// Answer a request of the server: `status` for its `cseq`.
         case respond(status: Int, reason: String, cseq: Int)
-        /// Stepwise: DESCRIBE was answered; these video tracks are offered (no transport yet). Waits for
+        /// Stepwise: DESCRIBE was answered; these tracks are offered (no transport yet). Waits for
         /// ``RTSPClientStateMachine/setup(tracks:now:)``.
         case described([Track])
         /// Stepwise: every selected track is set up, with the transport the server agreed on. Waits for
@@ -128,8 +134,12 @@ public struct RTSPClientStateMachine: Sendable {
     private var keepaliveMethod = "OPTIONS"
     private var transport: TransportMode
     public private(set) var session: SessionHeader?
-    /// The tracks set up (or being set up); after DESCRIBE and before SETUP, every video track offered.
+    /// The tracks set up (or being set up); after DESCRIBE and before SETUP, every track offered (of the
+    /// ``Configuration/mediaKinds`` asked for, in a codec this library takes).
     public private(set) var tracks: [Track] = []
+    /// Audio tracks whose SETUP the server refused, with its status: left out, the session goes on with
+    /// the others (a camera whose audio is switched off answers so).
+    public private(set) var refusedTracks: [(track: Track, status: Int)] = []
     /// The DESCRIBE answer's session description, once it has arrived.
     public private(set) var sessionDescription: SessionDescription?
     private var setupIndex = 0
@@ -347,6 +357,12 @@ public struct RTSPClientStateMachine: Sendable {
             transport = .tcpInterleaved  // the server does not do UDP (or multicast): ask for TCP instead
             return setupNext(now: now)
         }
+        if state == .setup, !(200...299).contains(status), tracks[setupIndex].format.kind == .audio, tracks.count > 1 {
+            // A camera with its audio switched off refuses the audio track: play the others.
+            refusedTracks.append((tracks.remove(at: setupIndex), status))
+            if setupIndex < tracks.count { return setupNext(now: now) }
+            return setupDone(now: now)
+        }
         guard (200...299).contains(status) else {
             if state == .tearingDown {
                 state = .done
@@ -383,7 +399,7 @@ public struct RTSPClientStateMachine: Sendable {
             let sessionBase = description.control.map { base.resolving($0) } ?? base
             sessionDescription = description
             tracks = description.media.compactMap { media in
-                media.videoFormat.map {
+                media.mediaFormat.flatMap { configuration.mediaKinds.contains($0.kind) ? $0 : nil }.map {
                     Track(
                         control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil,
                         isSecure: media.transportProtocol.uppercased().firstRange(of: "SAVP") != nil,
@@ -391,7 +407,13 @@ public struct RTSPClientStateMachine: Sendable {
                 }
             }
             guard !tracks.isEmpty else {
-                return fail(RTSPClientError(.noVideoTrack, "the session description offers no H.264 or H.265 track"))
+                let kinds = MediaKind.allCases.filter(configuration.mediaKinds.contains)
+                let codecs = kinds.map { $0 == .video ? "H.264 or H.265" : "AAC, G.711, L16 or Opus" }
+                return fail(
+                    RTSPClientError(
+                        .noVideoTrack,
+                        "the session description offers no \(kinds.map(\.rawValue).joined(separator: " or ")) track "
+                            + "this library plays (\(codecs.joined(separator: "; ")))"))
             }
             if configuration.stepwise {
                 state = .described
@@ -408,13 +430,7 @@ public struct RTSPClientStateMachine: Sendable {
             tracks[setupIndex].announcedSSRCs = (transport?.ssrcReadings ?? []).subtracting([0])
             setupIndex += 1
             if setupIndex < tracks.count { return setupNext(now: now) }
-            if configuration.stepwise {
-                state = .ready
-                let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
-                nextKeepalive = now + interval
-                return [.setUp(tracks), .wakeUp(at: now + interval)]
-            }
-            return sendPlay(now: now)
+            return setupDone(now: now)
         case .play:
             state = .playing
             if let value = message.header("RTP-Info") {
@@ -453,6 +469,15 @@ public struct RTSPClientStateMachine: Sendable {
         let scheme = requested.isSecure ? "rtsps://" : "rtsp://"
         guard text.firstRange(of: "://") == nil, let schemeless = try? RTSPURL(scheme + text) else { return nil }
         return requested.resolving(schemeless.description)
+    }
+
+    /// Every track is set up: PLAY, or (stepwise) wait for ``play(now:)`` with keepalives.
+    private mutating func setupDone(now: Duration) -> [Action] {
+        guard configuration.stepwise else { return sendPlay(now: now) }
+        state = .ready
+        let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
+        nextKeepalive = now + interval
+        return [.setUp(tracks), .wakeUp(at: now + interval)]
     }
 
     private mutating func setupNext(now: Duration) -> [Action] {

@@ -6,7 +6,7 @@ import RTSP
 import SDP
 import VideoDecoding
 
-/// The access units of a session's tracks, in the order they complete: their packets through the
+/// The access units of a session's video tracks, in the order they complete: their packets through the
 /// library's ``MediaPipeline`` (a reorder buffer per track, the depacketizer its SDP format calls for, with
 /// its parameter sets). Each unit names its track (``AccessUnit/track``, an index into
 /// ``RTSPSession/tracks``) and carries its capture time once the track's sender has reported. Loss is
@@ -14,50 +14,31 @@ import VideoDecoding
 public struct RTSPAccessUnits: AsyncSequence, Sendable {
     public typealias Element = AccessUnit
 
-    let packets: RTSPPackets
-    /// The tracks played, by index into the session's tracks; packets of the others are skipped.
-    let selected: Set<Int>
-    /// Every track's format (those not selected too, so that indexes are the session's).
-    let formats: [VideoFormat]
-    let reorder: ReorderBuffer.Configuration
-    let logger: Logger
+    /// The session's media, of the video tracks chosen.
+    let media: RTSPMediaUnits
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var source: RTSPPackets.AsyncIterator
-        let selected: Set<Int>
-        var pipeline: MediaPipeline
-        var finished = false
+        var media: RTSPMediaUnits.AsyncIterator
+        /// The session's packets, whose sender clocks date units and frames.
+        var source: RTSPPackets.AsyncIterator { media.source }
 
         public mutating func next() async throws -> AccessUnit? {
-            while true {
-                if let unit = pipeline.nextAccessUnit() {
-                    return unit.captured(by: source.clock(track: unit.track, ssrc: unit.ssrc))
-                }
-                if finished { return nil }
-                guard let received = try await source.next() else {
-                    finished = true
-                    pipeline.finish()
-                    continue
-                }
-                guard selected.contains(received.track) else { continue }
-                pipeline.push(received)
+            while let unit = try await media.next() {
+                if case .video(let accessUnit) = unit { return accessUnit }
             }
+            return nil
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(
-            source: packets.makeAsyncIterator(), selected: selected,
-            pipeline: MediaPipeline(formats: formats, reorder: reorder, logger: logger))
-    }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(media: media.makeAsyncIterator()) }
 
     /// The parameter sets of `track` from its SDP (what its decoder is configured with before the first unit).
     func sdpParameterSets(track: Int) -> ParameterSets? {
-        formats.indices.contains(track) ? SDPVideo.parameterSets(of: formats[track]) : nil
+        media.formats.indices.contains(track) ? media.formats[track].videoFormat.map { SDPVideo.parameterSets(of: $0) } : nil
     }
 
     /// The tracks these units come from, in order.
-    public var tracks: [Int] { selected.sorted() }
+    public var tracks: [Int] { media.tracks }
 
     /// Frames decoded from these units with one decoder per track, made by `makeDecoder` from the track's
     /// index and codec when its first unit comes, and given the track's parameter sets from the SDP before
@@ -95,33 +76,26 @@ public struct RTSPAccessUnits: AsyncSequence, Sendable {
 }
 
 extension RTSPSession {
-    /// The access units of the tracks at `indices` into ``tracks`` (nil: every track set up), in the order
-    /// they complete, each naming its track. Parameter sets in a track's SDP that are not valid are left out;
-    /// the stream's in-band sets serve instead.
+    /// The access units of the video tracks at `indices` into ``tracks`` (nil: every video track set up), in
+    /// the order they complete, each naming its track. Parameter sets in a track's SDP that are not valid are
+    /// left out; the stream's in-band sets serve instead. For audio too, iterate
+    /// ``media(tracks:reorder:audioReorder:)``: a session's packets have one consumer.
     ///
-    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of a track set up.
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of a video track set up.
     public func accessUnits(tracks indices: [Int]? = nil, reorder: ReorderBuffer.Configuration = .init()) throws
         -> RTSPAccessUnits
     {
-        let logger = driver.options.logger
-        let chosen = indices ?? Array(tracks.indices)
-        let missing = chosen.filter { !tracks.indices.contains($0) }
-        guard !chosen.isEmpty, missing.isEmpty else {
-            let which =
-                chosen.isEmpty
-                ? "accessUnits(tracks: []) names no track"
-                : missing.count == 1
-                    ? "track \(missing[0]) was not set up" : "tracks \(missing) were not set up"
-            throw RTSPClientError(.invalidCall, "\(which): the session has tracks 0 to \(tracks.count - 1)")
-        }
+        let chosen = indices ?? tracks.indices.filter { tracks[$0].format.kind == .video }
+        try checkTracks(chosen, given: indices != nil, call: "accessUnits", kind: .video)
         return RTSPAccessUnits(
-            packets: packets, selected: Set(chosen),
-            formats: tracks.map(\.format), reorder: reorder, logger: logger)
+            media: RTSPMediaUnits(
+                packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: reorder,
+                audioReorder: .audio, logger: driver.options.logger))
     }
 
-    /// The access units of one track.
+    /// The access units of one video track.
     ///
-    /// - Throws: ``RTSPClientError`` `.invalidCall` when `track` is not the index of a track set up.
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when `track` is not the index of a video track set up.
     public func accessUnits(track: Int, reorder: ReorderBuffer.Configuration = .init()) throws -> RTSPAccessUnits {
         try accessUnits(tracks: [track], reorder: reorder)
     }

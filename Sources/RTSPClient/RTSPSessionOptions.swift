@@ -1,5 +1,6 @@
 import Logging
 import RTSP
+import SDP
 
 /// How an ``RTSPSession`` connects, authenticates, receives and gives up.
 public struct RTSPSessionOptions: Sendable {
@@ -41,6 +42,10 @@ public struct RTSPSessionOptions: Sendable {
 
     /// Default `.tcp`: the transport that works wherever the RTSP connection does.
     public var transport: Transport
+    /// The kinds of track to set up (of those offered in a codec this library takes): a session plays every
+    /// video and audio track unless told otherwise. An audio track the server refuses is left out (and
+    /// logged); the session goes on with the others. Default: video and audio.
+    public var mediaKinds: Set<MediaKind> = [.video, .audio]
     /// Credentials given through the API; they take precedence over those in the URL. Either way they are
     /// sent only to the URL's origin (scheme, host and port): a redirect to another one continues without
     /// them, and a 401 there fails with `.unauthorized`, naming that server.

@@ -137,13 +137,17 @@ extension SessionDriver {
             let clockRate = media.tracks[track].description.format.clockRate
             clocks.withLockedValue { $0[track, default: SenderClock(clockRate: clockRate)].update(with: report) }
         }
-        // BYE from the track's sender: its stream is over; when every track's is, so is the session.
+        // BYE from the track's sender: its stream is over; when every track's is, so is the session. A track
+        // that never sent anything does not hold the session open: cameras describe, and set up, an audio
+        // track they never send when their microphone is off.
         for case .goodbye(let bye) in packets {
             guard let sender = media.tracks[track].senderSSRC, bye.ssrcs.contains(sender) else { continue }
             logger.info("track \(track): the sender said BYE")
             media.tracks[track].ended = true
         }
-        if phase == .playing && media.tracks.allSatisfy(\.ended) {
+        if phase == .playing && media.tracks.contains(where: \.ended)
+            && media.tracks.allSatisfy({ $0.ended || $0.senderSSRC == nil })
+        {
             // RTP and RTCP can travel separately (UDP, or separate queues in the server): the last packets
             // may come after the BYE, so the session lingers a moment before it is torn down.
             schedule(at: now + .milliseconds(300)) { [self] in teardown() }

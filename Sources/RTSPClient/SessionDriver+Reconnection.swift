@@ -158,8 +158,8 @@ extension SessionDriver {
     static func trackChange(
         from old: [RTSPClientStateMachine.Track], to new: [RTSPClientStateMachine.Track]
     ) -> RTSPClientError? {
-        let before = old.map { $0.format.codec.encodingName }
-        let after = new.map { $0.format.codec.encodingName }
+        let before = old.map(\.format.encodingName)
+        let after = new.map(\.format.encodingName)
         guard before != after else { return nil }
         return RTSPClientError(
             .unsupported,

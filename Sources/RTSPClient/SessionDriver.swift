@@ -142,7 +142,7 @@ final class SessionDriver: @unchecked Sendable {
                 url: url, credentials: credentials?.credentials(for: url), transport: mode,
                 requestTimeout: options.requestTimeout,
                 stepwise: stepwise, trackSelection: selection, staleSession: recovery.takeStaleSession(),
-                onlyTearsDownStaleSession: phase == .closing))
+                onlyTearsDownStaleSession: phase == .closing, mediaKinds: options.mediaKinds))
         logger.debug("connecting to \("\(url.origin)".escapingControlCharacters) (\(transport), attempt \(generation))")
         if url.isSecure && tlsContext == nil {
             do throws(RTSPClientError) {
@@ -356,8 +356,12 @@ final class SessionDriver: @unchecked Sendable {
             }
         }
         phase = .playing
-        let formats = tracks.map { "\($0.format.codec) payload type \($0.format.payloadType)" }
+        let formats = tracks.map { "\($0.format.encodingName) payload type \($0.format.payloadType)" }
         logger.info("playing \(tracks.count) track(s) over \(transport): \(formats.joined(separator: ", "))")
+        for refused in machine.refusedTracks {
+            logger.warning(
+                "the server refused the audio track \("\(refused.track.control)".escapingControlCharacters) (\(refused.status)): playing without it")
+        }
         if transport == .udp { openUDPPaths(tracks) }
         if transport == .multicast {
             for (index, address) in multicastRTCP where index < media.tracks.count {

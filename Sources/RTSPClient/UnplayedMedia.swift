@@ -1,9 +1,9 @@
 import RTP
 import SDP
 
-/// A media section a server offers that this library does not play yet: audio (until audio tracks are
-/// supported), metadata, a vendor's application track, a video codec other than H.264 and H.265. Listed so
-/// that a user can see what the camera offers; the session plays its video tracks without them.
+/// A media section a server offers that the session does not play: metadata, a vendor's application
+/// track, a codec this library does not take, a kind left out by ``RTSPSessionOptions/mediaKinds``, an audio
+/// track the server refused. Listed so that a user can see what the camera offers.
 public struct UnplayedMedia: Sendable, Hashable, CustomStringConvertible {
     /// The `m=` line's media type: `audio`, `application`, `video`, ...
     public var mediaType: String
@@ -17,9 +17,17 @@ public struct UnplayedMedia: Sendable, Hashable, CustomStringConvertible {
         "\(mediaType) \(encodings.joined(separator: ", "))".escapingControlCharacters
     }
 
-    /// The media sections of `description` that carry no H.264 or H.265 format, in order.
-    static func listed(in description: SessionDescription?) -> [UnplayedMedia] {
-        (description?.media ?? []).filter { $0.videoFormat == nil }.map { media in
+    /// The media sections of `description` that are not among `tracks` (a subsequence of its sections,
+    /// in order, each with the format of its section), in order.
+    static func listed(in description: SessionDescription?, besides tracks: [RTSPClientStateMachine.Track])
+        -> [UnplayedMedia]
+    {
+        var next = 0
+        return (description?.media ?? []).filter { media in
+            guard next < tracks.count, let format = media.mediaFormat, format == tracks[next].format else { return true }
+            next += 1
+            return false
+        }.map { media in
             UnplayedMedia(
                 mediaType: media.mediaType,
                 encodings: media.payloadTypes.map { type in
@@ -31,11 +39,12 @@ public struct UnplayedMedia: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension RTSPSession {
-    /// What the server offers besides the tracks played (``tracks``): audio, metadata, other codecs.
-    public var unplayedMedia: [UnplayedMedia] { UnplayedMedia.listed(in: sessionDescription) }
+    /// What the server offers besides the tracks played (``tracks``): metadata, other codecs, kinds not
+    /// asked for, refused audio.
+    public var unplayedMedia: [UnplayedMedia] { UnplayedMedia.listed(in: sessionDescription, besides: tracks) }
 }
 
 extension RTSPDescribedSession {
-    /// What the server offers besides ``offeredTracks``, which cannot be set up yet.
-    public var unplayedMedia: [UnplayedMedia] { UnplayedMedia.listed(in: sessionDescription) }
+    /// What the server offers besides ``offeredTracks``, which cannot be set up.
+    public var unplayedMedia: [UnplayedMedia] { UnplayedMedia.listed(in: sessionDescription, besides: offeredTracks) }
 }

@@ -164,6 +164,40 @@ public enum MediaFormat: Sendable, Hashable {
         case .audio(let format): format.clockRate
         }
     }
+
+    /// Video or audio.
+    public var kind: MediaKind {
+        switch self {
+        case .video: .video
+        case .audio: .audio
+        }
+    }
+
+    /// The codec's encoding name as SDP writes it (`H264`, `mpeg4-generic`, `PCMU`, ...).
+    public var encodingName: String {
+        switch self {
+        case .video(let format): format.codec.encodingName
+        case .audio(let format): format.codec.encodingName
+        }
+    }
+
+    /// The video format, when it is one.
+    public var videoFormat: VideoFormat? {
+        if case .video(let format) = self { format } else { nil }
+    }
+
+    /// The audio format, when it is one.
+    public var audioFormat: AudioFormat? {
+        if case .audio(let format) = self { format } else { nil }
+    }
+}
+
+/// The kinds of media a session's tracks carry, by which a client chooses what to set up.
+public enum MediaKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case video
+    case audio
+
+    public var description: String { rawValue }
 }
 
 extension MediaDescription {

@@ -57,10 +57,11 @@ struct PlayCamera: AsyncParsableCommand {
         }
         if reconnect { options.reconnection = .init() }  // waits from 0.5 s, doubling, up to 10 s
         if let duration { options.setupTimeout = min(options.setupTimeout, .milliseconds(Int64(duration * 1000))) }
+        options.mediaKinds = [.video]  // frames for a video source: a camera's audio is left on the server
         let session = try await RTSPSession.connect(to: url, options: options)
         for (index, track) in session.tracks.enumerated() {
             printError(
-                "track \(index): \(track.format.codec) payload type \(track.format.payloadType), \(track.control)")
+                "track \(index): \(track.format.encodingName) payload type \(track.format.payloadType), \(track.control)")
         }
         for media in session.unplayedMedia { printError("not played: \(media)") }
         let md5 = self.md5

@@ -141,9 +141,12 @@ struct InputOptions: ParsableArguments {
     }
 
     /// The input as datagrams: a capture, or a capture of an RTSP session with the RTP interleaved in its
-    /// connection included. Also what the session's RTSP exchange says, when there is one.
-    func openSource() throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
-        let (source, session) = try openPlainSource()
+    /// connection included, or a live session that sets up the tracks of `media` (what the command reads).
+    /// Also what the session's RTSP exchange says, when there is one.
+    func openSource(media: Set<MediaKind> = [.video, .audio]) throws
+        -> (source: any DatagramSource, session: RTSPSessionInfo?)
+    {
+        let (source, session) = try openPlainSource(media: media)
         guard let srtpKey else { return (source, session) }
         guard let suite = SRTPSuite(name: srtpSuite) else {
             throw ValidationError(
@@ -156,11 +159,15 @@ struct InputOptions: ParsableArguments {
         }
     }
 
-    private func openPlainSource() throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
+    private func openPlainSource(media: Set<MediaKind>) throws
+        -> (source: any DatagramSource, session: RTSPSessionInfo?)
+    {
         if isURL {
+            var options = sessionOptions
+            options.mediaKinds = media
             let live = try naming(displayName) {
                 try LiveSessionSource.open(
-                    url: input, options: sessionOptions, duration: duration.map { .milliseconds(Int64($0 * 1000)) })
+                    url: input, options: options, duration: duration.map { .milliseconds(Int64($0 * 1000)) })
             }
             Interruption.tearDownOnSignal(live.session)
             lineBufferStandardOutput()
@@ -381,7 +388,7 @@ struct NALs: ParsableCommand {
     @OptionGroup var options: InputOptions
 
     func run() throws {
-        var (capture, session) = try options.openSource()
+        var (capture, session) = try options.openSource(media: [.video])
         let format = try options.sdpFormat(session: session)
         var streams = AccessUnitStreams(
             filter: options.filter(for: format), codec: options.codec, template: options.template(for: format),
@@ -405,7 +412,7 @@ struct Frames: ParsableCommand {
     @OptionGroup var options: InputOptions
 
     func run() throws {
-        var (capture, session) = try options.openSource()
+        var (capture, session) = try options.openSource(media: [.audio])
         guard let format = try options.sdpAudioFormat(session: session) else {
             throw RTPDumpError(
                 "\(options.sdp ?? options.displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, "
@@ -438,7 +445,7 @@ struct Extract: ParsableCommand {
     var output: String
 
     func run() throws {
-        var (capture, session) = try options.openSource()
+        var (capture, session) = try options.openSource(media: [.video])
         let format = try options.sdpFormat(session: session)
         let file = try OutputFile(path: output)
         let summary = try naming(options.displayName) {
@@ -492,7 +499,7 @@ struct Decode: ParsableCommand {
     }
 
     func run() throws {
-        var (capture, session) = try options.openSource()
+        var (capture, session) = try options.openSource(media: [.video])
         let format = try options.sdpFormat(session: session)
         let writer = try output.map { try Y4MWriter(path: $0) }
         var index = 0

@@ -49,6 +49,28 @@ import Testing
         #expect(chunks.map { $0.int16Interleaved[0] } == [1, 1, 2, 2, 3, 3, 4, 4])
     }
 
+    /// Chunks keep the track and are dated on the sender's wall clock from the latest frame that was: a
+    /// chunk 10 ms into a frame is captured 10 ms after it. Decoded frames carry the coded frame's track and
+    /// capture time (FFmpegAudioDecoder), so a session's audio chunks line up with its video.
+    @Test func chunksSayTheirTrackAndWhenTheyWereCaptured() {
+        let start = WallClockTime(ntp: 3_900_000_000 << 32)
+        var chunker = PCMChunker()
+        var chunks: [PCMFrame] = []
+        for index in 0..<3 {
+            var pcm = PCMFrame(
+                samples: .int16Interleaved([Int16](repeating: 7, count: 160)), sampleRate: 8000, channels: 1,
+                sampleCount: 160, timestamp: UInt64(1000 + index * 160), clockRate: 8000)
+            pcm.track = 2
+            // The second frame has no capture time (no report yet for it): it is dated from the first.
+            if index != 1 { pcm.captureTime = start.adding(seconds: Double(index) * 0.02) }
+            chunker.push(pcm)
+            while let chunk = chunker.nextChunk() { chunks.append(chunk) }
+        }
+        #expect(chunks.count == 6 && chunks.allSatisfy { $0.track == 2 })
+        let offsets = chunks.map { ($0.captureTime?.secondsSince1970 ?? 0) - start.secondsSince1970 }
+        for (index, offset) in offsets.enumerated() { #expect(abs(offset - Double(index) * 0.01) < 1e-6, "\(offsets)") }
+    }
+
     @Test func theQueueSlowsTheProducerAndTheStreamKeepsTheNewest() async {
         let queue = BoundedPCMQueue(capacity: 2)
         let frame = PCMFrame(samples: .int16Interleaved([0]), sampleRate: 8000, channels: 1, sampleCount: 1, timestamp: 0, clockRate: 8000)

@@ -1,9 +1,11 @@
 import FFmpegDecoding
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import RTP
 import RTSP
 import RTSPClient
+import SDP
 import TestSupport
 import Testing
 import VideoDecoding
@@ -16,7 +18,8 @@ import VideoDecoding
     struct Camera: Sendable, CustomTestStringConvertible {
         let name: String
         /// The transcripts: OPTIONS, DESCRIBE, SETUP of the video track, PLAY (nil: a plain answer, for the
-        /// cameras of which only the DESCRIBE answer was recorded).
+        /// cameras of which only the DESCRIBE answer was recorded). The SETUP of an audio track gets
+        /// ``audioSetup`` when it was recorded, else the Transport asked for echoed.
         let options: String?
         let describe: String
         let setup: String?
@@ -29,6 +32,11 @@ import VideoDecoding
         let ssrc: UInt32
         let firstSequence: UInt16
         let firstTimestamp: UInt32
+        /// The audio tracks the SDP offers in codecs the library takes, in the SDP's order (read by hand).
+        var audio: [AudioCodec] = []
+        /// Whether the audio comes before the video in the SDP.
+        var audioFirst = false
+        var audioSetup: String? = nil
         /// Reolink: RTP of an older session comes first on the new connection.
         var olderSessionFirst = false
         var codec = VideoCodec.h264
@@ -40,7 +48,7 @@ import VideoDecoding
             name: "Reolink (live555; SSRC only in RTP-Info; an older session's RTP first)", options: nil,
             describe: "reolink_describe.txt", setup: "reolink_setup.txt", play: "reolink_play.txt",
             path: "/h264Preview_01_main/", payloadType: 96, ssrc: 0xDCC4_A0D8, firstSequence: 16852,
-            firstTimestamp: 1_070_938_629, olderSessionFirst: true),
+            firstTimestamp: 1_070_938_629, audio: [.aac], olderSessionFirst: true),
         Camera(
             name: "Hikvision (absolute control URLs with a query; Session with eight blanks; ssrc= in Transport)",
             options: nil, describe: "hikvision_describe.txt", setup: "hikvision_setup.txt", play: "hikvision_play.txt",
@@ -50,33 +58,33 @@ import VideoDecoding
             name: "Dahua (Content-Base with a query then /; H.264, AAC and ONVIF metadata; RTP-Info of three tracks)",
             options: "dahua_options.txt", describe: "dahua_describe_h264_aac_onvif.txt", setup: "dahua_setup.txt",
             play: "dahua_play.txt", path: "/cam/realmonitor?channel=1&subtype=1&unicast=true&proto=Onvif/",
-            payloadType: 96, ssrc: 0x30A9_8EE7, firstSequence: 47121, firstTimestamp: 3_475_222_385),
+            payloadType: 96, ssrc: 0x30A9_8EE7, firstSequence: 47121, firstTimestamp: 3_475_222_385, audio: [.aac]),
         Camera(
             name: "GW4089IP (Content-Base with a query and no /; Session 'id; timeout=60'; RTP-Info of another path)",
             options: nil, describe: "gw_main_describe.txt", setup: "gw_main_setup_video.txt", play: "gw_main_play.txt",
             path: "/H264?channel=1&subtype=0&unicast=true&proto=Onvif", payloadType: 96, ssrc: 0x0102_0304,
-            firstSequence: 271, firstTimestamp: 1_621_990_950),
+            firstSequence: 271, firstTimestamp: 1_621_990_950, audio: [.pcmu], audioSetup: "gw_main_setup_audio.txt"),
         Camera(
             name: "Wowza 4.8 (audio track first; video payload type 97)", options: nil, describe: "bunny_describe.txt",
             setup: "bunny_setup.txt", play: "bunny_play.txt", path: "/vod/mp4:BigBuckBunny_115k.mov/", payloadType: 97,
-            ssrc: 0x0A0B_0C0D, firstSequence: 1, firstTimestamp: 0),
+            ssrc: 0x0A0B_0C0D, firstSequence: 1, firstTimestamp: 0, audio: [.aac], audioFirst: true),
         Camera(
             name: "Foscam (live555 2014; an audio m= without rtpmap)", options: nil, describe: "foscam_describe.txt",
             setup: nil, play: nil, path: "/videoMain/", payloadType: 96, ssrc: 0x0F05_CA30, firstSequence: 500,
-            firstTimestamp: 12345),
+            firstTimestamp: 12345, audio: [.pcmu]),
         Camera(
             name: "VStarcam (garbage sprop-parameter-sets: the in-band sets decode; 'Cseq'; no Content-Base)",
             options: nil, describe: "vstarcam_describe.txt", setup: nil, play: nil, path: "/", payloadType: 96,
-            ssrc: 0x05A5_CA40, firstSequence: 65000, firstTimestamp: 4_294_000_000),
+            ssrc: 0x05A5_CA40, firstSequence: 65000, firstTimestamp: 4_294_000_000, audio: [.pcma]),
         // Cameras of which only the SDP was recorded: answered with it, set up and played plainly.
         Camera(
             name: "Anpviz (packetization-mode=0 declared, FU-A sent; an MPEG4-GENERIC audio track on payload type 0)",
             options: nil, describe: "anpviz_sdp.txt", setup: nil, play: nil, path: "/live/", payloadType: 96,
-            ssrc: 0x0A0E_0001, firstSequence: 7, firstTimestamp: 3000),
+            ssrc: 0x0A0E_0001, firstSequence: 7, firstTimestamp: 3000, audio: [.aac]),
         Camera(
             name: "Ubiquiti (AAC and Opus tracks before the video; video payload type 97; an fmtp ending in ';')",
             options: nil, describe: "ubiquiti_sdp.txt", setup: nil, play: nil, path: "/stream/", payloadType: 97,
-            ssrc: 0x0B1C_0001, firstSequence: 30_000, firstTimestamp: 1),
+            ssrc: 0x0B1C_0001, firstSequence: 30_000, firstTimestamp: 1, audio: [.aac, .opus], audioFirst: true),
         Camera(
             name: "Geovision (absolute control URLs; an ONVIF metadata track; video payload type 105)",
             options: nil, describe: "geovision_sdp.txt", setup: nil, play: nil, path: "/media/video1/",
@@ -84,7 +92,7 @@ import VideoDecoding
         Camera(
             name: "TP-Link Tapo (H.265; a PCMA track; an application track the vendor names)", options: nil,
             describe: "tplink_sdp.txt", setup: nil, play: nil, path: "/stream1/", payloadType: 96,
-            ssrc: 0x7A90_0001, firstSequence: 40_000, firstTimestamp: 5_000_000, codec: .h265),
+            ssrc: 0x7A90_0001, firstSequence: 40_000, firstTimestamp: 5_000_000, audio: [.pcma], codec: .h265),
     ]
 
     /// The replaying server for `camera`.
@@ -93,8 +101,15 @@ import VideoDecoding
             options: try camera.options.map(CameraTranscript.init),
             describe: camera.describe.hasSuffix("_sdp.txt")
                 ? try CameraTranscript(sdp: camera.describe, path: camera.path) : try CameraTranscript(camera.describe),
-            setup: try camera.setup.map(CameraTranscript.init), play: try camera.play.map(CameraTranscript.init)
+            setup: try camera.setup.map(CameraTranscript.init), play: try camera.play.map(CameraTranscript.init),
+            audioSetup: try camera.audioSetup.map(CameraTranscript.init)
         )
+        // The video's SETUP is the one for its control URL (the part after any `rtsp://host:port`).
+        let control = try #require(
+            SessionDescription(answers.describe.body).media.first { $0.videoFormat != nil }?.control)
+        let videoControl = control.replacingOccurrences(of: #"^rtsp://[^/]+"#, with: "", options: .regularExpression)
+        // The interleaved channels the video's SETUP agreed on: where its RTP goes.
+        let videoChannel = NIOLockedValueBox<UInt8>(0)
         let session =
             answers.setup?.header("Session")?.split(separator: ";").first.map {
                 $0.trimmingCharacters(in: .whitespaces)
@@ -119,22 +134,35 @@ import VideoDecoding
             case "OPTIONS" where answers.options != nil:
                 connection.send(answers.options?.answer(cseq: cseq, port: port) ?? [])
             case "DESCRIBE": connection.send(answers.describe.answer(cseq: cseq, port: port))
-            case "SETUP" where answers.setup != nil:
-                connection.send(answers.setup?.answer(cseq: cseq, port: port) ?? [])
             case "SETUP":
-                connection.respond(
-                    request, "200 OK", ["Session: \(session)", "Transport: \(request.header("Transport") ?? "")"])
+                // The recorded answers were of sessions whose tracks came in another order: their channels
+                // are rewritten to those asked for, as their addresses are.
+                let asked = request.header("Transport") ?? ""
+                let channels = TransportHeader(asked).interleavedChannels
+                guard case .request(_, let uri) = request.kind else { return }
+                let isVideo = uri.contains(videoControl)
+                if isVideo { videoChannel.withLockedValue { $0 = channels?.rtp ?? 0 } }
+                let recorded = isVideo ? answers.setup : answers.audioSetup
+                if let recorded, let channels {
+                    let transport = (recorded.header("Transport") ?? "").replacingOccurrences(
+                        of: #"interleaved=\d+-\d+"#, with: "interleaved=\(channels.rtp)-\(channels.rtcp)",
+                        options: .regularExpression)
+                    connection.send(recorded.answer(cseq: cseq, port: port, replacing: ["transport": transport]))
+                } else {
+                    connection.respond(request, "200 OK", ["Session: \(session)", "Transport: \(asked)"])
+                }
             case "PLAY":
                 if let play = answers.play {
                     connection.send(play.answer(cseq: cseq, port: port))
                 } else {
                     connection.respond(request, "200 OK", ["Session: \(session)"])
                 }
-                connection.sendInterleaved(older)
-                connection.sendInterleaved(stream)
+                let channel = videoChannel.withLockedValue { $0 }
+                connection.sendInterleaved(older, channel: channel)
+                connection.sendInterleaved(stream, channel: channel)
                 var bye = RTCPCompoundBuilder()
                 bye.appendGoodbye(ssrcs: [camera.ssrc])
-                connection.sendInterleaved([bye.bytes], channel: 1)
+                connection.sendInterleaved([bye.bytes], channel: channel + 1)
             default:
                 connection.respond(
                     request, "200 OK",
@@ -152,8 +180,12 @@ import VideoDecoding
         options.inactivityTimeout = .seconds(5)
         let session = try await RTSPSession.connect(
             to: "rtsp://127.0.0.1:\(server.port)\(camera.path)", options: options)
-        #expect(session.tracks.count == 1)
-        #expect(session.tracks.first?.format.payloadType == camera.payloadType)
+        // Every track the library takes is set up: the video and the audio, in the SDP's order.
+        let video = try #require(session.tracks.firstIndex { $0.format.kind == .video })
+        #expect(session.tracks.compactMap(\.format.audioFormat?.codec) == camera.audio)
+        #expect(session.tracks.count == 1 + camera.audio.count)
+        #expect(video == (camera.audioFirst ? camera.audio.count : 0))
+        #expect(session.tracks[video].format.payloadType == camera.payloadType)
         var md5s: [String] = []
         let decoder = try FFmpegVideoDecoder(codec: camera.codec)
         for try await frame in try session.accessUnits().frames(decoder: decoder) {
@@ -162,7 +194,7 @@ import VideoDecoding
         }
         #expect(md5s == FixtureStream.expectedMD5s(of: camera.codec == .h264 ? "h264-gst.pcap" : "h265-gst-sll.pcap"))
         let statistics = await session.statistics()
-        #expect(statistics.tracks.first?.staleSourcePackets == (camera.olderSessionFirst ? 40 : 0))
+        #expect(statistics.tracks[video].staleSourcePackets == (camera.olderSessionFirst ? 40 : 0))
         #expect(server.methods.last == "TEARDOWN")
     }
 
@@ -247,6 +279,6 @@ import VideoDecoding
         // Each change of source is followed; the log tells the first, once, and nothing was lost.
         #expect(log.lines(containing: "changed its SSRC").count == 1, "\(log.lines)")
         #expect(log.lines(containing: "lost").isEmpty)
-        #expect(log.lines(containing: "playing 1 track(s) over tcp").count == 1)
+        #expect(log.lines(containing: "playing 2 track(s) over tcp").count == 1)  // the video and the PCMU audio
     }
 }

@@ -21,6 +21,7 @@ import VideoDecoding
     static func h264DVR() async throws -> (server: ScriptedServer, sender: any Channel) {
         let describe = try CameraTranscript("h264dvr_describe.txt")
         let setup = try CameraTranscript("h264dvr_setup_video.txt")
+        let audioSetup = try CameraTranscript("h264dvr_setup_audio.txt")
         let play = try CameraTranscript("h264dvr_play.txt")
         let sender = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0).get()
@@ -55,11 +56,15 @@ import VideoDecoding
                 let asked = (request.header("Transport") ?? "").split(separator: ";")
                     .first { $0.hasPrefix("client_port=") }?.dropFirst("client_port=".count).split(separator: "-").first
                 let rtp = asked.flatMap { Int($0) } ?? 0
-                clientPort.withLockedValue { $0 = rtp }
+                // trackID=3 is the video (the media goes to its port), trackID=4 the PCMA audio.
+                guard case .request(_, let uri) = request.kind else { return }
+                let isVideo = !uri.hasSuffix("trackID=4")
+                if isVideo { clientPort.withLockedValue { $0 = rtp } }
                 let transport =
                     "RTP/AVP;unicast;mode=PLAY;source=127.0.0.1;client_port=\(rtp)-\(rtp + 1);"
-                    + "server_port=\(serverPort)-\(serverPort + 1);ssrc=0"
-                connection.send(setup.answer(cseq: cseq, port: port, replacing: ["transport": transport]))
+                    + "server_port=\(serverPort + (isVideo ? 0 : 2))-\(serverPort + (isVideo ? 1 : 3));ssrc=0"
+                connection.send(
+                    (isVideo ? setup : audioSetup).answer(cseq: cseq, port: port, replacing: ["transport": transport]))
             case "PLAY":
                 connection.send(play.answer(cseq: cseq, port: port))
                 let rtp = clientPort.withLockedValue { $0 }
@@ -83,7 +88,7 @@ import VideoDecoding
         options.transport = .udp
         options.inactivityTimeout = .seconds(5)
         let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(server.port)/camera", options: options)
-        #expect(session.tracks.count == 1)
+        #expect(session.tracks.map(\.format.kind) == [.video, .audio])
         var md5s: [String] = []
         for try await frame in try session.accessUnits().frames(decoder: try FFmpegVideoDecoder(codec: .h264)) {
             #expect(!frame.mayBeDamaged)

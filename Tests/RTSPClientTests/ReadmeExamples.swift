@@ -1,10 +1,12 @@
 // The README's "Using the library" examples, as code the tests build and run (ReadmeExamplesTests checks
 // that every line of each README block is here, in order). Edit both together.
+import AudioDecoding
 import FFmpegDecoding
 import H26x
 import MediaPipeline
 import PacketCapture
 import RTP
+import RTSPClient
 import VideoDecoding
 
 enum ReadmeExamples {
@@ -44,5 +46,30 @@ enum ReadmeExamples {
         // elsewhere, e.g. on a WebRTC capturer's tick:
         let frame = latest.take()  // frame.y, frame.u, frame.v, frame.timestamp, frame.mayBeDamaged
         return (frame, latest.droppedFrames + latest.deliveredFrames)  // every frame pushed
+    }
+
+    /// "A camera's video and audio": the access units of its video and its audio decoded to 10 ms PCM
+    /// chunks, each dated on the camera's wall clock.
+    static func videoAndAudio(of url: String) async throws -> (units: [AccessUnit], chunks: [PCMFrame]) {
+        var units: [AccessUnit] = []
+        var chunks: [PCMFrame] = []
+        let session = try await RTSPSession.connect(to: url)  // every video and audio track
+        var decoders: [Int: FFmpegAudioDecoder] = [:]
+        for (index, track) in session.tracks.enumerated() {
+            if let format = track.format.audioFormat { decoders[index] = try FFmpegAudioDecoder(format: format) }
+        }
+        var chunkers: [Int: PCMChunker] = [:]  // 10 ms blocks, what a WebRTC audio source takes
+        for try await unit in try session.media() {
+            switch unit {
+            case .video(let accessUnit):
+                units.append(accessUnit)  // to a video decoder, as above
+            case .audio(let frame):
+                try decoders[frame.track]?.decode(frame) { pcm in chunkers[frame.track, default: PCMChunker()].push(pcm) }
+                while let chunk = chunkers[frame.track]?.nextChunk() {
+                    chunks.append(chunk)  // chunk.int16Interleaved, chunk.sampleRate, chunk.captureTime
+                }
+            }
+        }
+        return (units, chunks)
     }
 }

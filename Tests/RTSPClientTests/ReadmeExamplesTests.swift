@@ -64,4 +64,20 @@ import Testing
         #expect(pushed >= 89)
         #expect(frame?.width == 320 && frame?.mayBeDamaged == false)
     }
+
+    /// The video and audio example against gst-rtsp-server's H.264, G.711 and AAC: the 60 pictures, and
+    /// 10 ms chunks of both audio tracks (2 s each, give or take the AAC encoder's delay), dated.
+    @Test func theVideoAndAudioExampleRuns() async throws {
+        let server = try await RealServer(["--audio", "--frames", "60", "--rtcp-interval", "300"])
+        defer { server.stop() }
+        let (units, chunks) = try await ReadmeExamples.videoAndAudio(of: server.url)
+        #expect((58...60).contains(units.count))
+        let g711 = chunks.filter { $0.track == 1 }
+        let aac = chunks.filter { $0.track == 2 }
+        #expect(g711.allSatisfy { $0.sampleCount == 80 && $0.sampleRate == 8000 })
+        #expect(aac.allSatisfy { $0.sampleCount == 480 && $0.sampleRate == 48000 })
+        #expect((195...200).contains(g711.count), "\(g711.count) G.711 chunks")
+        #expect((180...200).contains(aac.count), "\(aac.count) AAC chunks")
+        #expect(chunks.filter { $0.captureTime != nil }.count >= chunks.count / 2)
+    }
 }

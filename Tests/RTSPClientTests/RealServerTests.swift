@@ -26,7 +26,7 @@ import VideoDecoding
     static func play(_ url: String, _ options: RTSPSessionOptions) async throws -> Played {
         let session = try await RTSPSession.connect(to: url, options: options)
         #expect(session.tracks.count == 1)
-        let format = try #require(session.tracks.first?.format)
+        let format = try #require(session.tracks.first?.format.videoFormat)
         var played = Played()
         played.codec = format.codec.rawValue
         var units = try session.accessUnits().makeAsyncIterator()
@@ -105,7 +105,7 @@ import VideoDecoding
         let server = try await RealServer(["--sdp-parameter-sets-only", "--frames", String(Self.frames)])
         defer { server.stop() }
         let session = try await RTSPSession.connect(to: server.url, options: RTSPSessionOptions(transport: transport))
-        let format = try #require(session.tracks.first?.format)
+        let format = try #require(session.tracks.first?.format.videoFormat)
         #expect(!format.parameterSetAttributes.isEmpty)
         var frames: [I420Frame] = []
         let decoder = try FFmpegVideoDecoder(codec: .h264)

@@ -1,0 +1,183 @@
+import Audio
+import H26x
+import Logging
+import MediaPipeline
+import RTP
+import SDP
+
+/// One unit of a session's media, in the order units complete: a video access unit or an audio frame. Each
+/// names its track (an index into ``RTSPSession/tracks``) and carries its capture time on the sender's wall
+/// clock once the track's sender has reported: the video and audio of one session line up on it.
+public enum RTSPMediaUnit: Sendable {
+    case video(AccessUnit)
+    case audio(AudioFrame)
+
+    /// The track it belongs to, by index into ``RTSPSession/tracks``.
+    public var track: Int {
+        switch self {
+        case .video(let unit): unit.track
+        case .audio(let frame): frame.track
+        }
+    }
+
+    /// When the sender captured it, on its wall clock (nil until the track's first sender report).
+    public var captureTime: WallClockTime? {
+        switch self {
+        case .video(let unit): unit.captureTime
+        case .audio(let frame): frame.captureTime
+        }
+    }
+
+    /// Whether it is its track's first after a break (a reconnect, a new source).
+    public var isDiscontinuity: Bool {
+        switch self {
+        case .video(let unit): unit.isDiscontinuity
+        case .audio(let frame): frame.isDiscontinuity
+        }
+    }
+}
+
+/// The video access units and audio frames of a session's tracks, in the order they complete: their packets
+/// through the library's ``MediaPipeline`` (a reorder buffer per track, the depacketizer its SDP format calls
+/// for). Loss is reported on each unit (``AccessUnit/lostPackets``, ``AudioFrame/lostPacketsBefore``);
+/// nothing is spliced. Iterate once: a session's packets have one consumer.
+///
+/// ```swift
+/// for try await unit in try session.media() {
+///     switch unit {
+///     case .video(let accessUnit): print("video", accessUnit.track, accessUnit.captureTime as Any)
+///     case .audio(let frame): print("audio", frame.track, frame.captureTime as Any)
+///     }
+/// }
+/// ```
+public struct RTSPMediaUnits: AsyncSequence, Sendable {
+    public typealias Element = RTSPMediaUnit
+
+    let packets: RTSPPackets
+    /// The tracks played, by index into the session's tracks; packets of the others are skipped.
+    let selected: Set<Int>
+    /// Every track's format (those not selected too, so that indexes are the session's).
+    let formats: [MediaFormat]
+    let reorder: ReorderBuffer.Configuration
+    let audioReorder: ReorderBuffer.Configuration
+    let logger: Logger
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var source: RTSPPackets.AsyncIterator
+        let selected: Set<Int>
+        var pipeline: MediaPipeline
+        var finished = false
+
+        public mutating func next() async throws -> RTSPMediaUnit? {
+            while true {
+                if let unit = pipeline.nextAccessUnit() {
+                    return .video(unit.captured(by: source.clock(track: unit.track, ssrc: unit.ssrc)))
+                }
+                if let frame = pipeline.nextAudioFrame() {
+                    return .audio(frame.captured(by: source.clock(track: frame.track, ssrc: frame.ssrc)))
+                }
+                if finished { return nil }
+                guard let received = try await source.next() else {
+                    finished = true
+                    pipeline.finish()
+                    continue
+                }
+                guard selected.contains(received.track) else { continue }
+                pipeline.push(received)
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(
+            source: packets.makeAsyncIterator(), selected: selected,
+            pipeline: MediaPipeline(media: formats, reorder: reorder, audioReorder: audioReorder, logger: logger))
+    }
+
+    /// The tracks these units come from, in order.
+    public var tracks: [Int] { selected.sorted() }
+}
+
+/// The audio frames of a session's audio tracks, in the order they complete, each naming its track and
+/// dated on the sender's wall clock once it has reported. Iterate once.
+public struct RTSPAudioFrames: AsyncSequence, Sendable {
+    public typealias Element = AudioFrame
+
+    let media: RTSPMediaUnits
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var media: RTSPMediaUnits.AsyncIterator
+
+        public mutating func next() async throws -> AudioFrame? {
+            while let unit = try await media.next() {
+                if case .audio(let frame) = unit { return frame }
+            }
+            return nil
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(media: media.makeAsyncIterator()) }
+
+    /// The tracks these frames come from, in order.
+    public var tracks: [Int] { media.tracks }
+}
+
+extension RTSPSession {
+    /// The video access units and audio frames of the tracks at `indices` into ``tracks`` (nil: every track
+    /// set up), in the order they complete. `reorder` holds video packets, `audioReorder` audio packets
+    /// (which can be 100 ms apart, so gaps are waited for longer).
+    ///
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of a track set up.
+    public func media(
+        tracks indices: [Int]? = nil, reorder: ReorderBuffer.Configuration = .init(),
+        audioReorder: ReorderBuffer.Configuration = .audio
+    ) throws -> RTSPMediaUnits {
+        let chosen = indices ?? Array(tracks.indices)
+        try checkTracks(chosen, given: indices != nil, call: "media", kind: nil)
+        return RTSPMediaUnits(
+            packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: reorder,
+            audioReorder: audioReorder, logger: driver.options.logger)
+    }
+
+    /// The audio frames of the audio tracks at `indices` into ``tracks`` (nil: every audio track set up).
+    /// To take a session's video too, iterate ``media(tracks:reorder:audioReorder:)`` instead: a session's
+    /// packets have one consumer.
+    ///
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of an audio track set up.
+    public func audioFrames(tracks indices: [Int]? = nil, reorder: ReorderBuffer.Configuration = .audio) throws
+        -> RTSPAudioFrames
+    {
+        let chosen = indices ?? tracks.indices.filter { tracks[$0].format.kind == .audio }
+        try checkTracks(chosen, given: indices != nil, call: "audioFrames", kind: .audio)
+        return RTSPAudioFrames(
+            media: RTSPMediaUnits(
+                packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: .init(),
+                audioReorder: reorder, logger: driver.options.logger))
+    }
+
+    /// Throws `.invalidCall` unless `chosen` names tracks set up, at least one, each of `kind` when given;
+    /// `given` says whether the caller named them (else they are every track of `kind`).
+    func checkTracks(_ chosen: [Int], given: Bool, call: String, kind: MediaKind?) throws(RTSPClientError) {
+        let range = tracks.isEmpty ? "none" : "tracks 0 to \(tracks.count - 1)"
+        guard !chosen.isEmpty else {
+            let kinds = tracks.map { "\($0.format.kind)" }.joined(separator: ", ")
+            throw RTSPClientError(
+                .invalidCall,
+                given
+                    ? "\(call)(tracks: []) names no track: the session has \(range)"
+                    : "the session has no \(kind.map(\.rawValue) ?? "") track (its tracks: \(kinds))")
+        }
+        let missing = chosen.filter { !tracks.indices.contains($0) }
+        guard missing.isEmpty else {
+            let which =
+                missing.count == 1 ? "track \(missing[0]) was not set up" : "tracks \(missing) were not set up"
+            throw RTSPClientError(.invalidCall, "\(which): the session has \(range)")
+        }
+        if let kind, let other = chosen.first(where: { tracks[$0].format.kind != kind }) {
+            let advice = kind == .video ? "audioFrames(tracks:) or media(tracks:)" : "accessUnits(tracks:) or media(tracks:)"
+            throw RTSPClientError(
+                .invalidCall,
+                "track \(other) is \(tracks[other].format.kind) (\(tracks[other].format.encodingName)), not \(kind): use \(advice)")
+        }
+    }
+}
