@@ -11,7 +11,8 @@ extension AudioDepacketizer {
 
     mutating func aac(_ packet: RTPPacket, timestamp: UInt64) {
         let payload = packet.payload
-        guard let (headers, dataStart) = auHeaders(payload) else { return statistics.malformedPackets += 1 }
+        guard let dataStart = readAUHeaders(payload) else { return statistics.malformedPackets += 1 }
+        let headers = auHeaderBuffer
         var data = payload[dataStart...]
         // One header, and fewer bytes than its size (or a piece of the unit being put together): a fragment.
         if headers.count == 1, headers[0].size > data.count || fragment?.timestamp == timestamp {
@@ -57,23 +58,26 @@ extension AudioDepacketizer {
         fragment = current
     }
 
-    /// The AU headers of a payload and where its access units begin; nil when they do not fit in it.
-    func auHeaders(_ payload: ArraySlice<UInt8>) -> ([AUHeader], Int)? {
+    /// Reads the AU headers of a payload into ``auHeaderBuffer`` and returns where its access units begin;
+    /// nil when they do not fit in it.
+    mutating func readAUHeaders(_ payload: ArraySlice<UInt8>) -> Int? {
         let f = format
+        auHeaderBuffer.removeAll(keepingCapacity: true)
         if let constant = f.constantSize, f.sizeLength == 0, f.indexLength == 0 {
             // No AU headers at all: units of a constant size, back to back.
             guard constant > 0, payload.count >= constant else { return nil }
-            let count = payload.count / constant
-            return ((0..<count).map { AUHeader(size: constant, offset: $0 == 0 ? 0 : 1) }, payload.startIndex)
+            for index in 0..<payload.count / constant {
+                auHeaderBuffer.append(AUHeader(size: constant, offset: index == 0 ? 0 : 1))
+            }
+            return payload.startIndex
         }
         guard payload.count >= 2 else { return nil }
         let lengthBits = Int(payload[payload.startIndex]) << 8 | Int(payload[payload.startIndex + 1])
         let headerBytes = (lengthBits + 7) / 8
         guard lengthBits > 0, 2 + headerBytes <= payload.count else { return nil }
         var reader = BitReader(payload.dropFirst(2).prefix(headerBytes))
-        var headers: [AUHeader] = []
         while reader.position < lengthBits {
-            let first = headers.isEmpty
+            let first = auHeaderBuffer.isEmpty
             var size = f.constantSize ?? 0
             if f.sizeLength > 0 { size = Int(reader.read(f.sizeLength)) }
             let index = Int(reader.read(first ? f.indexLength : f.indexDeltaLength))
@@ -81,8 +85,8 @@ extension AudioDepacketizer {
             if f.dtsDeltaLength > 0, reader.flag() { reader.skip(f.dtsDeltaLength) }
             if f.randomAccessIndication { reader.skip(1) }
             reader.skip(f.streamStateIndication)
-            guard reader.position <= lengthBits, headers.count < 512 else { return nil }
-            headers.append(AUHeader(size: size, offset: first ? 0 : index + 1))
+            guard reader.position <= lengthBits, auHeaderBuffer.count < Self.maxAUHeaders else { return nil }
+            auHeaderBuffer.append(AUHeader(size: size, offset: first ? 0 : index + 1))
         }
         var start = payload.startIndex + 2 + headerBytes
         if f.auxiliaryDataSizeLength > 0 {
@@ -91,8 +95,11 @@ extension AudioDepacketizer {
             start += (f.auxiliaryDataSizeLength + auxBits + 7) / 8
             guard start <= payload.endIndex else { return nil }
         }
-        return headers.isEmpty ? nil : (headers, start)
+        return auHeaderBuffer.isEmpty ? nil : start
     }
+
+    /// The most AU headers a packet may hold (a 1500-byte packet holds far fewer AAC units).
+    static let maxAUHeaders = 512
 
     // MARK: De-interleaving (RFC 3640 section 3.2.3.2)
 

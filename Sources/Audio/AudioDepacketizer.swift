@@ -42,6 +42,8 @@ public struct AudioDepacketizer: Sendable {
     var interleaved: [AudioFrame] = []
     var nextInterleavedTimestamp: UInt64?
     var interleaving = false
+    /// The AU headers of the packet being read: one buffer for every packet, so that none is allocated.
+    var auHeaderBuffer: [AUHeader] = []
     /// LATM: the payloads of an AudioMuxElement spread over packets (same timestamp, no marker yet).
     var latmPieces: (timestamp: UInt64, bytes: [UInt8])?
     var muxConfig: StreamMuxConfig?

@@ -1,6 +1,8 @@
+import H26x
 import MediaPipeline
 import PacketCapture
 import RTP
+import SDP
 
 /// Sorts the UDP datagrams of a capture into RTP streams and keeps RFC 3550 statistics for each.
 ///
@@ -20,13 +22,24 @@ public struct StreamAnalyzer: Sendable {
         public internal(set) var statistics: ReceiverStatistics
         /// Packets whose capture was cut short by the snaplen (counted, but their payload is incomplete).
         public internal(set) var truncatedPackets = 0
+        /// The codec's encoding name (`H264`, `PCMU`, `MPEG4-GENERIC`, ...): the SDP's for the payload type,
+        /// else the static payload type's (RFC 3551), else H.264 or H.265 as its first payloads show; nil
+        /// when none says.
+        public internal(set) var codec: String?
+        /// Packets whose payload was looked at for a video codec, while none was known.
+        var sniffed = 0
     }
+
+    /// How many packets of a stream no SDP describes are looked at for an H.264 or H.265 payload.
+    static let maxSniffedPackets = 64
 
     public let filter: StreamFilter
     /// Overrides the clock rate for every stream.
     public let clockRate: Int?
     /// Whether a stream must pass RFC 3550 probation to be one.
     public let probation: Bool
+    /// The formats an SDP describes, by payload type: each stream's codec and clock rate.
+    public let formats: [UInt8: MediaFormat]
     private var index: [StreamKey: Int] = [:]
     private var all: [Stream] = []
     /// Datagrams that matched the filter but were not RTP.
@@ -34,7 +47,11 @@ public struct StreamAnalyzer: Sendable {
     /// RTCP packets seen.
     public private(set) var rtcpPackets = 0
 
-    public init(filter: StreamFilter = StreamFilter(), clockRate: Int? = nil, probation: Bool = true) {
+    public init(
+        filter: StreamFilter = StreamFilter(), clockRate: Int? = nil, probation: Bool = true,
+        formats: [UInt8: MediaFormat] = [:]
+    ) {
+        self.formats = formats
         self.filter = filter
         self.clockRate = clockRate
         self.probation = probation
@@ -59,12 +76,24 @@ public struct StreamAnalyzer: Sendable {
         } else {
             position = all.count
             index[key] = position
-            let rate = clockRate ?? ClockRate.assumed(forPayloadType: header.payloadType) ?? 90000
+            let described = formats[header.payloadType]
+            let rate =
+                clockRate ?? described?.clockRate ?? ClockRate.assumed(forPayloadType: header.payloadType) ?? 90000
             all.append(
                 Stream(
                     key: key, payloadType: header.payloadType, clockRate: rate,
                     statistics: ReceiverStatistics(
-                        clockRate: rate, tracker: SequenceTracker(minSequential: probation ? 2 : 1))))
+                        clockRate: rate, tracker: SequenceTracker(minSequential: probation ? 2 : 1)),
+                    codec: described?.encodingName
+                        ?? AudioFormat.staticFormat(payloadType: header.payloadType)?.codec.encodingName))
+        }
+        if all[position].codec == nil && all[position].sniffed < Self.maxSniffedPackets {
+            all[position].sniffed += 1
+            if let packet = try? RTPPacket(datagram.payload),
+                let codec = CodecSniffer.codec(ofPayload: packet.payload)
+            {
+                all[position].codec = codec.encodingName
+            }
         }
         all[position].statistics.record(
             sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: datagram.time)
@@ -84,9 +113,10 @@ public struct StreamAnalyzer: Sendable {
 
     /// Reads every datagram of a capture.
     public static func analyze<Source: DatagramSource>(
-        _ capture: inout Source, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil, probation: Bool = true
+        _ capture: inout Source, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil, probation: Bool = true,
+        formats: [UInt8: MediaFormat] = [:]
     ) throws -> StreamAnalyzer {
-        var analyzer = StreamAnalyzer(filter: filter, clockRate: clockRate, probation: probation)
+        var analyzer = StreamAnalyzer(filter: filter, clockRate: clockRate, probation: probation, formats: formats)
         try capture.forEachDatagram { analyzer.add($0) }
         return analyzer
     }

@@ -5,7 +5,8 @@ import RTP
 public enum StreamReport {
     /// One JSON array of objects with the keys `ssrc`, `payloadType`, `source`, `destination`, `packets`,
     /// `lost`, `duplicates`, `reordered`, `jitterMs`, `durationSeconds`, then `clockRate`, `firstTime`,
-    /// `lastTime` (seconds since the epoch) and `truncatedPackets`; with `srtp` (an ``SRTPDatagrams``
+    /// `lastTime` (seconds since the epoch), `truncatedPackets` and `codec` (the encoding name, `""` when
+    /// unknown); with `srtp` (an ``SRTPDatagrams``
     /// source), also `srtpAuthFailures`: the failures on the stream's RTP and RTCP flows.
     public static func json(_ streams: [StreamAnalyzer.Stream], srtp: SRTPDatagrams? = nil) -> String {
         let rows = streams.map { stream -> String in
@@ -25,6 +26,7 @@ public enum StreamReport {
             o.add("firstTime", s.firstArrival?.seconds ?? 0, decimals: 6)
             o.add("lastTime", s.lastArrival?.seconds ?? 0, decimals: 6)
             o.add("truncatedPackets", stream.truncatedPackets)
+            o.add("codec", stream.codec ?? "")
             if let srtp { o.add("srtpAuthFailures", srtp.failures(of: stream.key)) }
             return "  " + o.text
         }
@@ -32,10 +34,11 @@ public enum StreamReport {
     }
 
     /// A fixed-width table, one row per stream. FIRST_S and LAST_S are seconds since the earliest
-    /// stream's first packet, as tshark prints them.
+    /// stream's first packet, as tshark prints them; CODEC is the encoding name, `-` when unknown.
     public static func table(_ streams: [StreamAnalyzer.Stream]) -> String {
         let header = [
             "SSRC", "PT", "SOURCE", "DESTINATION", "PACKETS", "LOST", "DUP", "REORD", "JITTER_MS", "FIRST_S", "LAST_S",
+            "CODEC",
         ]
         let origin = streams.compactMap { $0.statistics.firstArrival?.nanoseconds }.min() ?? 0
         func relative(_ time: ArrivalTime?) -> String {
@@ -48,7 +51,7 @@ public enum StreamReport {
                 hex32(stream.key.ssrc), String(stream.payloadType), stream.key.source.description,
                 stream.key.destination.description, String(s.packets), String(s.lost), String(s.duplicates),
                 String(s.reordered), formatFixed(s.jitterMilliseconds, decimals: 3), relative(s.firstArrival),
-                relative(s.lastArrival),
+                relative(s.lastArrival), stream.codec ?? "-",
             ])
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }

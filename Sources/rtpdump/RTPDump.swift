@@ -194,19 +194,26 @@ struct InputOptions: ParsableArguments {
     /// The audio format from --sdp (its first audio section, or the one of --payload-type), else from the
     /// DESCRIBE answer in a session capture or a live session; nil when neither describes audio.
     func sdpAudioFormat(session: RTSPSessionInfo? = nil) throws -> AudioFormat? {
-        let description: SessionDescription?
-        if let sdp {
-            guard let text = try? String(contentsOfFile: sdp, encoding: .utf8) else {
-                throw RTPDumpError("cannot read the SDP file \(sdp)")
-            }
-            do { description = try SessionDescription(text) } catch { throw RTPDumpError("\(sdp): \(error)") }
-        } else {
-            description = session?.description
-        }
-        return description?.media.compactMap { media -> AudioFormat? in
+        try sdpDescription(session: session)?.media.compactMap { media -> AudioFormat? in
             guard case .audio(let format)? = media.mediaFormat else { return nil }
             return payloadType.map { $0 == format.payloadType } ?? true ? format : nil
         }.first
+    }
+
+    /// The session description of --sdp, else of the DESCRIBE answer in a session capture or a live session.
+    func sdpDescription(session: RTSPSessionInfo? = nil) throws -> SessionDescription? {
+        guard let sdp else { return session?.description }
+        guard let text = try? String(contentsOfFile: sdp, encoding: .utf8) else {
+            throw RTPDumpError("cannot read the SDP file \(sdp)")
+        }
+        do { return try SessionDescription(text) } catch { throw RTPDumpError("\(sdp): \(error)") }
+    }
+
+    /// The formats the SDP (--sdp, or the session's) describes, by payload type (the first section's where
+    /// two use one).
+    func sdpFormats(session: RTSPSessionInfo? = nil) throws -> [UInt8: MediaFormat] {
+        let formats = try sdpDescription(session: session)?.media.compactMap(\.mediaFormat) ?? []
+        return Dictionary(formats.map { ($0.payloadType, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The depacketizer an SDP video format calls for, if there is one. Parameter sets in the SDP that are
@@ -292,7 +299,8 @@ func finish(_ warnings: CaptureWarnings) {
 struct Streams: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "streams",
-        abstract: "One row per RTP stream: SSRC, payload type, addresses, packets, lost, duplicates, reordered, jitter."
+        abstract:
+            "One row per RTP stream: SSRC, payload type, addresses, packets, lost, duplicates, reordered, jitter, codec."
     )
 
     @OptionGroup var options: InputOptions
@@ -315,11 +323,13 @@ struct Streams: ParsableCommand {
 
     func run() throws {
         var (source, session) = try options.openSource()
-        let format = try naming(options.displayName) { try options.sdpFormat(session: session) }
+        // The SDP names each stream's codec and clock; an --sdp with video narrows to its payload type.
+        let formats = try naming(options.displayName) { try options.sdpFormats(session: session) }
+        let video = options.sdp == nil ? nil : try? options.sdpFormat(session: session)
         // RTP by negotiation (a session) or by the user's word (--port, --sdp) needs no probation.
         var analyzer = StreamAnalyzer(
-            filter: options.filter(for: options.sdp == nil ? nil : format), clockRate: clockRate ?? format?.clockRate,
-            probation: session == nil && options.port == nil && options.sdp == nil)
+            filter: options.filter(for: video), clockRate: clockRate,
+            probation: session == nil && options.port == nil && options.sdp == nil, formats: formats)
         // The table of what was read is printed however the input ends; its failure comes after it.
         let inputFailure = failure { try source.forEachDatagram { analyzer.add($0) } }
         let streams = analyzer.streams

@@ -3,6 +3,7 @@ import Foundation
 import PacketCapture
 import RTP
 import RTPDumpCore
+import SDP
 import Testing
 
 @Suite struct ReportTests {
@@ -34,6 +35,35 @@ import Testing
         let ssrc = try #require(try Fixtures.tsharkStreams("h264-ffmpeg.pcap").first?["ssrc"] as? Int)
         #expect(lines.count == 2)
         #expect(lines[1].hasPrefix("0x" + String(ssrc, radix: 16, uppercase: true) + "  96"))
+    }
+
+    /// Each stream names its codec: the SDP's for its payload type (and its clock for the jitter), else the
+    /// static payload type's (RFC 3551), else H.264 or H.265 as its payloads show; unknown otherwise.
+    @Test func streamsNameTheirCodec() throws {
+        let cases: [(capture: String, sdp: Bool, codec: String?, clockRate: Int)] = [
+            ("audio-aac-gst", true, "MPEG4-GENERIC", 48000), ("audio-latm-gst", true, "MP4A-LATM", 44100),
+            ("audio-opus-ffmpeg", true, "opus", 48000), ("audio-l16-gst", true, "L16", 16000),
+            ("audio-pcmu-gst", false, "PCMU", 8000), ("audio-pcma-gst", false, "PCMA", 8000),
+            ("h264-gst", false, "H264", 90000), ("h265-gst-sll", false, "H265", 90000),
+            ("audio-aac-gst", false, nil, 90000),  // a dynamic type no SDP describes
+        ]
+        for (name, sdp, codec, clockRate) in cases {
+            var formats: [UInt8: MediaFormat] = [:]
+            if sdp {
+                let text = try String(contentsOfFile: Fixtures.capture(name + ".sdp"), encoding: .utf8)
+                for format in try SessionDescription(text).media.compactMap(\.mediaFormat) {
+                    formats[format.payloadType] = format
+                }
+            }
+            var capture = try CaptureFile(contentsOf: Fixtures.capture(name + ".pcap"))
+            let streams = try StreamAnalyzer.analyze(&capture, formats: formats).streams
+            #expect(streams.count == 1, "\(name)")
+            #expect(streams.first?.codec == codec, "\(name)")
+            #expect(streams.first?.clockRate == clockRate, "\(name)")
+            let table = StreamReport.table(streams).split(separator: "\n")
+            #expect(table.first?.hasSuffix("CODEC") == true)
+            #expect(table.last?.hasSuffix("  " + (codec ?? "-")) == true, "\(table)")
+        }
     }
 
     @Test func filtersSelectByPortSSRCAndPayloadType() throws {
