@@ -7,7 +7,10 @@ import RTP
 
 /// The records of a classic pcap (Ethernet, IPv4, UDP, no IP options), repeated `loops` times with RTP
 /// sequence numbers and timestamps continuing, so that a long run is one continuous stream.
-func repeatedCapture(_ name: String, loops: Int) -> (bytes: [UInt8], recordsPerLoop: Int) {
+/// `timestampStep`: how far the RTP timestamps move on each repetition (default: 90 pictures at 90 kHz).
+func repeatedCapture(_ name: String, loops: Int, timestampStep: UInt32 = 90 * 3000) -> (
+    bytes: [UInt8], recordsPerLoop: Int
+) {
     guard let data = try? Data(contentsOf: fixtures.appendingPathComponent(name)) else { return ([], 0) }
     let file = [UInt8](data)
     var records: [ArraySlice<UInt8>] = []
@@ -26,7 +29,7 @@ func repeatedCapture(_ name: String, loops: Int) -> (bytes: [UInt8], recordsPerL
             r[rtp + 2] = UInt8(seq >> 8)
             r[rtp + 3] = UInt8(seq & 0xFF)
             var ts = UInt32(r[rtp + 4]) << 24 | UInt32(r[rtp + 5]) << 16 | UInt32(r[rtp + 6]) << 8 | UInt32(r[rtp + 7])
-            ts &+= UInt32(loop * 90 * 3000)
+            ts &+= UInt32(truncatingIfNeeded: loop) &* timestampStep
             for i in 0..<4 { r[rtp + 4 + i] = UInt8(truncatingIfNeeded: ts >> (24 - 8 * UInt32(i))) }
             let seconds = UInt32(r[0]) | UInt32(r[1]) << 8 | UInt32(r[2]) << 16 | UInt32(r[3]) << 24
             let shifted = seconds &+ UInt32(loop * 3)
