@@ -114,7 +114,7 @@ let package = Package(
             name: "RTPDumpCore",
             dependencies: [
                 "RTP", "PacketCapture", "H26x", "Audio", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP",
-                "VideoDecoding", "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
+                "VideoDecoding", "AudioDecoding", "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .executableTarget(
             name: "rtpdump",

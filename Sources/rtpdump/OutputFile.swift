@@ -38,6 +38,14 @@ final class OutputFile {
         }
     }
 
+    /// Writes `bytes` again at the file's start (a header whose sizes are known only at the end).
+    func rewriteStart(_ bytes: [UInt8]) throws {
+        let written = bytes.withUnsafeBytes { buffer in pwrite(descriptor, buffer.baseAddress, buffer.count, 0) }
+        guard written == bytes.count else {
+            throw RTPDumpError("cannot write \(path): \(String(cString: strerror(written < 0 ? errno : EIO)))")
+        }
+    }
+
     /// Closes the file; an error the system reports only now (a full disk on some file systems) is thrown.
     func close() throws {
         guard descriptor >= 0 else { return }

@@ -447,14 +447,21 @@ struct Frames: ParsableCommand {
 struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
-        abstract: "Write the complete access units of a stream as an Annex B elementary stream (.h264, .h265).")
+        abstract:
+            "Write the complete access units of a stream as an Annex B elementary stream (.h264, .h265), or an audio "
+            + "stream in a file players open (.aac for AAC, .opus for Opus, .wav for G.711 and L16).")
 
     @OptionGroup var options: InputOptions
 
-    @Option(name: .shortAndLong, help: "The output file: OUT.h264 or OUT.h265.")
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "The output file: OUT.h264 or OUT.h265 for video; OUT.aac, OUT.opus or OUT.wav for the audio the SDP "
+                + "(--sdp, or the session's) describes."))
     var output: String
 
     func run() throws {
+        if let container = AudioContainer(path: output) { return try extractAudio(container) }
         var (capture, session) = try options.openSource(media: [.video])
         let format = try options.sdpFormat(session: session)
         let file = try OutputFile(path: output)
@@ -481,18 +488,57 @@ struct Extract: ParsableCommand {
     }
 }
 
+extension Extract {
+    /// The first audio stream (or the one of --ssrc) as --sdp (or the session's) describes it, in `container`.
+    func extractAudio(_ container: AudioContainer) throws {
+        var (capture, session) = try options.openSource(media: [.audio])
+        guard let format = try options.sdpAudioFormat(session: session) else {
+            throw RTPDumpError(
+                "\(options.sdp ?? options.displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, "
+                    + "MPEG4-GENERIC, MP4A-LATM, opus): give the stream's SDP with --sdp")
+        }
+        let file = try OutputFile(path: output)
+        let summary = try naming(options.displayName) {
+            try AudioExtraction.extract(
+                &capture, format: format, container: container, filter: options.filter,
+                followsFlows: session != nil, write: file.write, rewriteStart: file.rewriteStart)
+        }
+        try file.close()
+        finish(capture.warnings)
+        guard summary.stream != nil else {
+            if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+            throw RTPDumpError("no \(format.codec.encodingName) stream found in \(options.displayName)")
+        }
+        var line = "\(format.codec.encodingName): \(summary.frames) frames, \(summary.bytes) bytes written"
+        if summary.silenceSamples > 0 { line += "; \(summary.silenceSamples) samples of silence where frames were lost" }
+        if summary.unfilledGaps > 0 { line += "; \(summary.unfilledGaps) gaps too long to fill" }
+        if summary.skippedFrames > 0 { line += "; \(summary.skippedFrames) frames too large for the file left out" }
+        printError(line)
+        if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
+    }
+}
+
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Decode the video (FFmpeg's libavcodec) to I420: a .y4m file and/or one MD5 line per frame.")
+        abstract:
+            "Decode the video (FFmpeg's libavcodec) to I420: a .y4m file and/or one MD5 line per frame; with --audio, "
+            + "the audio to 16-bit PCM: a .wav file and/or one MD5 line per decoded frame.")
 
     @OptionGroup var options: InputOptions
 
-    @Option(name: .shortAndLong, help: "Write the frames to this .y4m file.")
+    @Option(name: .shortAndLong, help: "Write the frames to this .y4m file (with --audio: this .wav file).")
     var output: String?
 
-    @Flag(help: "Print one line per frame: <index> <pts90k> <width>x<height> <md5 of the packed Y, U, V planes>.")
+    @Flag(
+        help: ArgumentHelp(
+            "Print one line per frame: <index> <pts90k> <width>x<height> <md5 of the packed Y, U, V planes>; with "
+                + "--audio, <index> <pts> <samples>x<channels> <md5 of the s16le samples>, pts at the track's clock."))
     var md5 = false
+
+    @Flag(help: "Decode the audio the SDP (--sdp, or the session's) describes instead of the video.")
+    var audio = false
 
     @Option(help: "Decoding threads (1: in the calling thread; 0: libavcodec chooses).")
     var threads: Int = 1
@@ -501,6 +547,9 @@ struct Decode: ParsableCommand {
     var size: FrameSize?
 
     func validate() throws {
+        if audio, let output, !output.lowercased().hasSuffix(".wav") {
+            throw ValidationError("with --audio, -o writes a WAV file: name it OUT.wav (\(output))")
+        }
         guard FFmpegVideoDecoder.Configuration.threadRange.contains(threads) else {
             let range = FFmpegVideoDecoder.Configuration.threadRange
             throw ValidationError(
@@ -509,6 +558,7 @@ struct Decode: ParsableCommand {
     }
 
     func run() throws {
+        if audio { return try decodeAudio() }
         var (capture, session) = try options.openSource(media: [.video])
         let format = try options.sdpFormat(session: session)
         let writer = try output.map { try Y4MWriter(path: $0) }
@@ -533,6 +583,58 @@ struct Decode: ParsableCommand {
         printError(
             "\(codec): \(summary.accessUnits) access units, \(summary.frames) frames (\(summary.damagedFrames) may be damaged),"
                 + " \(summary.decodeErrors) decoder errors")
+        if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
+    }
+}
+
+extension Decode {
+    /// The first audio stream (or the one of --ssrc) decoded to s16 PCM: a WAV file, MD5 lines.
+    func decodeAudio() throws {
+        var (capture, session) = try options.openSource(media: [.audio])
+        guard let format = try options.sdpAudioFormat(session: session) else {
+            throw RTPDumpError(
+                "\(options.sdp ?? options.displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, "
+                    + "MPEG4-GENERIC, MP4A-LATM, opus): give the stream's SDP with --sdp")
+        }
+        let file = try output.map { try OutputFile(path: $0) }
+        var layout: (rate: Int, channels: Int)?
+        var dataBytes = 0
+        var index = 0
+        let summary = try naming(options.displayName) {
+            try AudioFrameDecoding.decode(
+                &capture, format: format, filter: options.filter, followsFlows: session != nil
+            ) { pcm in
+                if md5 { print(AudioFrameDecoding.md5Line(index: index, pcm)) }
+                index += 1
+                guard let file else { return }
+                if layout == nil {
+                    layout = (pcm.sampleRate, pcm.channels)
+                    try file.write(WAVHeader.bytes(encoding: .pcm16, sampleRate: pcm.sampleRate, channels: pcm.channels, dataBytes: 0)[...])
+                }
+                guard layout.map({ $0 == (pcm.sampleRate, pcm.channels) }) ?? false else {
+                    throw RTPDumpError(
+                        "the decoded audio changed to \(pcm.sampleRate) Hz, \(pcm.channels) channel(s) midway: one WAV "
+                            + "file holds one format (--md5 lists every frame)")
+                }
+                let bytes = AudioFrameDecoding.littleEndianBytes(pcm.int16Interleaved)
+                try file.write(bytes[...])
+                dataBytes += bytes.count
+            }
+        }
+        if let file, let layout {
+            try file.rewriteStart(
+                WAVHeader.bytes(encoding: .pcm16, sampleRate: layout.rate, channels: layout.channels, dataBytes: dataBytes))
+        }
+        try file?.close()
+        finish(capture.warnings)
+        guard summary.stream != nil else {
+            if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+            throw RTPDumpError("no \(format.codec.encodingName) stream found in \(options.displayName)")
+        }
+        printError(
+            "\(format.codec.encodingName): \(summary.codedFrames) frames, \(summary.pcmFrames) decoded "
+                + "(\(summary.samples) samples), \(summary.decodeErrors) decoder errors")
         if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
         try exitIfInterrupted()
     }
