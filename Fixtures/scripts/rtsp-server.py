@@ -4,13 +4,14 @@
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
-                      [--rtcp-interval MS] [--shared] [--audio] [--constant-quantizer]
+                      [--rtcp-interval MS] [--shared] [--audio [--no-video]] [--constant-quantizer]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds. With --shared, every
 client plays one encoding of the pattern (as a camera serves its clients), which is what lets one machine
 serve many sessions. With --audio, the media also offers two audio tracks, G.711 µ-law (PCMU) and AAC
-(mpeg4-generic), as cameras do.
+(mpeg4-generic), as cameras do; with --no-video as well, only those two. (With the video in the media and
+not set up by a client, this server sends little or none of the AAC.)
 """
 import argparse
 import sys
@@ -76,6 +77,7 @@ def main():
     parser.add_argument("--rtcp-interval", type=int, help="least milliseconds between RTCP packets (default 5000)")
     parser.add_argument("--shared", action="store_true", help="one media, encoded once, for every client")
     parser.add_argument("--audio", action="store_true", help="two audio tracks beside the video: PCMU and AAC")
+    parser.add_argument("--no-video", action="store_true", help="with --audio: the audio tracks only")
     parser.add_argument("--constant-quantizer", action="store_true",
                         help="x264 at a constant quantizer: every session gets the same bytes whatever its timing "
                              "(rate control follows the live timestamps, which differ from one session to the next)")
@@ -101,14 +103,18 @@ def main():
             "h265": f"x265enc tune=zerolatency speed-preset=ultrafast key-int-max=30{rate} ! rtph265pay name=pay0 pt=96 mtu=1200 config-interval=-1",
         }[args.codec]
     width, height = (int(v) for v in args.size.split("x"))
-    launch = (f"( videotestsrc is-live=true num-buffers={args.frames} horizontal-speed=4 ! "
-              f"video/x-raw,format=I420,width={width},height={height},framerate=30/1 ! {encoder}")
+    video = not (args.audio and args.no_video)
+    launch = "( "
+    if video:
+        launch += (f"videotestsrc is-live=true num-buffers={args.frames} horizontal-speed=4 ! "
+                   f"video/x-raw,format=I420,width={width},height={height},framerate=30/1 ! {encoder}")
     if args.audio:
         seconds = args.frames / 30
+        first = 1 if video else 0  # payloaders are numbered from pay0
         launch += (f" audiotestsrc is-live=true wave=sine num-buffers={int(seconds * 50)} samplesperbuffer=160 ! "
-                   "audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay name=pay1 pt=0"
+                   f"audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay name=pay{first} pt=0"
                    f" audiotestsrc is-live=true wave=ticks num-buffers={int(seconds * 48000 / 1024)} samplesperbuffer=1024 ! "
-                   "audio/x-raw,rate=48000,channels=1 ! avenc_aac ! rtpmp4gpay name=pay2 pt=97")
+                   f"audio/x-raw,rate=48000,channels=1 ! avenc_aac ! rtpmp4gpay name=pay{first + 1} pt=97")
     launch += " )"
     server = GstRtspServer.RTSPServer()
     server.set_address(args.address)

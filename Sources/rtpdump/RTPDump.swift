@@ -193,11 +193,14 @@ struct InputOptions: ParsableArguments {
 
     /// The audio format from --sdp (its first audio section, or the one of --payload-type), else from the
     /// DESCRIBE answer in a session capture or a live session; nil when neither describes audio.
-    func sdpAudioFormat(session: RTSPSessionInfo? = nil) throws -> AudioFormat? {
-        try sdpDescription(session: session)?.media.compactMap { media -> AudioFormat? in
+    /// With `container`, the first whose codec that container takes, if one does (a camera's AAC track for
+    /// `-o out.aac` where G.711 comes first).
+    func sdpAudioFormat(session: RTSPSessionInfo? = nil, for container: AudioContainer? = nil) throws -> AudioFormat? {
+        let formats = try sdpDescription(session: session)?.media.compactMap { media -> AudioFormat? in
             guard case .audio(let format)? = media.mediaFormat else { return nil }
             return payloadType.map { $0 == format.payloadType } ?? true ? format : nil
-        }.first
+        } ?? []
+        return formats.first { AudioContainer.for($0.codec).container == container } ?? formats.first
     }
 
     /// The session description of --sdp, else of the DESCRIBE answer in a session capture or a live session.
@@ -492,7 +495,7 @@ extension Extract {
     /// The first audio stream (or the one of --ssrc) as --sdp (or the session's) describes it, in `container`.
     func extractAudio(_ container: AudioContainer) throws {
         var (capture, session) = try options.openSource(media: [.audio])
-        guard let format = try options.sdpAudioFormat(session: session) else {
+        guard let format = try options.sdpAudioFormat(session: session, for: container) else {
             throw RTPDumpError(
                 "\(options.sdp ?? options.displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, "
                     + "MPEG4-GENERIC, MP4A-LATM, opus): give the stream's SDP with --sdp")

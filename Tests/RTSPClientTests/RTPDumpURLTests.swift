@@ -66,6 +66,36 @@ import Testing
         }
     }
 
+    /// A camera's audio from a URL: `streams` names every track's codec; `extract -o out.aac` picks the AAC
+    /// track though G.711 comes first, and FFmpeg reads the file as 2 s of 48 kHz AAC; `decode --audio --md5`
+    /// decodes the first audio track, the G.711 (20 ms frames of 160 samples). (The server has no video: with
+    /// its video in the media and not set up, gst-rtsp-server sends little or none of the AAC.)
+    @Test func aCamerasAudioIsListedExtractedAndDecoded() async throws {
+        let server = try await RealServer(["--audio", "--no-video", "--frames", "60"])
+        defer { server.stop() }
+        let streams = try await Self.run(["streams", server.url])
+        #expect(streams.status == 0, "\(streams.stderr)")
+        let codecs = streams.stdout.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").last }
+        #expect(Set(codecs) == ["PCMU", "MPEG4-GENERIC"] && codecs.count == 2)  // in the order their first packets came
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("swift-rtp-\(UUID()).aac").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let extract = try await Self.run(["extract", server.url, "-o", output])
+        #expect(extract.status == 0, "\(extract.stderr)")
+        let probe = try await runProgram(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-count_packets", "-show_entries", "stream=codec_name,sample_rate,channels,nb_read_packets",
+             "-of", "csv=p=0", output])
+        let fields = probe.stdout.split(whereSeparator: { $0 == "\n" || $0 == "," }).map(String.init)
+        #expect(Array(fields.prefix(3)) == ["aac", "48000", "1"], "\(probe.stdout)")
+        let frames = fields.count > 3 ? Int(fields[3]) ?? 0 : 0
+        #expect((85...94).contains(frames), "\(probe.stdout)")  // 2 s of 1024-sample frames: 93 sent
+        let decode = try await Self.run(["decode", "--audio", server.url, "--md5"])
+        #expect(decode.status == 0, "\(decode.stderr)")
+        let lines = decode.stdout.split(separator: "\n")
+        #expect((95...100).contains(lines.count))
+        #expect(lines.allSatisfy { $0.split(separator: " ")[2] == "160x1" })
+    }
+
     @Test func aHostNameIsShownAsTheAddressItReached() async throws {
         let server = try await RealServer(["--frames", "30"])
         defer { server.stop() }

@@ -104,9 +104,10 @@ import Testing
         #expect(throws: RTSPClientError.self) { try audio.accessUnits() }  // no video track: says so
         var frames: [Int: Int] = [:]
         for try await frame in try audio.audioFrames() { frames[frame.track, default: 0] += 1 }
-        // gst-rtsp-server, its video not set up, sometimes sends no AAC at all (a tshark capture of such a
-        // run: 99 packets on channel 0, the G.711's; on channel 2 nothing; on 3 one RTCP packet): the AAC
-        // that comes becomes frames (GStreamer's payloader puts one in a packet).
+        // gst-rtsp-server, its video in the media and not set up, often sends no AAC at all (a tshark capture
+        // of such a run: 99 packets on channel 0, the G.711's; on channel 2 nothing; on 3 one RTCP packet; with
+        // no video in the media, `--no-video`, the AAC flows: RTPDumpURLTests): the AAC that comes becomes
+        // frames (GStreamer's payloader puts one in a packet).
         let statistics = await audio.statistics()
         #expect(frames[0, default: 0] >= 95, "\(frames)")  // 2 s of G.711
         #expect(frames[1, default: 0] == statistics.tracks[1].packets, "\(frames)")
