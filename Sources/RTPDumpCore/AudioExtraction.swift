@@ -70,44 +70,17 @@ public enum AudioExtraction {
                 "the stream is \(format.codec.encodingName), which is written as \(expected.fileExtension); "
                     + "name the output file so")
         }
-        var streams: AudioFrameStreams
-        do {
-            streams = try AudioFrameStreams(
-                format: format, filter: filter, senderClocks: source.senderClocks, followsFlows: followsFlows)
-        } catch {
-            throw RTPDumpError("\(error)")
-        }
         var writer = try FileWriter(format: format, container: container)
         var summary = AudioExtractSummary()
-        var failure: (any Error)?
-        // Frames are written once `add` returns: writing the first asks the depacketizer for LATM's in-band
-        // configuration, which `streams` cannot give while it is adding.
-        var batch: [(StreamKey, AudioFrame)] = []
-        func writeBatch() {
-            defer { batch.removeAll(keepingCapacity: true) }
-            for (key, frame) in batch where failure == nil {
-                if summary.stream == nil { summary.stream = key }
-                guard key == summary.stream else { continue }
-                do {
-                    var out: [UInt8] = []
-                    if writer.needsConfiguration {
-                        writer.configure(streams.depacketizers.first { $0.0 == key }?.1.audioSpecificConfig)
-                    }
-                    try writer.append(frame, into: &out, summary: &summary)
-                    try write(out[...])
-                    summary.bytes += out.count
-                } catch { failure = error }
-            }
+        (summary.stream, summary.inputFailure) = try AudioFrameStreams.firstStream(
+            of: &source, format: format, filter: filter, followsFlows: followsFlows
+        ) { frame, configuration in
+            var out: [UInt8] = []
+            if writer.needsConfiguration { writer.configure(configuration) }
+            try writer.append(frame, into: &out, summary: &summary)
+            try write(out[...])
+            summary.bytes += out.count
         }
-        summary.inputFailure = RTPDumpCore.failure {
-            try source.forEachDatagram { datagram in
-                streams.add(datagram) { key, frame in batch.append((key, frame)) }
-                if !batch.isEmpty { writeBatch() }
-            }
-        }
-        streams.finish { key, frame in batch.append((key, frame)) }
-        writeBatch()
-        if let failure { throw failure }
         var tail: [UInt8] = []
         writer.finish(into: &tail)
         try write(tail[...])

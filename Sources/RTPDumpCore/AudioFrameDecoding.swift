@@ -27,63 +27,32 @@ public enum AudioFrameDecoding {
         _ source: inout Source, format: AudioFormat, filter: StreamFilter, followsFlows: Bool = false,
         emit: (PCMFrame) throws -> Void
     ) throws -> AudioDecodeSummary {
-        var streams: AudioFrameStreams
-        do {
-            streams = try AudioFrameStreams(
-                format: format, filter: filter, senderClocks: source.senderClocks, followsFlows: followsFlows)
-        } catch {
-            throw RTPDumpError("\(error)")
-        }
         var summary = AudioDecodeSummary()
         var decoder: FFmpegAudioDecoder?
         var failure: (any Error)?
-        // Decoded once `add` returns: LATM's decoder is opened with the configuration that came in band,
-        // which the depacketizer holds.
-        var batch: [(StreamKey, AudioFrame)] = []
-        func decodeBatch() {
-            defer { batch.removeAll(keepingCapacity: true) }
-            for (key, frame) in batch where failure == nil {
-                if summary.stream == nil { summary.stream = key }
-                guard key == summary.stream else { continue }
-                do {
-                    if decoder == nil {
-                        let inBand = streams.depacketizers.first { $0.0 == key }?.1.audioSpecificConfig
-                        do {
-                            decoder = try FFmpegAudioDecoder(
-                                format: format, configuration: format.codec == .aacLATM ? inBand : nil)
-                        } catch {
-                            throw RTPDumpError("\(error)")
-                        }
-                    }
-                    summary.codedFrames += 1
-                    try decoder?.decode(frame) { pcm in
-                        guard failure == nil else { return }
-                        do { try hand(pcm) } catch { failure = error }
-                    }
-                } catch { failure = error }
-            }
-        }
-        func hand(_ pcm: PCMFrame) throws {
+        func hand(_ pcm: PCMFrame) {
+            guard failure == nil else { return }
             summary.pcmFrames += 1
             summary.samples += pcm.sampleCount
-            try emit(pcm)
+            do { try emit(pcm) } catch { failure = error }
         }
-        summary.inputFailure = RTPDumpCore.failure {
-            try source.forEachDatagram { datagram in
-                streams.add(datagram) { key, frame in batch.append((key, frame)) }
-                if !batch.isEmpty { decodeBatch() }
-            }
-        }
-        streams.finish { key, frame in batch.append((key, frame)) }
-        decodeBatch()
-        if failure == nil {
-            do {
-                try decoder?.drain { pcm in
-                    guard failure == nil else { return }
-                    do { try hand(pcm) } catch { failure = error }
+        (summary.stream, summary.inputFailure) = try AudioFrameStreams.firstStream(
+            of: &source, format: format, filter: filter, followsFlows: followsFlows
+        ) { frame, configuration in
+            if decoder == nil {
+                // LATM's decoder takes the configuration that came in band.
+                do {
+                    decoder = try FFmpegAudioDecoder(
+                        format: format, configuration: format.codec == .aacLATM ? configuration : nil)
+                } catch {
+                    throw RTPDumpError("\(error)")
                 }
-            } catch { failure = error }
+            }
+            summary.codedFrames += 1
+            try decoder?.decode(frame, emit: hand)
+            if let failure { throw failure }
         }
+        try decoder?.drain(emit: hand)
         if let failure { throw failure }
         summary.decodeErrors = decoder?.decodeErrors ?? 0
         return summary

@@ -64,3 +64,51 @@ public struct AudioFrameStreams: Sendable {
         }
     }
 }
+
+extension AudioFrameStreams {
+    /// Reads `source` to its end and gives `body` each frame of the first stream the filter admits, with the
+    /// AAC configuration its depacketizer holds (the fmtp's, or LATM's that came in band). Frames are handed
+    /// on once the datagram that completed them has been taken in. After `body` throws, the rest is read and
+    /// not given, and the error is thrown at the end.
+    ///
+    /// - Returns: the stream given, and what ended the input early (a capture cut short), if anything.
+    /// - Throws: ``RTPDumpError`` when the format's configuration cannot be read; `body`'s error.
+    public static func firstStream<Source: DatagramSource>(
+        of source: inout Source, format: AudioFormat, filter: StreamFilter, followsFlows: Bool,
+        _ body: (AudioFrame, _ configuration: AudioSpecificConfig?) throws -> Void
+    ) throws -> (stream: StreamKey?, inputFailure: (any Error)?) {
+        var streams: AudioFrameStreams
+        do {
+            streams = try AudioFrameStreams(
+                format: format, filter: filter, senderClocks: source.senderClocks, followsFlows: followsFlows)
+        } catch {
+            throw RTPDumpError("\(error)")
+        }
+        var chosen: StreamKey?
+        var configuration: AudioSpecificConfig?
+        var failure: (any Error)?
+        // `streams` cannot be asked for its depacketizer's configuration while it adds: frames wait here.
+        var batch: [(StreamKey, AudioFrame)] = []
+        func handOn() {
+            defer { batch.removeAll(keepingCapacity: true) }
+            for (key, frame) in batch where failure == nil {
+                chosen = chosen ?? key
+                guard key == chosen else { continue }
+                if configuration == nil {
+                    configuration = streams.depacketizers.first { $0.0 == key }?.1.audioSpecificConfig
+                }
+                do { try body(frame, configuration) } catch { failure = error }
+            }
+        }
+        let inputFailure = RTPDumpCore.failure {
+            try source.forEachDatagram { datagram in
+                streams.add(datagram) { key, frame in batch.append((key, frame)) }
+                if !batch.isEmpty { handOn() }
+            }
+        }
+        streams.finish { key, frame in batch.append((key, frame)) }
+        handOn()
+        if let failure { throw failure }
+        return (chosen, inputFailure)
+    }
+}

@@ -203,6 +203,16 @@ struct InputOptions: ParsableArguments {
         return formats.first { AudioContainer.for($0.codec).container == container } ?? formats.first
     }
 
+    /// ``sdpAudioFormat(session:for:)``, or an error that says what to give when there is none.
+    func requireAudioFormat(session: RTSPSessionInfo?, for container: AudioContainer? = nil) throws -> AudioFormat {
+        guard let format = try sdpAudioFormat(session: session, for: container) else {
+            throw RTPDumpError(
+                "\(sdp ?? displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, MPEG4-GENERIC, "
+                    + "MP4A-LATM, opus): give the stream's SDP with --sdp")
+        }
+        return format
+    }
+
     /// The session description of --sdp, else of the DESCRIBE answer in a session capture or a live session.
     func sdpDescription(session: RTSPSessionInfo? = nil) throws -> SessionDescription? {
         guard let sdp else { return session?.description }
@@ -426,11 +436,7 @@ struct Frames: ParsableCommand {
 
     func run() throws {
         var (capture, session) = try options.openSource(media: [.audio])
-        guard let format = try options.sdpAudioFormat(session: session) else {
-            throw RTPDumpError(
-                "\(options.sdp ?? options.displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, "
-                    + "MPEG4-GENERIC, MP4A-LATM, opus): give the stream's SDP with --sdp")
-        }
+        let format = try options.requireAudioFormat(session: session)
         var streams: AudioFrameStreams
         do {
             streams = try AudioFrameStreams(
@@ -495,11 +501,7 @@ extension Extract {
     /// The first audio stream (or the one of --ssrc) as --sdp (or the session's) describes it, in `container`.
     func extractAudio(_ container: AudioContainer) throws {
         var (capture, session) = try options.openSource(media: [.audio])
-        guard let format = try options.sdpAudioFormat(session: session, for: container) else {
-            throw RTPDumpError(
-                "\(options.sdp ?? options.displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, "
-                    + "MPEG4-GENERIC, MP4A-LATM, opus): give the stream's SDP with --sdp")
-        }
+        let format = try options.requireAudioFormat(session: session, for: container)
         let file = try OutputFile(path: output)
         let summary = try naming(options.displayName) {
             try AudioExtraction.extract(
@@ -595,11 +597,7 @@ extension Decode {
     /// The first audio stream (or the one of --ssrc) decoded to s16 PCM: a WAV file, MD5 lines.
     func decodeAudio() throws {
         var (capture, session) = try options.openSource(media: [.audio])
-        guard let format = try options.sdpAudioFormat(session: session) else {
-            throw RTPDumpError(
-                "\(options.sdp ?? options.displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, "
-                    + "MPEG4-GENERIC, MP4A-LATM, opus): give the stream's SDP with --sdp")
-        }
+        let format = try options.requireAudioFormat(session: session)
         let file = try output.map { try OutputFile(path: $0) }
         var layout: (rate: Int, channels: Int)?
         var dataBytes = 0
