@@ -82,4 +82,50 @@ import VideoDecoding
         #expect(waits.allSatisfy { $0 <= 1.0 }, "\(waits)")
         log.expectNoCredentials(from: "the reconnecting session")
     }
+
+    /// A camera's audio across a restart: the reconnecting session's `media()` goes on with every track,
+    /// the first unit of each after the break flagged, no loss counted for the break (the new source starts
+    /// its own numbering), and the audio after it dated on the sender's clock again.
+    @Test func audioGoesOnAcrossARestart() async throws {
+        let arguments = ["--audio", "--frames", "100000", "--lifetime", "120", "--rtcp-interval", "300"]
+        var server = try await RealServer(arguments)
+        defer { server.stop() }
+        var options = RTSPSessionOptions()
+        options.inactivityTimeout = .seconds(1)
+        options.requestTimeout = .seconds(2)
+        options.reconnection = .init(initialDelay: .milliseconds(200), maxDelay: .seconds(1))
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            await session.teardown()
+        }
+        defer { watchdog.cancel() }
+        #expect(session.tracks.map(\.format.kind) == [.video, .audio, .audio])
+        var units = try session.media().makeAsyncIterator()
+        var before = [0, 0, 0]
+        while before.min() ?? 0 < 30, let unit = try await units.next() { before[unit.track] += 1 }
+        server.stop()
+        try await Task.sleep(for: .seconds(1))
+        server = try await server.restarted(arguments)
+        var after = [0, 0, 0]
+        var breaks = [0, 0, 0]
+        var lostAudio = 0
+        var datedAudioAfter = 0
+        while after.min() ?? 0 < 60, let unit = try await units.next() {
+            if unit.isDiscontinuity { breaks[unit.track] += 1 }
+            guard breaks[unit.track] > 0 else { continue }  // still the first connection's
+            after[unit.track] += 1
+            if case .audio(let frame) = unit {
+                lostAudio += frame.lostPacketsBefore
+                if frame.captureTime != nil { datedAudioAfter += 1 }
+            }
+        }
+        let statistics = await session.statistics()
+        await session.teardown()
+        #expect(breaks == [1, 1, 1])
+        #expect(after.allSatisfy { $0 >= 60 }, "\(after)")
+        #expect(lostAudio == 0)
+        #expect(datedAudioAfter > 60)
+        #expect(statistics.reconnects == 1)
+    }
 }
