@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "RTSPClient",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "VideoDecoding", "SRTP",
+                "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "VideoDecoding", "AudioDecoding", "SRTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

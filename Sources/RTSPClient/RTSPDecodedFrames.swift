@@ -15,17 +15,12 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
         var units: RTSPAccessUnits.AsyncIterator
         var decoders: TrackDecoders<Decoder>
         var drained = false
-        /// Each track's source, whose clock dates its frames, and the source of the units decoded since the
-        /// track's last discontinuity (it becomes the frames' source with the first frame after it).
-        var sources: [Int: UInt32] = [:]
-        var nextSources: [Int: UInt32] = [:]
+        var dating = VideoFrameDating()
 
         public mutating func next() async throws -> I420Frame? {
             while true {
                 if var frame = decoders.nextFrame() {
-                    if frame.isDiscontinuity || sources[frame.track] == nil { sources[frame.track] = nextSources[frame.track] }
-                    let clock = units.source.clock(track: frame.track, ssrc: sources[frame.track])
-                    frame.captureTime = clock?.wallClock(rtpTimestamp: frame.timestamp)
+                    dating.date(&frame, by: units.source)
                     return frame
                 }
                 if drained { return nil }
@@ -34,7 +29,7 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
                     try decoders.drain()
                     continue
                 }
-                if unit.isDiscontinuity || nextSources[unit.track] == nil { nextSources[unit.track] = unit.ssrc }
+                dating.note(unit)
                 try decoders.decode(unit)
             }
         }
@@ -45,5 +40,25 @@ public struct RTSPDecodedFrames<Decoder: VideoDecoder>: AsyncSequence {
         return AsyncIterator(
             units: units.makeAsyncIterator(),
             decoders: TrackDecoders(makeDecoder: makeDecoder) { units.sdpParameterSets(track: $0) })
+    }
+}
+
+/// Dates decoded video frames by their track's sender clock. A frame comes out of the decoder after the
+/// units it was decoded from, so the source whose clock dates it is that of the units decoded since the
+/// track's last discontinuity: it becomes the frames' source with the first frame after it.
+struct VideoFrameDating {
+    var sources: [Int: UInt32] = [:]
+    var nextSources: [Int: UInt32] = [:]
+
+    /// A unit about to be decoded.
+    mutating func note(_ unit: AccessUnit) {
+        if unit.isDiscontinuity || nextSources[unit.track] == nil { nextSources[unit.track] = unit.ssrc }
+    }
+
+    /// Sets a decoded frame's capture time from its track's sender clock.
+    mutating func date(_ frame: inout I420Frame, by packets: RTSPPackets.AsyncIterator) {
+        if frame.isDiscontinuity || sources[frame.track] == nil { sources[frame.track] = nextSources[frame.track] }
+        let clock = packets.clock(track: frame.track, ssrc: sources[frame.track])
+        frame.captureTime = clock?.wallClock(rtpTimestamp: frame.timestamp)
     }
 }

@@ -48,28 +48,27 @@ enum ReadmeExamples {
         return (frame, latest.droppedFrames + latest.deliveredFrames)  // every frame pushed
     }
 
-    /// "A camera's video and audio": the access units of its video and its audio decoded to 10 ms PCM
-    /// chunks, each dated on the camera's wall clock.
-    static func videoAndAudio(of url: String) async throws -> (units: [AccessUnit], chunks: [PCMFrame]) {
-        var units: [AccessUnit] = []
+    /// "A camera's video and audio": its video decoded to frames and its audio to 10 ms PCM chunks, each
+    /// dated on the camera's wall clock.
+    static func videoAndAudio(of url: String) async throws -> (frames: [I420Frame], chunks: [PCMFrame]) {
+        var frames: [I420Frame] = []
         var chunks: [PCMFrame] = []
         let session = try await RTSPSession.connect(to: url)  // every video and audio track
-        var decoders: [Int: FFmpegAudioDecoder] = [:]
-        for (index, track) in session.tracks.enumerated() {
-            if let format = track.format.audioFormat { decoders[index] = try FFmpegAudioDecoder(format: format) }
-        }
+        let decoded = try session.media().decoded(
+            video: { _, codec in try FFmpegVideoDecoder(codec: codec) },
+            audio: { _, format in try FFmpegAudioDecoder(format: format) })
         var chunkers: [Int: PCMChunker] = [:]  // 10 ms blocks, what a WebRTC audio source takes
-        for try await unit in try session.media() {
+        for try await unit in decoded {
             switch unit {
-            case .video(let accessUnit):
-                units.append(accessUnit)  // to a video decoder, as above
-            case .audio(let frame):
-                try decoders[frame.track]?.decode(frame) { pcm in chunkers[frame.track, default: PCMChunker()].push(pcm) }
-                while let chunk = chunkers[frame.track]?.nextChunk() {
+            case .video(let frame):
+                frames.append(frame)  // frame.track, frame.captureTime, frame.mayBeDamaged: to a video source
+            case .audio(let pcm):
+                chunkers[pcm.track, default: PCMChunker()].push(pcm)
+                while let chunk = chunkers[pcm.track]?.nextChunk() {
                     chunks.append(chunk)  // chunk.int16Interleaved, chunk.sampleRate, chunk.captureTime
                 }
             }
         }
-        return (units, chunks)
+        return (frames, chunks)
     }
 }

@@ -65,13 +65,15 @@ import Testing
         #expect(frame?.width == 320 && frame?.mayBeDamaged == false)
     }
 
-    /// The video and audio example against gst-rtsp-server's H.264, G.711 and AAC: the 60 pictures, and
-    /// 10 ms chunks of both audio tracks (2 s each, give or take the AAC encoder's delay), dated.
+    /// The video and audio example against gst-rtsp-server's H.264, G.711 and AAC: the 60 pictures decoded,
+    /// and 10 ms chunks of both audio tracks (2 s each, give or take the AAC encoder's delay), dated.
     @Test func theVideoAndAudioExampleRuns() async throws {
         let server = try await RealServer(["--audio", "--frames", "60", "--rtcp-interval", "300"])
         defer { server.stop() }
-        let (units, chunks) = try await ReadmeExamples.videoAndAudio(of: server.url)
-        #expect((58...60).contains(units.count))
+        let (frames, chunks) = try await ReadmeExamples.videoAndAudio(of: server.url)
+        #expect((58...60).contains(frames.count))
+        #expect(frames.allSatisfy { !$0.mayBeDamaged && $0.track == 0 && $0.width == 320 })
+        #expect(frames.filter { $0.captureTime != nil }.count >= frames.count / 2)
         let g711 = chunks.filter { $0.track == 1 }
         let aac = chunks.filter { $0.track == 2 }
         #expect(g711.allSatisfy { $0.sampleCount == 80 && $0.sampleRate == 8000 })
