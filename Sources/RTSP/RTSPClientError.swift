@@ -10,7 +10,8 @@ public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let serverError = Code(name: "serverError")
         /// The server did not answer in time.
         public static let timeout = Code(name: "timeout")
-        /// The session description offers no H.264 or H.265 track.
+        /// The session description offers no track of the kinds asked for in a codec this library plays
+        /// (H.264, H.265; G.711, L16, AAC, Opus), or the tracks selected are none of those offered.
         public static let noVideoTrack = Code(name: "noVideoTrack")
         /// The server redirected to a URL this client will not follow (rtsps to rtsp).
         public static let refusedRedirect = Code(name: "refusedRedirect")

@@ -64,6 +64,7 @@ public struct RTSPClientStateMachine: Sendable {
     /// description and mirror leave out the `a=crypto` attributes: they hold the SRTP master key.
     public struct Track: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         public var control: RTSPURL
+        /// Its format: video (H.264, H.265) or audio, from its media section.
         public var format: MediaFormat
         public var transport: TransportHeader?
         /// The media is SRTP (`RTP/SAVP`): SETUP asks for that profile.

@@ -13,7 +13,8 @@ public final class RTSPDescribedSession: Sendable {
     public let url: RTSPURL
     /// The session description of the DESCRIBE answer.
     public let sessionDescription: SessionDescription?
-    /// The H.264 and H.265 tracks offered, in the order of the session description, with their formats
+    /// The video and audio tracks offered (of ``RTSPSessionOptions/mediaKinds``, in codecs this library
+    /// takes), in the order of the session description, with their formats
     /// and control URLs: what ``setup(tracks:)`` chooses from.
     public let offeredTracks: [RTSPClientStateMachine.Track]
     let driver: SessionDriver

@@ -18,7 +18,7 @@ import SDP
 public final class RTSPSession: Sendable {
     /// The URL played, without credentials.
     public let url: RTSPURL
-    /// The video tracks set up, in ``RTSPReceivedPacket/track`` order, with the transports agreed.
+    /// The video and audio tracks set up, in ``RTSPReceivedPacket/track`` order, with the transports agreed.
     public let tracks: [RTSPClientStateMachine.Track]
     /// The session description of the DESCRIBE answer.
     public let sessionDescription: SessionDescription?
@@ -52,7 +52,7 @@ public final class RTSPSession: Sendable {
     /// per track, PLAY. Returns when PLAY is answered.
     ///
     /// - Throws: ``RTSPError`` for a URL that is not `rtsp://`; ``RTSPClientError`` when the session fails
-    ///   (connection refused, 401 after trying the credentials, no video track, timeout...);
+    ///   (connection refused, 401 after trying the credentials, no track this library plays, timeout...);
     ///   `CancellationError` when the task is cancelled (the session is torn down).
     public static func connect(to url: String, options: RTSPSessionOptions = .init()) async throws -> RTSPSession {
         try await connect(to: RTSPURL(url), options: options)

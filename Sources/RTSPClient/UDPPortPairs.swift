@@ -20,8 +20,8 @@ struct UDPPortPair {
 
 enum UDPPortPairs {
     /// How many tracks a session can receive over UDP: ports are bound before DESCRIBE says how many
-    /// video tracks there are, and cameras offer one (rarely two).
-    static let maxTracks = 4
+    /// tracks there are, and cameras offer a video track or two and an audio track or two.
+    static let maxTracks = 6
     static let attempts = 32
 
     /// Binds `count` consecutive pairs: `first`, or a random even port when nil, tried again at another
