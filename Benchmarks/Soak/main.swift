@@ -1,9 +1,10 @@
 // Plays N sessions of one RTSP URL at once through the library's API (RTSPSession.connect, then
 // accessUnits(), counting units and bytes and keeping nothing) for M minutes, and samples the process's
-// resident memory: what a recorder or an analytics service holding many cameras sees.
+// resident memory: what a recorder or an analytics service holding many cameras sees. With --audio, every
+// track through media(): access units and audio frames.
 //
-// usage: soak-sessions URL [--sessions N] [--minutes M] [--sample-seconds S] [--transport tcp|udp]
-// Prints one line per sample: "<seconds> <RSS KiB> <access units> <bytes> <sessions playing>", then a
+// usage: soak-sessions URL [--sessions N] [--minutes M] [--sample-seconds S] [--transport tcp|udp] [--audio]
+// Prints one line per sample: "<seconds> <RSS KiB> <units> <bytes> <sessions playing>", then a
 // summary: RSS at minute 2 and at the end, growth between them, and memory per session (RSS at the end
 // less RSS before the first connect, over N).
 import RTSPClient
@@ -20,6 +21,7 @@ struct Options {
     var minutes = 30.0
     var sampleSeconds = 10.0
     var transport = RTSPSessionOptions.Transport.tcp
+    var audio = false
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -29,6 +31,7 @@ struct Options {
                 return next
             }
             switch argument {
+            case "--audio": audio = true
             case "--sessions": sessions = Int(try value()) ?? 0
             case "--minutes": minutes = Double(try value()) ?? 0
             case "--sample-seconds": sampleSeconds = Double(try value()) ?? 0
@@ -90,12 +93,26 @@ func play(_ options: Options, totals: Totals) async {
         await totals.started()
         var units = 0
         var bytes = 0
-        for try await unit in try session.accessUnits() {
-            units += 1
-            bytes += unit.payloadSize
-            if units % 30 == 0 {
-                await totals.add(units: units, bytes: bytes)
-                (units, bytes) = (0, 0)
+        if options.audio {
+            for try await unit in try session.media() {
+                units += 1
+                switch unit {
+                case .video(let accessUnit): bytes += accessUnit.payloadSize
+                case .audio(let frame): bytes += frame.bytes.count
+                }
+                if units % 30 == 0 {
+                    await totals.add(units: units, bytes: bytes)
+                    (units, bytes) = (0, 0)
+                }
+            }
+        } else {
+            for try await unit in try session.accessUnits() {
+                units += 1
+                bytes += unit.payloadSize
+                if units % 30 == 0 {
+                    await totals.add(units: units, bytes: bytes)
+                    (units, bytes) = (0, 0)
+                }
             }
         }
         await totals.ended(nil)
