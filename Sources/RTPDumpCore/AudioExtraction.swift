@@ -39,7 +39,8 @@ public struct AudioExtractSummary: Sendable {
     public var bytes = 0
     /// Samples of silence written where frames were missing (WAV only: its samples have no timestamps).
     public var silenceSamples = 0
-    /// Gaps too long to fill (over ``AudioExtraction/maxFilledGap``), or a timestamp that went back.
+    /// Gaps too long to fill (over ``AudioExtraction/maxFilledGap`` or ``AudioExtraction/maxSilenceBytes``),
+    /// or a timestamp that went back.
     public var unfilledGaps = 0
     /// Frames too large for their container (an AAC frame of 8 KiB or more, an Opus packet of 64 KiB).
     public var skippedFrames = 0
@@ -53,6 +54,8 @@ public struct AudioExtractSummary: Sendable {
 public enum AudioExtraction {
     /// The longest gap WAV fills with silence: past it the audio goes on without, and the gap is counted.
     public static let maxFilledGap = 10.0
+    /// The most silence written for one gap, whatever clock rate and channels the SDP claims.
+    public static let maxSilenceBytes = 16 << 20
 
     /// - Parameters:
     ///   - write: appends bytes to the file.
@@ -164,12 +167,9 @@ public enum AudioExtraction {
 
         /// Silence for the samples between the last frame and this one, up to ``AudioExtraction/maxFilledGap``.
         mutating func fillGap(before frame: AudioFrame, into out: inout [UInt8], summary: inout AudioExtractSummary) {
-            guard let next = nextTimestamp, frame.timestamp != next else { return }
+            // After a break (a new source, a reconnect) the timestamps start anew: there is no gap to measure.
+            guard let next = nextTimestamp, frame.timestamp != next, !frame.isDiscontinuity else { return }
             let gap = frame.timestamp &- next
-            guard frame.timestamp > next, Double(gap) <= AudioExtraction.maxFilledGap * Double(format.clockRate) else {
-                summary.unfilledGaps += 1
-                return
-            }
             let silence: [UInt8] =
                 switch wav {
                 case .muLaw: [0xFF]
@@ -177,6 +177,12 @@ public enum AudioExtraction {
                 default: [0, 0]
                 }
             let channels = max(1, format.channels)
+            guard frame.timestamp > next, Double(gap) <= AudioExtraction.maxFilledGap * Double(format.clockRate),
+                gap <= UInt64(AudioExtraction.maxSilenceBytes / (channels * silence.count))
+            else {
+                summary.unfilledGaps += 1
+                return
+            }
             for _ in 0..<(Int(gap) * channels) { out += silence }
             summary.silenceSamples += Int(gap)
         }

@@ -115,4 +115,30 @@ import VideoDecoding
         #expect(wrong.status != 0)
         #expect(wrong.stderr.contains("MPEG4-GENERIC, which is written as .aac"))
     }
+
+    /// A hostile stream: an SDP that claims a clock of 10⁹ Hz and a timestamp that jumps by 2³¹ would ask
+    /// for 2 GB of silence; the gap is left unfilled and counted, the file stays small.
+    @Test func silenceHasABound() async throws {
+        func packet(sequence: UInt16, timestamp: UInt32) -> CaptureBytes.Record {
+            let rtp = [0x80, 0x00] + CaptureBytes.be16(sequence) + CaptureBytes.be32(timestamp)
+                + CaptureBytes.be32(0x1234_5678) + [UInt8](repeating: 0x55, count: 160)
+            let frame = CaptureBytes.ethernet(
+                CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: rtp)))
+            return CaptureBytes.Record(seconds: 1, fraction: UInt32(sequence) * 20_000, frame: frame)
+        }
+        let capture = Self.temporary("jump.pcap")
+        let sdp = Self.temporary("jump.sdp")
+        let output = Self.temporary("jump.wav")
+        defer { for path in [capture, sdp, output] { try? FileManager.default.removeItem(atPath: path) } }
+        let records = [packet(sequence: 1, timestamp: 0), packet(sequence: 2, timestamp: 160),
+                       packet(sequence: 3, timestamp: 0x8000_0000), packet(sequence: 4, timestamp: 0x8000_00A0)]
+        try Data(CaptureBytes.pcap(records)).write(to: URL(fileURLWithPath: capture))
+        try "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 5004 RTP/AVP 0\r\na=rtpmap:0 PCMU/1000000000\r\n"
+            .write(toFile: sdp, atomically: true, encoding: .utf8)
+        let run = try await RTPDumpBinary.run(["extract", capture, "--sdp", sdp, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("4 frames") && run.stderr.contains("1 gaps too long to fill"), "\(run.stderr)")
+        let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int
+        #expect(size == 58 + 4 * 160)
+    }
 }
