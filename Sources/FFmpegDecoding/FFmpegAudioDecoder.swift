@@ -37,7 +37,7 @@ public final class FFmpegAudioDecoder: AudioDecoder {
         var reason = [CChar](repeating: 0, count: 512)
         guard let audio = cffmpeg_load_audio(&reason, reason.count), let base = cffmpeg_load(&reason, reason.count)
         else {
-            let detail = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let detail = FFmpegLibrary.string(reason)
             throw AudioDecodingError(
                 .decoderUnavailable,
                 "FFmpeg is not usable for audio: \(detail); install libavcodec and libswresample (Debian: apt-get install"
@@ -80,7 +80,7 @@ public final class FFmpegAudioDecoder: AudioDecoder {
         let status = ff.avcodec_open2(context, decoder, nil)
         guard status >= 0 else {
             throw AudioDecodingError(
-                .decoderFailure, "libavcodec could not open the \(format.codec) decoder: \(message(status))")
+                .decoderFailure, "libavcodec could not open the \(format.codec) decoder: \(ff.errorText(status))")
         }
     }
 
@@ -130,11 +130,7 @@ public final class FFmpegAudioDecoder: AudioDecoder {
             packet.pointee.size = 0
             return status
         }
-        if status < 0 && status != cffmpeg_eagain() {
-            decodeErrors += 1
-            lastError = message(status)
-            return
-        }
+        if status < 0 && status != cffmpeg_eagain() { return failed(status) }
         // The PCM says its track and, dated from the coded frame by its own timestamp (a decoder's delay
         // moves it), when it was captured.
         var first = true
@@ -158,15 +154,7 @@ public final class FFmpegAudioDecoder: AudioDecoder {
 
     private func receive(timestamp: UInt64?, followsLoss: Bool, emit: (PCMFrame) -> Void) throws {
         guard let context, let frame else { return }
-        while true {
-            let status = ff.avcodec_receive_frame(context, frame)
-            if status == cffmpeg_eagain() || status == cffmpeg_eof() { return }
-            if status < 0 {
-                decodeErrors += 1
-                lastError = message(status)
-                return
-            }
-            defer { ff.av_frame_unref(frame) }
+        try FFmpegLibrary.receiveFrames(ff, context: context, into: frame, failed: failed) {
             let pts = frame.pointee.pts != cffmpeg_nopts() ? UInt64(bitPattern: frame.pointee.pts) : (timestamp ?? 0)
             if let pcm = try convert(frame, timestamp: pts, followsLoss: followsLoss) {
                 framesDecoded += 1
@@ -237,9 +225,9 @@ public final class FFmpegAudioDecoder: AudioDecoder {
             clockRate: format.clockRate, followsLoss: followsLoss)
     }
 
-    private func message(_ status: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        _ = ff.av_strerror(status, &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// A status libavcodec refused a frame with: counted, and its words kept.
+    private func failed(_ status: Int32) {
+        decodeErrors += 1
+        lastError = ff.errorText(status)
     }
 }

@@ -95,7 +95,7 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         let status = ff.avcodec_open2(context, decoder, nil)
         guard status >= 0 else {
             throw VideoDecodingError(
-                .decoderFailure, "libavcodec could not open the \(codec) decoder: \(message(status))")
+                .decoderFailure, "libavcodec could not open the \(codec) decoder: \(ff.errorText(status))")
         }
         inFlight.reserveCapacity(64)
     }
@@ -131,10 +131,7 @@ public final class FFmpegVideoDecoder: VideoDecoder {
             try receive(emit: emit)
             status = send(size: size, pts: pts, keyframe: unit.isKeyframe)
         }
-        if status < 0 && status != cffmpeg_eagain() {
-            decodeErrors += 1
-            lastError = message(status)
-        }
+        if status < 0 && status != cffmpeg_eagain() { failed(status) }
         try receive(emit: emit)
     }
 
@@ -171,16 +168,8 @@ public final class FFmpegVideoDecoder: VideoDecoder {
     }
 
     private func receive(emit: (I420Frame) -> Void) throws {
-        guard let frame else { return }
-        while true {
-            let status = ff.avcodec_receive_frame(context, frame)
-            if status == cffmpeg_eagain() || status == cffmpeg_eof() { return }
-            if status < 0 {
-                decodeErrors += 1
-                lastError = message(status)
-                return
-            }
-            defer { ff.av_frame_unref(frame) }
+        guard let context, let frame else { return }
+        try FFmpegLibrary.receiveFrames(ff, context: context, into: frame, failed: failed) {
             let pts =
                 frame.pointee.best_effort_timestamp != cffmpeg_nopts()
                 ? frame.pointee.best_effort_timestamp : frame.pointee.pts
@@ -193,6 +182,12 @@ public final class FFmpegVideoDecoder: VideoDecoder {
             framesDecoded += 1
             emit(converted)
         }
+    }
+
+    /// A status libavcodec refused a unit with: counted, and its words kept.
+    private func failed(_ status: Int32) {
+        decodeErrors += 1
+        lastError = ff.errorText(status)
     }
 
     private func convert(_ frame: UnsafeMutablePointer<AVFrame>, timestamp: UInt64, keyframe: Bool, damaged: Bool)
@@ -261,13 +256,6 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         return I420Frame(
             width: outWidth, height: outHeight, timestamp: timestamp, isKeyframe: keyframe, mayBeDamaged: damaged,
             storage: storage, strideY: strideY, strideUV: strideUV)
-    }
-
-    /// libavcodec's words for an error status.
-    func message(_ status: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
-        _ = buffer.withUnsafeMutableBufferPointer { ff.av_strerror(status, $0.baseAddress, $0.count) }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
