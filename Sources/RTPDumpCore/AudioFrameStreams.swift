@@ -85,7 +85,10 @@ extension AudioFrameStreams {
             throw RTPDumpError("\(error)")
         }
         var chosen: StreamKey?
+        // Asked once, with the chosen stream's first frame: LATM's in-band configuration comes before its
+        // first frame, and the other codecs have none to ask for.
         var configuration: AudioSpecificConfig?
+        var asked = false
         var failure: (any Error)?
         // `streams` cannot be asked for its depacketizer's configuration while it adds: frames wait here.
         var batch: [(StreamKey, AudioFrame)] = []
@@ -94,8 +97,9 @@ extension AudioFrameStreams {
             for (key, frame) in batch where failure == nil {
                 chosen = chosen ?? key
                 guard key == chosen else { continue }
-                if configuration == nil {
+                if !asked {
                     configuration = streams.depacketizers.first { $0.0 == key }?.1.audioSpecificConfig
+                    asked = true
                 }
                 do { try body(frame, configuration) } catch { failure = error }
             }
