@@ -1,19 +1,20 @@
 /// What a stage has completed and its consumer has not yet taken, oldest first. Taking does not move the
 /// rest; once all is taken the storage is emptied with its capacity kept, so that in steady state nothing is
 /// allocated.
+/// (Inlinable, so that each stage gets it specialized for its element: it is asked after every packet.)
 package struct ReadyQueue<Element> {
-    private var items: [Element] = []
-    private var taken = 0
+    @usableFromInline var items: [Element] = []
+    @usableFromInline var taken = 0
 
-    package init(capacity: Int = 0) { items.reserveCapacity(capacity) }
+    @inlinable package init(capacity: Int = 0) { items.reserveCapacity(capacity) }
 
     /// Whether everything appended has been taken.
-    package var isEmpty: Bool { taken == items.count }
+    @inlinable package var isEmpty: Bool { taken == items.count }
 
-    package mutating func append(_ item: Element) { items.append(item) }
+    @inlinable package mutating func append(_ item: Element) { items.append(item) }
 
     /// The oldest item not yet taken.
-    package mutating func take() -> Element? {
+    @inlinable package mutating func take() -> Element? {
         guard taken < items.count else { return nil }
         let item = items[taken]
         taken += 1
