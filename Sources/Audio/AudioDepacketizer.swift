@@ -31,8 +31,9 @@ public struct AudioDepacketizer: Sendable {
     var timestamps = TimestampExtender()
     /// Packets lost since the last frame: charged to the next one.
     var pendingLoss = 0
-    /// Frames completed and not yet taken.
-    var completed = ReadyQueue<AudioFrame>(capacity: 8)
+    /// Frames completed, and how many of them were taken.
+    var completed: [AudioFrame] = []
+    var taken = 0
     /// AAC (RFC 3640): an access unit fragmented over packets being put together.
     var fragment: (timestamp: UInt64, size: Int, bytes: [UInt8])?
     /// The timestamp of a fragmented unit left out for loss: its later pieces are passed over, not counted again.
@@ -77,6 +78,7 @@ public struct AudioDepacketizer: Sendable {
             break
         }
         updateFrameTicks()
+        completed.reserveCapacity(8)
     }
 
     mutating func updateFrameTicks() {
@@ -128,7 +130,16 @@ public struct AudioDepacketizer: Sendable {
     }
 
     /// The oldest frame completed and not yet taken; nil until the next push, loss or flush.
-    public mutating func nextFrame() -> AudioFrame? { completed.take() }
+    public mutating func nextFrame() -> AudioFrame? {
+        guard taken < completed.count else { return nil }
+        let frame = completed[taken]
+        taken += 1
+        if taken == completed.count {
+            completed.removeAll(keepingCapacity: true)
+            taken = 0
+        }
+        return frame
+    }
 
     /// A frame of the stream: charged with the loss since the last one, and handed on (or held for
     /// de-interleaving).

@@ -23,7 +23,8 @@ public struct PCMChunker: Sendable {
     private var format: (rate: Int, channels: Int, clockRate: Int)?
     /// The timestamp the next frame should have to follow on without a break.
     private var expected: UInt64?
-    private var ready = ReadyQueue<PCMFrame>()
+    private var ready: [PCMFrame] = []
+    private var taken = 0
     private var pendingTrack = 0
     private var pendingBreak = false
     /// The latest frame's capture time and timestamp: what dates the chunks.
@@ -53,7 +54,16 @@ public struct PCMChunker: Sendable {
     }
 
     /// The next whole chunk, if any.
-    public mutating func nextChunk() -> PCMFrame? { ready.take() }
+    public mutating func nextChunk() -> PCMFrame? {
+        guard taken < ready.count else { return nil }
+        let chunk = ready[taken]
+        taken += 1
+        if taken == ready.count {
+            ready.removeAll(keepingCapacity: true)
+            taken = 0
+        }
+        return chunk
+    }
 
     /// Ends the audio: the chunk in progress is filled with silence and handed on.
     public mutating func flush() {

@@ -73,7 +73,8 @@ public struct MediaPipeline: Sendable {
     /// Units completed and not yet taken, in the order they completed (usually none or one).
     @usableFromInline var ready: [AccessUnit] = []
     /// Audio frames completed and not yet taken.
-    private var readyAudio = ReadyQueue<AudioFrame>()
+    private var readyAudio: [AudioFrame] = []
+    private var takenAudio = 0
     /// Each sender's clock, from the sender reports given by SSRC (``receiveSenderReport(_:)``).
     private var clocks: [UInt32: SenderClock] = [:]
     /// Packets of a track this pipeline does not have, dropped.
@@ -287,7 +288,13 @@ public struct MediaPipeline: Sendable {
     /// The next completed audio frame (of any audio track), dated by its sender's clock once a sender report
     /// has come; nil when there is none until the next push.
     public mutating func nextAudioFrame() -> AudioFrame? {
-        guard let frame = readyAudio.take() else { return nil }
+        guard takenAudio < readyAudio.count else { return nil }
+        let frame = readyAudio[takenAudio]
+        takenAudio += 1
+        if takenAudio == readyAudio.count {
+            readyAudio.removeAll(keepingCapacity: true)
+            takenAudio = 0
+        }
         let track = tracks[frame.track]
         let byStream = clocks.isEmpty ? nil : clocks[frame.ssrc]?.withClockRate(track.clockRate)
         guard let clock = byStream ?? track.clock else { return frame }
