@@ -22,7 +22,17 @@ extension AudioDepacketizer {
             statistics.droppedFrames += 1
             fragment = nil
         }
+        // Sizes are at most 2^32 each and at most 512 of them: the sum stays inside an Int.
         guard headers.reduce(0, { $0 + $1.size }) <= data.count else { return statistics.malformedPackets += 1 }
+        // Each unit's time after the packet's: offsets (index deltas, up to 2^32) times the frame's ticks
+        // (up to 2^34) can pass 64 bits, which no stream needs: such a packet is malformed.
+        var span = 0
+        for header in headers {
+            let (step, stepOverflow) = header.offset.multipliedReportingOverflow(by: aacFrameTicks)
+            let (sum, sumOverflow) = span.addingReportingOverflow(step)
+            guard !stepOverflow, !sumOverflow, sum <= Self.maxPacketSpan else { return statistics.malformedPackets += 1 }
+            span = sum
+        }
         // Index deltas above 0 interleave the stream: from then on its units are put back in time order.
         if !interleaving, headers.contains(where: { $0.offset > 1 }) { interleaving = true }
         var ticks: UInt64 = 0
@@ -100,6 +110,8 @@ extension AudioDepacketizer {
 
     /// The most AU headers a packet may hold (a 1500-byte packet holds far fewer AAC units).
     static let maxAUHeaders = 512
+    /// The longest a packet's units may span, in ticks: 2^40, days at any audio clock.
+    static let maxPacketSpan = 1 << 40
 
     // MARK: De-interleaving (RFC 3640 section 3.2.3.2)
 

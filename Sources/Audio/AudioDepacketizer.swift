@@ -60,6 +60,7 @@ public struct AudioDepacketizer: Sendable {
     ///   `config`; `MP4A-LATM` with `cpresent=0` its StreamMuxConfig).
     public init(format: AudioFormat) throws(AudioError) {
         self.format = format
+        try Self.checkLimits(of: format)
         switch format.codec {
         case .aac:
             guard let config = format.config else {
@@ -81,8 +82,27 @@ public struct AudioDepacketizer: Sendable {
         completed.reserveCapacity(8)
     }
 
+    /// Refuses a format whose numbers are past what the SDP parser would take (``RTPMap/clockRates``, and
+    /// `constantSize` and `constantDuration` as ``AudioFormat`` bounds them), as a format made by hand may be.
+    static func checkLimits(of format: AudioFormat) throws(AudioError) {
+        guard RTPMap.clockRates.contains(format.clockRate) else {
+            throw AudioError(
+                "the clock rate \(format.clockRate) is outside \(RTPMap.clockRates.lowerBound)...\(RTPMap.clockRates.upperBound) Hz")
+        }
+        guard (1...255).contains(format.channels) else {
+            throw AudioError("\(format.channels) channels is outside 1...255")
+        }
+        if let size = format.constantSize, !(1...maxFrameSize).contains(size) {
+            throw AudioError("constantSize \(size) is outside 1...\(maxFrameSize) bytes")
+        }
+        if let duration = format.constantDuration, !(1...(1 << 24)).contains(duration) {
+            throw AudioError("constantDuration \(duration) is outside 1...\(1 << 24) ticks")
+        }
+    }
+
     mutating func updateFrameTicks() {
         guard let config = audioSpecificConfig, config.samplingRate > 0 else { return }
+        // At most 1024 × 10^7 ticks (the clock rate is bounded), however small an explicit sampling rate.
         let ticks = Int((Int64(config.frameLength) * Int64(format.clockRate) + Int64(config.samplingRate) / 2) / Int64(config.samplingRate))
         aacFrameTicks = format.constantDuration ?? max(1, ticks)
     }

@@ -27,10 +27,7 @@ public struct AudioSpecificConfig: Sendable, Hashable {
 
     /// Reads the configuration from hex (an fmtp's `config`).
     public init(hex: String) throws(AudioError) {
-        guard let bytes = Self.bytes(hex: hex) else {
-            throw AudioError("the config \"\(hex.prefix(64))\" is not hexadecimal")
-        }
-        try self.init(bytes)
+        try self.init(Self.bytes(hex: hex, naming: "the config"))
     }
 
     /// Reads it where it stands in a longer bit string (a StreamMuxConfig).
@@ -91,15 +88,24 @@ public struct AudioSpecificConfig: Sendable, Hashable {
         bytes = reader.bits(from: start, to: reader.position)
     }
 
-    static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0, digits.count <= 512 else { return nil }
-        var out: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            out.append(high << 4 | low)
+    /// The most hex digits a configuration is read from: real ones are a few bytes; this leaves room.
+    public static let maxHexDigits = 512
+
+    /// The bytes of an fmtp's hex `config` (`name` says which, in the error).
+    static func bytes(hex: String, naming name: String) throws(AudioError) -> [UInt8] {
+        let digits = Array(hex.utf8.prefix(maxHexDigits + 1))
+        guard digits.count <= maxHexDigits else {
+            throw AudioError(
+                "\(name) is longer than \(maxHexDigits) hex digits, more than any AAC configuration needs")
         }
-        return out
+        let nibbles = digits.compactMap(nibble)
+        guard nibbles.count == digits.count else {
+            throw AudioError("\(name) \"\(hex.prefix(64))\" is not hexadecimal")
+        }
+        guard nibbles.count % 2 == 0 else {
+            throw AudioError("\(name) \"\(hex.prefix(64))\" has an odd number of hex digits")
+        }
+        return stride(from: 0, to: nibbles.count, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] }
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {

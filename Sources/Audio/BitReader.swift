@@ -20,13 +20,15 @@ struct BitReader {
             value = value << 1 | bit
             position += 1
         }
-        if count > 32 { position += count - 32 }
+        if count > 32 { skip(count - 32) }
         return value
     }
 
     mutating func flag() -> Bool { read(1) == 1 }
 
-    mutating func skip(_ count: Int) { position += max(0, count) }
+    /// Moves `count` bits on; a count past the end stops just past it (``isPastEnd``), so that a length read
+    /// from input can never overflow the position.
+    mutating func skip(_ count: Int) { position = count > remaining ? bitCount + 1 : position + max(0, count) }
 
     /// The bits from `start` to `end` as bytes (the last padded with zeros), wherever they stand.
     func bits(from start: Int, to end: Int) -> [UInt8] {

@@ -10,10 +10,11 @@ public struct StreamMuxConfig: Sendable, Hashable {
     var otherDataBits: Int
     var hasCRC: Bool
 
+    /// Other data an element may carry at most: as much as the largest frame a depacketizer takes.
+    static let maxOtherDataBits = AudioDepacketizer.maxFrameSize * 8
+
     public init(hex: String) throws(AudioError) {
-        guard let bytes = AudioSpecificConfig.bytes(hex: hex) else {
-            throw AudioError("the LATM config \"\(hex.prefix(64))\" is not hexadecimal")
-        }
+        let bytes = try AudioSpecificConfig.bytes(hex: hex, naming: "the LATM config")
         var reader = BitReader(bytes[...])
         try self.init(reading: &reader)
     }
@@ -42,6 +43,13 @@ public struct StreamMuxConfig: Sendable, Hashable {
             while escape, !reader.isPastEnd {
                 escape = reader.flag()
                 otherDataBits = otherDataBits << 8 + Int(reader.read(8))
+                // Other data longer than any element could hold is no stream's: refused before the length
+                // can grow past what an Int holds.
+                guard otherDataBits <= Self.maxOtherDataBits else {
+                    throw AudioError(
+                        "the LATM StreamMuxConfig announces more than \(Self.maxOtherDataBits) bits of other data "
+                            + "per element, more than an element holds; the configuration is damaged")
+                }
             }
         }
         hasCRC = reader.flag()

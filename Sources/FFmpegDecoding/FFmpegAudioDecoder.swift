@@ -46,10 +46,12 @@ public final class FFmpegAudioDecoder: AudioDecoder {
         base.pointee.av_log_set_level(cffmpeg_log_quiet())
         ff = base.pointee
         self.audio = audio.pointee
-        guard (1...8).contains(format.channels), format.clockRate > 0 else {
+        // libavcodec takes the rate as a 32-bit int: the SDP's bound (RTPMap.clockRates) keeps it far inside.
+        guard (1...8).contains(format.channels), RTPMap.clockRates.contains(format.clockRate) else {
             throw AudioDecodingError(
                 .invalidConfiguration,
-                "\(format.codec) with \(format.channels) channels at \(format.clockRate) Hz cannot be decoded")
+                "\(format.codec) with \(format.channels) channels at \(format.clockRate) Hz cannot be decoded (1 to 8"
+                    + " channels, \(RTPMap.clockRates.lowerBound) to \(RTPMap.clockRates.upperBound) Hz)")
         }
         let id: AVCodecID =
             switch format.codec {

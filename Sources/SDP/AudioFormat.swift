@@ -64,9 +64,10 @@ public struct AudioFormat: Sendable, Hashable {
     public var streamStateIndication: Int
     /// RFC 3640's `auxiliaryDataSizeLength`: bits of the auxiliary section's size (0: no section).
     public var auxiliaryDataSizeLength: Int
-    /// RFC 3640's `constantSize`: every AU this many bytes (no AU size fields).
+    /// RFC 3640's `constantSize`: every AU this many bytes (no AU size fields); from an SDP, 1 to 2^20.
     public var constantSize: Int?
-    /// RFC 3640's `constantDuration`, or the AU duration the config implies (1024 samples for AAC).
+    /// RFC 3640's `constantDuration`, or the AU duration the config implies (1024 samples for AAC); from an
+    /// SDP, 1 to 2^24 ticks.
     public var constantDuration: Int?
     /// RFC 3640's `mode` (`AAC-hbr`, `AAC-lbr`, ...), as written.
     public var mode: String?
@@ -114,7 +115,7 @@ extension MediaDescription {
                 if let known = AudioFormat.staticFormat(payloadType: payloadType) { return known }
                 continue
             }
-            guard let codec = AudioCodec(encodingName: map.encodingName), map.clockRate > 0 else { continue }
+            guard let codec = AudioCodec(encodingName: map.encodingName), map.hasUsableClockRate else { continue }
             var format = AudioFormat(
                 codec: codec, payloadType: payloadType, clockRate: map.clockRate,
                 channels: max(1, min(map.channels ?? 1, 255)))
@@ -129,8 +130,12 @@ extension MediaDescription {
             format.randomAccessIndication = fmtp.integer("randomaccessindication") == 1
             format.streamStateIndication = bits("streamstateindication")
             format.auxiliaryDataSizeLength = bits("auxiliarydatasizelength")
-            format.constantSize = fmtp.integer("constantsize").flatMap { $0 > 0 ? $0 : nil }
-            format.constantDuration = fmtp.integer("constantduration").flatMap { $0 > 0 ? $0 : nil }
+            // A unit's size and duration bounded (a megabyte; 2^24 ticks, minutes at any audio clock), so that
+            // the products a depacketizer forms from them stay far inside an Int.
+            format.constantSize = fmtp.integer("constantsize").flatMap { (1...(1 << 20)).contains($0) ? $0 : nil }
+            format.constantDuration = fmtp.integer("constantduration").flatMap {
+                (1...(1 << 24)).contains($0) ? $0 : nil
+            }
             format.mode = fmtp["mode"]
             format.config = fmtp["config"]
             format.muxConfigPresent = fmtp.integer("cpresent") != 0

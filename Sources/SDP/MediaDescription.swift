@@ -57,6 +57,14 @@ public struct RTPMap: Sendable, Hashable {
     public var encodingName: String
     public var clockRate: Int
     public var channels: Int?
+
+    /// The clock rates a format is taken with (`audioFormat`, `videoFormat`): real ones are 8 kHz to 192 kHz,
+    /// 90 kHz for video. Beyond 10 MHz products of a rate with a frame length or a duration could pass what
+    /// 32-bit fields (a decoder's, a WAV header's) hold, so a section naming one is left unplayed.
+    public static let clockRates: ClosedRange<Int> = 1...10_000_000
+
+    /// Whether ``clockRate`` is one a format is taken with.
+    public var hasUsableClockRate: Bool { Self.clockRates.contains(clockRate) }
 }
 
 /// `a=fmtp` parameters: `name=value` pairs separated by `;`.

@@ -58,7 +58,7 @@ extension MediaDescription {
     /// The first H.264 or H.265 format of this section, if it carries one.
     public var videoFormat: VideoFormat? {
         for payloadType in payloadTypes {
-            guard let map = rtpMap(for: payloadType),
+            guard let map = rtpMap(for: payloadType), map.hasUsableClockRate,
                 let codec = VideoCodec(encodingName: map.encodingName)
             else { continue }
             let fmtp = formatParameters(for: payloadType)
