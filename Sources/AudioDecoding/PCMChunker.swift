@@ -11,10 +11,11 @@ import RTP
 /// ```
 ///
 /// Each chunk's timestamp is its first sample's, at the track's clock, and its capture time is dated from
-/// the latest frame that had one (the sender's wall clock). When the audio breaks (a gap in the
-/// timestamps, loss, a discontinuity, another sampling rate or channel count), the chunk in progress is
-/// filled with silence and handed on, and chunking starts again at the new frame: the chunks never join
-/// audio across a break.
+/// the latest frame that had one (the sender's wall clock). Frames lost on the way become silence of their
+/// duration (``PCMGapFiller``, within its bounds), so that the chunks keep the stream's time. When the audio
+/// breaks (a discontinuity, another sampling rate or channel count, a gap too long to fill, a timestamp
+/// that goes back), the chunk in progress is filled with silence and handed on, and chunking starts again
+/// at the new frame: the chunks never join audio across a break.
 public struct PCMChunker: Sendable {
     /// A chunk's duration in milliseconds.
     public let milliseconds: Int
@@ -29,6 +30,7 @@ public struct PCMChunker: Sendable {
     private var pendingBreak = false
     /// The latest frame's capture time and timestamp: what dates the chunks.
     private var anchor: (time: WallClockTime, timestamp: UInt64)?
+    private var gaps = PCMGapFiller()
 
     public init(milliseconds: Int = 10) {
         self.milliseconds = max(1, milliseconds)
@@ -37,10 +39,15 @@ public struct PCMChunker: Sendable {
     private var chunkSamples: Int { (format?.rate ?? 0) * milliseconds / 1000 }
 
     public mutating func push(_ frame: PCMFrame) {
+        if let silence = gaps.silence(before: frame) { take(silence) }
+        take(frame)
+    }
+
+    private mutating func take(_ frame: PCMFrame) {
         let samples = frame.int16Interleaved
         let follows = expected.map { abs(Int64(bitPattern: frame.timestamp &- $0)) <= 1 } ?? false
         let sameFormat = format.map { $0 == (frame.sampleRate, frame.channels, frame.clockRate) } ?? false
-        if !(follows && sameFormat) || frame.isDiscontinuity || frame.followsLoss {
+        if !(follows && sameFormat) || frame.isDiscontinuity {
             padAndHandOn()
             format = (frame.sampleRate, frame.channels, frame.clockRate)
             pendingStart = frame.timestamp

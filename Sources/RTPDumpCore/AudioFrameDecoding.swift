@@ -13,6 +13,9 @@ public struct AudioDecodeSummary: Sendable {
     public var codedFrames = 0
     public var pcmFrames = 0
     public var samples = 0
+    /// Samples of silence given where frames were lost (``AudioDecoding/PCMGapFiller``), and gaps left.
+    public var silenceSamples = 0
+    public var unfilledGaps = 0
     public var decodeErrors = 0
     /// The stream decoded, once a frame came.
     public var stream: StreamKey?
@@ -20,7 +23,8 @@ public struct AudioDecodeSummary: Sendable {
 }
 
 /// Decodes one audio stream (the first the filter admits) with FFmpeg to interleaved 16-bit PCM: what
-/// `rtpdump decode --audio` writes to a WAV file and digests.
+/// `rtpdump decode --audio` writes to a WAV file and digests. Frames lost on the way are silence of their
+/// duration (a frame of its own, before the next decoded one), so that the PCM keeps the stream's time.
 public enum AudioFrameDecoding {
     /// - Throws: ``RTPDumpError`` when FFmpeg cannot open a decoder for the format; `emit`'s errors.
     public static func decode<Source: DatagramSource>(
@@ -30,8 +34,13 @@ public enum AudioFrameDecoding {
         var summary = AudioDecodeSummary()
         var decoder: FFmpegAudioDecoder?
         var failure: (any Error)?
+        var gaps = PCMGapFiller()
         func hand(_ pcm: PCMFrame) {
             guard failure == nil else { return }
+            if let silence = gaps.silence(before: pcm) {
+                summary.silenceSamples += silence.sampleCount
+                do { try emit(silence) } catch { failure = error }
+            }
             summary.pcmFrames += 1
             summary.samples += pcm.sampleCount
             do { try emit(pcm) } catch { failure = error }
@@ -55,6 +64,7 @@ public enum AudioFrameDecoding {
         try decoder?.drain(emit: hand)
         if let failure { throw failure }
         summary.decodeErrors = decoder?.decodeErrors ?? 0
+        summary.unfilledGaps = gaps.unfilledGaps
         return summary
     }
 

@@ -32,8 +32,9 @@ public enum RTSPDecodedUnit: Sendable {
 /// Video frames and PCM decoded from an ``RTSPMediaUnits`` sequence: one video decoder per video track, given
 /// the track's parameter sets from the SDP before its first unit (as ``RTSPDecodedFrames``), and one audio
 /// decoder per audio track, each made when its track's first unit comes. Frames come in each track's
-/// presentation order; video frames after a loss are flagged until the next keyframe, PCM after a loss says
-/// so (``PCMFrame/followsLoss``). Iterate once.
+/// presentation order; video frames after a loss are flagged until the next keyframe; audio lost on the way
+/// becomes silence of its duration (``PCMGapFiller``, flagged ``PCMFrame/followsLoss``), so that the PCM
+/// keeps the stream's time. Iterate once.
 ///
 /// ```swift
 /// let decoded = try session.media().decoded(
@@ -59,6 +60,8 @@ public struct RTSPDecodedMedia<VideoDecoderType: VideoDecoder, AudioDecoderType:
         var video: TrackDecoders<VideoDecoderType>
         let makeAudio: (_ track: Int, _ format: AudioFormat) throws -> AudioDecoderType
         var audio: [Int: AudioDecoderType] = [:]
+        /// Each audio track's silence for what was lost: the PCM keeps the stream's time.
+        var gaps: [Int: PCMGapFiller] = [:]
         /// PCM decoded and not yet taken.
         var pcm: [PCMFrame] = []
         var dating = VideoFrameDating()
@@ -96,7 +99,11 @@ public struct RTSPDecodedMedia<VideoDecoderType: VideoDecoder, AudioDecoderType:
                 guard let format = formats.indices.contains(track) ? formats[track].audioFormat : nil else { return }
                 audio[track] = try makeAudio(track, format)
             }
-            try audio[track]?.decode(frame) { pcm.append(Self.stamped($0, track: track, from: frame)) }
+            try audio[track]?.decode(frame) { decoded in
+                let stamped = Self.stamped(decoded, track: track, from: frame)
+                if let silence = gaps[track, default: PCMGapFiller()].silence(before: stamped) { pcm.append(silence) }
+                pcm.append(stamped)
+            }
         }
 
         /// The PCM with its track, and its capture time from the coded frame's when its decoder left it out.

@@ -633,9 +633,12 @@ extension Decode {
             if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
             throw RTPDumpError("no \(format.codec.encodingName) stream found in \(options.displayName)")
         }
+        let gaps =
+            (summary.silenceSamples > 0 ? ", \(summary.silenceSamples) samples of silence for lost frames" : "")
+            + (summary.unfilledGaps > 0 ? ", \(summary.unfilledGaps) gaps too long to fill" : "")
         printError(
             "\(format.codec.encodingName): \(summary.codedFrames) frames, \(summary.pcmFrames) decoded "
-                + "(\(summary.samples) samples), \(summary.decodeErrors) decoder errors")
+                + "(\(summary.samples) samples)\(gaps), \(summary.decodeErrors) decoder errors")
         if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
         try exitIfInterrupted()
     }

@@ -28,9 +28,10 @@ import Testing
         #expect(chunks.enumerated().allSatisfy { $1.timestamp == start + UInt64($0 * 480) })
     }
 
-    /// Across a gap (a frame lost), the chunk in progress is filled with silence and the next starts at the
-    /// frame after the gap: no chunk joins audio from both sides.
-    @Test func aGapEndsTheChunkInProgress() {
+    /// A frame lost on the way is silence of its duration: the chunks keep the stream's time (a WebRTC
+    /// source reading them stays in step with the sender). A gap too long to fill, or a timestamp that goes
+    /// back, ends the chunk in progress instead: no chunk joins audio from both sides of a break.
+    @Test func aLostFrameIsSilenceAndABreakEndsTheChunk() {
         func frame(_ timestamp: UInt64, value: Int16, followsLoss: Bool = false) -> PCMFrame {
             PCMFrame(
                 samples: .int16Interleaved([Int16](repeating: value, count: 160)), sampleRate: 8000, channels: 1,
@@ -38,15 +39,21 @@ import Testing
         }
         var chunker = PCMChunker()
         var chunks: [PCMFrame] = []
-        for pcm in [frame(0, value: 1), frame(160, value: 2), frame(480, value: 3), frame(640, value: 4, followsLoss: true)] {
+        let frames = [
+            frame(0, value: 1), frame(160, value: 2), frame(480, value: 3, followsLoss: true),
+            frame(640, value: 4), frame(640 + 11 * 8000, value: 5, followsLoss: true),
+        ]
+        for pcm in frames {
             chunker.push(pcm)
             while let chunk = chunker.nextChunk() { chunks.append(chunk) }
         }
         chunker.flush()
         while let chunk = chunker.nextChunk() { chunks.append(chunk) }
-        // 80 samples a chunk at 8 kHz: 1 1 | 2 2 | then 3 3 (after the gap at 320) | then 4 4 (after a loss).
-        #expect(chunks.map(\.timestamp) == [0, 80, 160, 240, 480, 560, 640, 720])
-        #expect(chunks.map { $0.int16Interleaved[0] } == [1, 1, 2, 2, 3, 3, 4, 4])
+        // 80 samples a chunk at 8 kHz: 1 1 | 2 2 | silence for the frame lost at 320 | 3 3 | 4 4 | then, after
+        // a gap of 11 s (past the 10 s filled), 5 5 from where it starts.
+        let late: UInt64 = 640 + 11 * 8000
+        #expect(chunks.map(\.timestamp) == [0, 80, 160, 240, 320, 400, 480, 560, 640, 720, late, late + 80])
+        #expect(chunks.map { $0.int16Interleaved[0] } == [1, 1, 2, 2, 0, 0, 3, 3, 4, 4, 5, 5])
     }
 
     /// Chunks keep the track and are dated on the sender's wall clock from the latest frame that was: a
