@@ -39,8 +39,8 @@ public struct AudioExtractSummary: Sendable {
     public var bytes = 0
     /// Samples of silence written where frames were missing (WAV only: its samples have no timestamps).
     public var silenceSamples = 0
-    /// Gaps too long to fill (over ``AudioExtraction/maxFilledGap`` or ``AudioExtraction/maxSilenceBytes``),
-    /// or a timestamp that went back.
+    /// Gaps too long to fill (over ``AudioExtraction/maxFilledGap`` or ``AudioExtraction/maxSilenceBytes``,
+    /// or past the silence the audio received allows), or a timestamp that went back.
     public var unfilledGaps = 0
     /// Frames too large for their container (an AAC frame of 8 KiB or more, an Opus packet of 64 KiB).
     public var skippedFrames = 0
@@ -54,7 +54,8 @@ public struct AudioExtractSummary: Sendable {
 public enum AudioExtraction {
     /// The longest gap WAV fills with silence: past it the audio goes on without, and the gap is counted.
     public static let maxFilledGap = 10.0
-    /// The most silence written for one gap, whatever clock rate and channels the SDP claims.
+    /// The most silence written for one gap, whatever clock rate and channels the SDP claims; and beyond the
+    /// audio received, the most written in all.
     public static let maxSilenceBytes = 16 << 20
 
     /// - Parameters:
@@ -102,6 +103,9 @@ public enum AudioExtraction {
         var firstTimestamp: UInt64?
         var nextTimestamp: UInt64?
         let wav: WAVHeader.Encoding?
+        /// WAV: bytes of received samples and of silence written, which bound the silence.
+        var audioBytes = 0
+        var silenceBytes = 0
 
         init(format: AudioFormat, container: AudioContainer) throws {
             self.format = format
@@ -160,6 +164,7 @@ public enum AudioExtraction {
                 }
                 let width = (format.codec == .l16 ? 2 : 1) * max(1, format.channels)
                 nextTimestamp = frame.timestamp &+ UInt64(frame.bytes.count / width)
+                audioBytes += frame.bytes.count
             }
             started = true
             summary.frames += 1
@@ -183,6 +188,15 @@ public enum AudioExtraction {
                 summary.unfilledGaps += 1
                 return
             }
+            // And in all: never more silence than the audio received plus one gap's worth, so that a few
+            // packets whose timestamps leap cannot make a file of gigabytes.
+            let bytes = Int(gap) * channels * silence.count
+            guard silenceBytes + bytes <= audioBytes + AudioExtraction.maxSilenceBytes else {
+                summary.unfilledGaps += 1
+                return
+            }
+            silenceBytes += bytes
+            out.reserveCapacity(out.count + bytes)
             for _ in 0..<(Int(gap) * channels) { out += silence }
             summary.silenceSamples += Int(gap)
         }

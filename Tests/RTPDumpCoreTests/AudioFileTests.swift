@@ -94,6 +94,50 @@ import VideoDecoding
         #expect(position == wav.count)
     }
 
+    /// Packets lost (`*-dropped.pcap`): `decode --audio -o OUT.wav` spans the clean stream's time (as many
+    /// samples as FFmpeg decodes from GStreamer's clean stream), silence of their duration where frames were
+    /// lost; the frames that came are untouched: FFmpeg's own decoding of the same lossy stream (written by
+    /// `extract`). Before, everything after a gap played earlier (AAC: 229,376 samples of 238,592).
+    @Test(arguments: captures)
+    func decodedAudioKeepsTheStreamsTimeAcrossLoss(capture: (name: String, file: String)) async throws {
+        let output = Self.temporary("lossy.wav")
+        let extracted = Self.temporary("lossy." + capture.file)
+        let theirs = Self.temporary("lossy.s16")
+        defer { for path in [output, extracted, theirs] { try? FileManager.default.removeItem(atPath: path) } }
+        let lossy = Fixtures.capture(capture.name + "-dropped.pcap")
+        let sdp = Fixtures.capture(capture.name + ".sdp")
+        let run = try await RTPDumpBinary.run(["decode", "--audio", lossy, "--sdp", sdp, "-o", output, "--md5"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("samples of silence for lost frames"), "\(run.stderr)")
+        let span = try await Self.ffmpegPCM(output).split(separator: " ").first
+        #expect(span == (try Self.reference(capture.name)).split(separator: " ").first)
+        let extract = try await RTPDumpBinary.run(["extract", lossy, "--sdp", sdp, "-o", extracted])
+        #expect(extract.status == 0, "\(extract.stderr)")
+        let decoded = try await runProgram(
+            "/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", extracted, "-f", "s16le", "-y", theirs])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let reference = [UInt8](try Data(contentsOf: URL(fileURLWithPath: theirs)))
+        let ours = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output))).dropFirst(44)
+        // The decoded frames alone: the lines whose samples are not all silence. G.711 and L16 WAVs from
+        // `extract` keep the time too (their silence is the codec's: A-law's decodes to 8), so their frames
+        // are compared where they stand; the others' frames follow on from each other.
+        let keepsTime = capture.file == "wav"
+        var (kept, expected) = ([UInt8](), [UInt8]())
+        var position = ours.startIndex
+        for line in run.stdout.split(separator: "\n") {
+            let shape = line.split(separator: " ")[2].split(separator: "x").compactMap { Int($0) }
+            let end = min(ours.endIndex, position + (shape.first ?? 0) * (shape.last ?? 0) * 2)
+            if ours[position..<end].contains(where: { $0 != 0 }) {
+                kept += ours[position..<end]
+                let offset = position - ours.startIndex
+                if keepsTime { expected += reference[min(reference.count, offset)..<min(reference.count, offset + end - position)] }
+            }
+            position = end
+        }
+        if keepsTime { #expect(ours.count == reference.count) } else { expected = reference }
+        #expect(kept.count == expected.count && kept == expected, "\(kept.count) bytes of frames, \(expected.count) expected")
+    }
+
     /// Packets lost from a G.711 stream: the WAV keeps the time, silence where they were (the lost packets'
     /// samples), and says so; a file named for another codec is refused with the one to use.
     @Test func aWAVKeepsTheTimeAcrossLossAndTheWrongFileIsRefused() async throws {
@@ -116,8 +160,8 @@ import VideoDecoding
         #expect(wrong.stderr.contains("MPEG4-GENERIC, which is written as .aac"))
     }
 
-    /// A hostile stream: an SDP that claims a clock of 10⁹ Hz and a timestamp that jumps by 2³¹ would ask
-    /// for 2 GB of silence; the gap is left unfilled and counted, the file stays small.
+    /// A hostile stream: an SDP that claims a clock of 10⁷ Hz (the most taken) and a timestamp that jumps by
+    /// 2³¹ would ask for 2 GB of silence; the gap is left unfilled and counted, the file stays small.
     @Test func silenceHasABound() async throws {
         func packet(sequence: UInt16, timestamp: UInt32) -> CaptureBytes.Record {
             let rtp = [0x80, 0x00] + CaptureBytes.be16(sequence) + CaptureBytes.be32(timestamp)
@@ -133,12 +177,43 @@ import VideoDecoding
         let records = [packet(sequence: 1, timestamp: 0), packet(sequence: 2, timestamp: 160),
                        packet(sequence: 3, timestamp: 0x8000_0000), packet(sequence: 4, timestamp: 0x8000_00A0)]
         try Data(CaptureBytes.pcap(records)).write(to: URL(fileURLWithPath: capture))
-        try "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 5004 RTP/AVP 0\r\na=rtpmap:0 PCMU/1000000000\r\n"
+        try "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 5004 RTP/AVP 0\r\na=rtpmap:0 PCMU/10000000\r\n"
             .write(toFile: sdp, atomically: true, encoding: .utf8)
         let run = try await RTPDumpBinary.run(["extract", capture, "--sdp", sdp, "-o", output])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("4 frames") && run.stderr.contains("1 gaps too long to fill"), "\(run.stderr)")
         let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int
         #expect(size == 58 + 4 * 160)
+    }
+
+    /// Each gap under the bound of one, and many of them: 4 kB of L16 packets 9 s apart at 48 kHz stereo
+    /// asked for 1.7 MB of silence each, 68 MB in all (a 4.6 KB capture once wrote 304 MB). Silence stops
+    /// at the audio received plus 16 MiB; the rest is counted, and the file says a rate FFmpeg reads.
+    @Test func silenceHasABoundInAll() async throws {
+        func packet(sequence: UInt16) -> CaptureBytes.Record {
+            let timestamp = UInt32(sequence) * (9 * 48000 + 25)
+            let rtp = [0x80, 0x0B] + CaptureBytes.be16(sequence) + CaptureBytes.be32(timestamp)
+                + CaptureBytes.be32(0x1234_5678) + [UInt8](repeating: 0x11, count: 100)
+            let frame = CaptureBytes.ethernet(
+                CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: rtp)))
+            return CaptureBytes.Record(seconds: 1, fraction: UInt32(sequence) * 20_000, frame: frame)
+        }
+        let capture = Self.temporary("gaps.pcap")
+        let sdp = Self.temporary("gaps.sdp")
+        let output = Self.temporary("gaps.wav")
+        defer { for path in [capture, sdp, output] { try? FileManager.default.removeItem(atPath: path) } }
+        try Data(CaptureBytes.pcap((1...40).map { packet(sequence: UInt16($0)) })).write(to: URL(fileURLWithPath: capture))
+        try "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 5004 RTP/AVP 11\r\na=rtpmap:11 L16/48000/2\r\n"
+            .write(toFile: sdp, atomically: true, encoding: .utf8)
+        let run = try await RTPDumpBinary.run(["extract", capture, "--sdp", sdp, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("40 frames"), "\(run.stderr)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int)
+        #expect(size <= 44 + 40 * 100 + (16 << 20))
+        #expect(size > 8 << 20)  // the first gaps were filled
+        #expect(run.stderr.contains("gaps too long to fill"), "\(run.stderr)")
+        let probe = try await runProgram(
+            "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=sample_rate", "-of", "csv=p=0", output])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "48000")
     }
 }
