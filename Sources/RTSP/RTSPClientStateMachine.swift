@@ -12,8 +12,9 @@ import SDP
 public struct RTSPClientStateMachine: Sendable {
     public enum TransportMode: Sendable, Hashable {
         case tcpInterleaved
-        /// RTP on `firstClientPort` + 2 × track index, RTCP on the port after.
-        case udp(firstClientPort: UInt16)
+        /// RTP on `firstClientPort` + 2 × track index, RTCP on the port after, for the `portPairs` tracks
+        /// that have ports bound: the others are left out (``RTSPClientStateMachine/tracksWithoutPorts``).
+        case udp(firstClientPort: UInt16, portPairs: Int = 6)
         /// The server picks a multicast group and ports per track (`destination=`, `port=`).
         case multicast
     }
@@ -141,6 +142,9 @@ public struct RTSPClientStateMachine: Sendable {
     /// Audio tracks whose SETUP the server refused, with its status: left out, the session goes on with
     /// the others (a camera whose audio is switched off answers so).
     public private(set) var refusedTracks: [(track: Track, status: Int)] = []
+    /// Tracks offered and chosen that are not set up because they are more than the UDP port pairs bound
+    /// for the session (``TransportMode/udp(firstClientPort:portPairs:)``): over TCP every track plays.
+    public private(set) var tracksWithoutPorts: [Track] = []
     /// The DESCRIBE answer's session description, once it has arrived.
     public private(set) var sessionDescription: SessionDescription?
     private var setupIndex = 0
@@ -267,6 +271,15 @@ public struct RTSPClientStateMachine: Sendable {
             guard !tracks.isEmpty else {
                 return fail(
                     RTSPClientError(.noVideoTrack, "the selected tracks \(selection) are none of those offered"))
+            }
+        }
+        // Over UDP, ports were bound for so many tracks before DESCRIBE said how many there are: SETUP
+        // must never name a port nobody listens on.
+        if case .udp(_, let pairs) = transport, tracks.count > pairs {
+            tracksWithoutPorts = Array(tracks[max(0, pairs)...])
+            tracks = Array(tracks.prefix(max(0, pairs)))
+            guard !tracks.isEmpty else {
+                return fail(RTSPClientError(.unsupported, "no UDP ports were bound for the tracks: use TCP"))
             }
         }
         state = .setup
@@ -487,7 +500,7 @@ public struct RTSPClientStateMachine: Sendable {
         switch transport {
         case .tcpInterleaved:
             transportValue = "\(profile)/TCP;unicast;interleaved=\(setupIndex * 2)-\(setupIndex * 2 + 1)"
-        case .udp(let first):
+        case .udp(let first, _):
             let port = Int(first) + setupIndex * 2
             transportValue = "\(profile);unicast;client_port=\(port)-\(port + 1)"
         case .multicast:

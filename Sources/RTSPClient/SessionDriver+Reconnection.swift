@@ -13,9 +13,9 @@ struct Recovery {
     private var brokeAt: NIODeadline?
     /// Time without media across the breaks that are mended.
     private var mended = Duration.zero
-    /// A session the server may still hold (its connection broke before it saw a TEARDOWN), and how many
-    /// fresh connections are left to tear it down.
-    private var staleSession: String?
+    /// A session a server may still hold (its connection broke before it saw a TEARDOWN), the URL it was
+    /// played at, and how many fresh connections are left to tear it down.
+    private var staleSession: (id: String, url: RTSPURL)?
     private var staleTries = 0
     /// The wait before the next attempt.
     private var wait: Scheduled<Void>?
@@ -29,21 +29,25 @@ struct Recovery {
         if brokeAt == nil { brokeAt = lastMedia }
     }
 
-    /// The server may hold session `id` still: the next connections tear it down first.
-    mutating func leftOnServer(_ id: String) {
-        staleSession = id
+    /// The server at `url` may hold session `id` still: the next connections there tear it down first.
+    mutating func leftOnServer(_ id: String, at url: RTSPURL) {
+        staleSession = (id, url)
         staleTries = Self.maxStaleTries
     }
 
-    /// The stale session for the next connection to tear down, counting the try; nil when there is none.
-    mutating func takeStaleSession() -> String? {
-        guard let id = staleSession, staleTries > 0 else { return nil }
+    /// The stale session for a new connection to `origin` to tear down, counting the try; nil when there is
+    /// none, or when it lives on another server (a redirect led elsewhere): its id means nothing there.
+    mutating func takeStaleSession(for origin: RTSPURL.Origin) -> String? {
+        guard let stale = staleSession, stale.url.origin == origin, staleTries > 0 else { return nil }
         staleTries -= 1
         if staleTries == 0 { staleSession = nil }
-        return id
+        return stale.id
     }
 
     var hasStaleSession: Bool { staleSession != nil && staleTries > 0 }
+
+    /// Where the stale session lives, while there is one.
+    var staleSessionURL: RTSPURL? { hasStaleSession ? staleSession?.url : nil }
 
     /// PLAY was answered again: the stale session was seen to (answered, refused or given up on).
     mutating func played() {
@@ -119,7 +123,7 @@ extension SessionDriver {
                     write(request.serialized(cseq: cseq))
                 }
             } else {
-                recovery.leftOnServer(session)
+                recovery.leftOnServer(session, at: url)
             }
         }
         generation += 1  // the old connection's events are ignored from now on
@@ -171,11 +175,12 @@ extension SessionDriver {
     /// torn down on a fresh connection (bounded by ``RTSPSessionOptions/teardownTimeout``).
     func endWhileReconnecting() {
         recovery.cancelWait()
-        guard recovery.hasStaleSession else { return finish(nil) }
+        guard let staleURL = recovery.staleSessionURL else { return finish(nil) }
         logger.debug("tearing down the session the broken connection left on the server")
         cancelTimers()
         phase = .closing
         schedule(at: now + options.teardownTimeout) { [self] in finish(nil) }
+        goBack(to: staleURL)  // a redirect may have led elsewhere since: the session lives where it played
         start()  // closing: the machine only tears the stale session down
     }
 }

@@ -133,7 +133,7 @@ final class SessionDriver: @unchecked Sendable {
         framer = RTSPFramer(limits: options.framerLimits)
         let mode: RTSPClientStateMachine.TransportMode
         switch transport {
-        case .udp where !udpPairs.isEmpty: mode = .udp(firstClientPort: udpPairs[0].rtpPort)
+        case .udp where !udpPairs.isEmpty: mode = .udp(firstClientPort: udpPairs[0].rtpPort, portPairs: udpPairs.count)
         case .multicast: mode = .multicast
         default: mode = .tcpInterleaved
         }
@@ -141,7 +141,7 @@ final class SessionDriver: @unchecked Sendable {
             configuration: .init(
                 url: url, credentials: credentials?.credentials(for: url), transport: mode,
                 requestTimeout: options.requestTimeout,
-                stepwise: stepwise, trackSelection: selection, staleSession: recovery.takeStaleSession(),
+                stepwise: stepwise, trackSelection: selection, staleSession: recovery.takeStaleSession(for: url.origin),
                 onlyTearsDownStaleSession: phase == .closing, mediaKinds: options.mediaKinds))
         logger.debug("connecting to \("\(url.origin)".escapingControlCharacters) (\(transport), attempt \(generation))")
         if url.isSecure && tlsContext == nil {
@@ -179,6 +179,7 @@ final class SessionDriver: @unchecked Sendable {
         ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(options.connectTimeout.nanosecondCount))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.writeBufferWaterMark, value: Self.writeBufferWaterMark)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
@@ -249,6 +250,10 @@ final class SessionDriver: @unchecked Sendable {
         url = target
         restart()
     }
+
+    /// Points the next connection at `target` without counting a redirect (tearing a stale session down
+    /// where it lives).
+    func goBack(to target: RTSPURL) { url = target }
 
     /// A 401 from a server a redirect led to, which was not given the user's credentials: says so, so that
     /// the user does not look for a wrong password at the camera they named.
@@ -326,12 +331,22 @@ final class SessionDriver: @unchecked Sendable {
     var controlRemoteAddress: SocketAddress? { control?.remoteAddress }
     var controlLocalAddress: SocketAddress? { control?.localAddress }
 
+    /// What may wait to be written to the server: past the high mark a channel is unwritable.
+    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 256 << 10, high: 1 << 20)
+
+    /// Writes to the server (through the tunnel's POST with `.http`). A server that stops reading while it
+    /// makes us write (requests to answer, a flood of them) would grow what waits without end: past
+    /// ``writeBufferWaterMark`` the session ends with an error instead.
     func write(_ bytes: [UInt8]) {
-        if tunnel != nil {
-            tunnelPost?.writeAndFlush(ByteBuffer(bytes: HTTPTunnel.encode(bytes)), promise: nil)
-        } else {
-            control?.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        guard let channel = tunnel != nil ? tunnelPost : control else { return }
+        guard channel.isWritable else {
+            return fail(
+                RTSPClientError(
+                    .protocolViolation,
+                    "the server does not read what the client sends (over \(Self.writeBufferWaterMark.high >> 10) KiB "
+                        + "wait to be written, answers to its own requests among them): ending the session"))
         }
+        channel.writeAndFlush(ByteBuffer(bytes: tunnel != nil ? HTTPTunnel.encode(bytes) : bytes), promise: nil)
     }
 
     private func startPlaying(_ tracks: [RTSPClientStateMachine.Track]) {
@@ -358,6 +373,10 @@ final class SessionDriver: @unchecked Sendable {
         phase = .playing
         let formats = tracks.map { "\($0.format.encodingName) payload type \($0.format.payloadType)" }
         logger.info("playing \(tracks.count) track(s) over \(transport): \(formats.joined(separator: ", "))")
+        if !machine.tracksWithoutPorts.isEmpty {
+            logger.warning(
+                "\(machine.tracksWithoutPorts.count) more track(s) than the \(udpPairs.count) UDP port pairs bound: playing the first \(tracks.count); the TCP transport plays them all")
+        }
         for refused in machine.refusedTracks {
             logger.warning(
                 "the server refused the audio track \("\(refused.track.control)".escapingControlCharacters) (\(refused.status)): playing without it")

@@ -264,6 +264,29 @@ import Testing
         #expect(tcp.first?.0.headers["Transport"] == "RTP/AVP/TCP;unicast;interleaved=0-1")
     }
 
+    /// Ports are bound for six tracks before DESCRIBE says there are eight: SETUP never names a port past
+    /// those bound (32 tracks once asked for ports up to 49891 with 49828-49839 bound); the two left are
+    /// said, and play over TCP.
+    @Test func udpSetsUpNoMoreTracksThanPortsWereBoundFor() throws {
+        let sections = (0..<8).map { "m=audio 0 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=control:t\($0)\r\n" }
+        let sdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=cam\r\nt=0 0\r\n" + sections.joined()
+        var m = RTSPClientStateMachine(
+            configuration: .init(url: try RTSPURL("rtsp://cam/live"), transport: .udp(firstClientPort: 40000, portPairs: 6)))
+        _ = m.start(now: .zero)
+        _ = m.receive(Self.answer(200, 1, [("Public", "OPTIONS, DESCRIBE, SETUP, PLAY")]), now: .zero)
+        var next = Self.sent(m.receive(Self.answer(200, 2, body: sdp), now: .zero))
+        var ports: [String] = []
+        var cseq = 3
+        while let (request, _) = next.first, request.method == "SETUP" {
+            ports.append(request.headers["Transport"] ?? "")
+            next = Self.sent(m.receive(Self.answer(200, cseq, [("Session", "s")]), now: .zero))
+            cseq += 1
+        }
+        #expect(ports == (0..<6).map { "RTP/AVP;unicast;client_port=\(40000 + 2 * $0)-\(40001 + 2 * $0)" })
+        #expect(next.first?.0.method == "PLAY")
+        #expect(m.tracks.count == 6 && m.tracksWithoutPorts.map(\.control.description) == ["rtsp://cam/live/t6", "rtsp://cam/live/t7"])
+    }
+
     @Test func multicastAsksForMulticastAndFallsBackToTCPOn461() throws {
         var m = try Self.machine(transport: .multicast)
         let multicast = try #require(Self.throughDescribe(&m))
