@@ -91,6 +91,7 @@ python3 "$here/damage.py" "$captures/h264-gst.pcap" "$captures" "$expected/damag
 python3 "$here/damage.py" --tcp "$captures/rtsp-h264-tcp.pcap" "$captures" "$expected/damage.json"
 # A camera that starts a new SSRC every 30-odd packets (its reference: the clean capture's frames).
 python3 "$here/ssrc_change.py" "$captures/rtsp-h264-udp.pcap" "$captures/rtsp-h264-udp-ssrc-change.pcap" 30
+python3 "$here/ssrc_change.py" "$captures/h264-gst.pcap" "$captures/h264-gst-relabelled.pcap" 30 --relabel
 
 # Expected values from tshark for every capture.
 python3 "$here/tshark_streams.py" "$captures" "$expected"

@@ -18,8 +18,10 @@ SEED = 20261124
 
 
 def main():
-    clean, out = sys.argv[1], sys.argv[2]
-    every = int(sys.argv[3]) if len(sys.argv) > 3 else 30
+    relabel = "--relabel" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--relabel"]
+    clean, out = args[0], args[1]
+    every = int(args[2]) if len(args) > 2 else 30
     rng = random.Random(SEED)
     data = open(clean, "rb").read()
     if struct.unpack("<I", data[:4])[0] != 0xA1B2C3D4 or struct.unpack("<I", data[20:24])[0] != 1:
@@ -42,6 +44,8 @@ def main():
                     if source is not None:
                         changes += 1
                     source = (rng.getrandbits(32), rng.getrandbits(16), rng.getrandbits(32))
+                    if relabel:
+                        source = (source[0], 0, 0)
                     since_change = 0
                 ssrc, sequence_offset, timestamp_offset = source
                 sequence, timestamp = struct.unpack(">HI", frame[rtp + 2:rtp + 8])

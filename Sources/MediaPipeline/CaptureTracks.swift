@@ -7,7 +7,8 @@ import RTP
 ///
 /// A stream is an SSRC and its UDP addresses; with ``followsFlows``, its addresses alone (the flow of an RTSP
 /// track, live or captured), so that a change of SSRC goes on in the same track, as a discontinuity the
-/// track's reorder buffer sees.
+/// track's reorder buffer sees. A new SSRC whose packets carry on the sequence numbers and timestamps of a
+/// stream of the same addresses is that stream under a new name (``RTP/ReorderBuffer/carriesOn(sequence:timestamp:after:)``).
 public struct CaptureTracks: Sendable {
     /// What one datagram was.
     public enum Item: Sendable {
@@ -22,6 +23,8 @@ public struct CaptureTracks: Sendable {
     private var positions = StreamPositions()
     /// With ``followsFlows``: each track's first SSRC, which names it (its key in `positions` has none).
     private var firstSSRCs: [UInt32] = []
+    /// Each track's latest packet: what a relabelled source must carry on.
+    private var latest: [(sequence: UInt16, timestamp: UInt32)] = []
     /// Datagrams that matched the filter but were not valid RTP (including snaplen-truncated ones).
     public private(set) var rejected = 0
 
@@ -52,11 +55,30 @@ public struct CaptureTracks: Sendable {
         }
         guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return nil }
         let key = StreamKey(ssrc: followsFlows ? 0 : packet.ssrc, source: source, destination: destination)
+        if !followsFlows, let relabelled = relabelledTrack(of: packet, key: key) {
+            positions.alias(key, to: relabelled)
+        }
         let (position, isNew) = positions.position(of: key)
         if isNew && followsFlows { firstSSRCs.append(packet.ssrc) }
+        if isNew { latest.append((packet.sequenceNumber, packet.timestamp)) } else {
+            latest[position] = (packet.sequenceNumber, packet.timestamp)
+        }
         return .packet(
             ReceivedPacket(track: position, packet: packet, arrival: time, isDiscontinuity: isDiscontinuity),
             isNewTrack: isNew)
+    }
+
+    /// The track a packet of an SSRC not seen before belongs to when it carries on the sequence numbers
+    /// and timestamps of a track of the same flow (a proxy or camera that renumbers its source every GOP):
+    /// the same stream under a new name, not a new one.
+    private func relabelledTrack(of packet: RTPPacket, key: StreamKey) -> Int? {
+        guard positions.existingPosition(of: key) == nil else { return nil }
+        return positions.keys.indices.last { track in
+            let known = positions.keys[track]
+            return known.source == key.source && known.destination == key.destination
+                && ReorderBuffer.carriesOn(
+                    sequence: packet.sequenceNumber, timestamp: packet.timestamp, after: latest[track])
+        }
     }
 
     /// How many tracks were found so far.

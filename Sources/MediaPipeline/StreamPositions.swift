@@ -22,4 +22,10 @@ struct StreamPositions: Sendable {
 
     /// The position of `key` if it has been seen.
     func existingPosition(of key: StreamKey) -> Int? { index[key] }
+
+    /// From now on `key` is another name of the stream at `position` (it is not added to ``keys``).
+    mutating func alias(_ key: StreamKey, to position: Int) {
+        index[key] = position
+        last = position
+    }
 }

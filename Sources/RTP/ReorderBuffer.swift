@@ -25,6 +25,8 @@
 /// GOP or after an encoder restart, and the new sequence numbers have nothing to do with the old. What is
 /// held is released, then a ``Output/discontinuity``, then the new source's packets. Stragglers of the
 /// source just left are dropped as late. (Keep one buffer per SSRC where SSRCs are separate streams.)
+/// Unless the new SSRC's sequence numbers and timestamps carry on from the last packet's (a proxy that
+/// renumbers its source): then it is the same stream under a new name (``relabels``), ordered as one.
 ///
 /// Storage is a ring sized for ``Configuration/maxPackets``; a packet that lands further ahead (a gap of
 /// more than that) grows it, up to what ``Configuration/maxDropout`` needs, once. In-order packets cost O(1)
@@ -110,6 +112,10 @@ public struct ReorderBuffer: Sendable {
     /// The SSRC of the source being ordered, and the one before it (whose stragglers are late).
     private var ssrc: UInt32?
     private var previousSSRC: UInt32?
+    /// The SSRC the stream had before it was relabelled (its packets are the stream's), if it was.
+    private var relabeledFrom: UInt32?
+    /// The RTP timestamp of the packet numbered ``highest``.
+    private var highestTimestamp: UInt32 = 0
 
     /// Packets held now.
     public var count: Int { held }
@@ -122,6 +128,9 @@ public struct ReorderBuffer: Sendable {
     public private(set) var restarts = 0
     /// Restarts that were a change of SSRC (counted in ``restarts`` too).
     public private(set) var sourceChanges = 0
+    /// Changes of SSRC whose packets carried on the sequence numbers and timestamps: the same stream, not
+    /// a restart.
+    public private(set) var relabels = 0
 
     /// Creates an empty buffer; its ring is allocated here, for ``Configuration/maxPackets``. (Sized for the
     /// largest jump instead, 4,096 slots of 80 bytes, it was a third of a live session's memory.)
@@ -150,11 +159,19 @@ public struct ReorderBuffer: Sendable {
             let first = 0x1_0000 + UInt64(packet.sequenceNumber)
             head = first
             highest = first
+            highestTimestamp = packet.timestamp
             ssrc = packet.ssrc
             store(packet, at: first, arrival: arrival)
             return .buffered
         }
-        if packet.ssrc != ssrc { return noteSourceChange(packet, arrival: arrival) }
+        if packet.ssrc != ssrc && packet.ssrc != relabeledFrom {
+            guard continuesStream(packet) else { return noteSourceChange(packet, arrival: arrival) }
+            // The same stream under a new name (a proxy or camera that renumbers its source every GOP):
+            // stragglers under the old name still belong.
+            relabeledFrom = ssrc
+            ssrc = packet.ssrc
+            relabels += 1
+        }
         // As RFC 3550 A.1: up to maxDropout ahead is ahead, up to maxMisorder behind is behind, the rest a jump.
         let ahead = Int(packet.sequenceNumber &- UInt16(truncatingIfNeeded: start))
         let delta = ahead <= configuration.maxDropout ? ahead : ahead - 65_536
@@ -179,10 +196,39 @@ public struct ReorderBuffer: Sendable {
             duplicates += 1
             return .duplicate
         }
+        if extended > highest {
+            highest = extended
+            highestTimestamp = packet.timestamp
+        }
         store(packet, at: extended, arrival: arrival)
-        if extended > highest { highest = extended }
         return .buffered
     }
+
+    /// Whether a packet of another SSRC carries on this stream: its sequence number just after the highest
+    /// (a little reordering or loss either way) and its timestamp close to that packet's. A restarted
+    /// sender draws both anew (RFC 3550 section 5.1), so it almost never lands in this window.
+    private func continuesStream(_ packet: RTPPacket) -> Bool {
+        Self.carriesOn(
+            sequence: packet.sequenceNumber, timestamp: packet.timestamp,
+            after: (UInt16(truncatingIfNeeded: highest), highestTimestamp))
+    }
+
+    /// Whether a packet numbered `sequence` at `timestamp` carries on a stream whose latest packet was
+    /// `last`: within ``relabelWindow`` packets and ``relabelTicks`` ticks of it, either way. What tells a
+    /// relabelled source from a restarted one, here and wherever streams are told apart by SSRC.
+    public static func carriesOn(
+        sequence: UInt16, timestamp: UInt32, after last: (sequence: UInt16, timestamp: UInt32)
+    ) -> Bool {
+        let step = Int(Int16(bitPattern: sequence &- last.sequence))
+        let ticks = Int64(Int32(bitPattern: timestamp &- last.timestamp))
+        return (-relabelWindow...relabelWindow).contains(step) && step != 0
+            && (-relabelTicks...relabelTicks).contains(ticks)
+    }
+
+    /// How far a relabelled stream's sequence numbers and timestamps may be from the last packet's: 64
+    /// packets, and 2^20 ticks (about 11 s at 90 kHz).
+    public static let relabelWindow = 64
+    public static let relabelTicks: Int64 = 1 << 20
 
     /// The next thing to hand on, or `nil` when the head of the sequence must still wait (or nothing is held).
     ///
@@ -266,6 +312,7 @@ public struct ReorderBuffer: Sendable {
         }
         previousSSRC = ssrc
         ssrc = packet.ssrc
+        relabeledFrom = nil
         jumpCandidate = nil
         sourceChanges += 1
         pendingRestart = (packet, arrival)
@@ -281,6 +328,7 @@ public struct ReorderBuffer: Sendable {
         let first = ((start >> 16) + 1) << 16 | UInt64(packet.sequenceNumber)
         head = first
         highest = first
+        highestTimestamp = packet.timestamp
         releasedAny = false
         store(packet, at: first, arrival: arrival)
         return .discontinuity

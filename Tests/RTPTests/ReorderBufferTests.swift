@@ -152,8 +152,10 @@ import Testing
     /// released, gaps as loss, then a discontinuity, then the new source from its first packet, whatever
     /// its sequence numbers; a late packet of the old source is dropped, not a second restart.
     @Test func aNewSSRCIsARestartAtOnceAndTheOldSourcesStragglersAreLate() {
+        // The new source's timestamps start elsewhere, as a restarted sender's do.
         func packet(_ seq: UInt16, ssrc: UInt32) -> RTPPacket {
-            RTPPacketBuilder(sequenceNumber: seq, ssrc: ssrc, payload: [1]).packet()
+            RTPPacketBuilder(sequenceNumber: seq, timestamp: ssrc == 1 ? 0 : 0x6000_0000, ssrc: ssrc, payload: [1])
+                .packet()
         }
         var buffer = ReorderBuffer()
         var out: [Out] = []
@@ -170,6 +172,32 @@ import Testing
         #expect(buffer.sourceChanges == 1)
         #expect(buffer.restarts == 1)
         #expect(buffer.late == 1)
+    }
+
+    /// A proxy that renames its source every GOP, sequence numbers and timestamps carrying on: one stream,
+    /// no restart, and the old name's stragglers are in order; a name whose numbers do not carry on (further
+    /// than 64 packets or 2^20 ticks from the last) is a restart as before.
+    @Test func aRelabelledSourceThatCarriesOnIsTheSameStream() {
+        func packet(_ seq: UInt16, ssrc: UInt32, timestamp: UInt32) -> RTPPacket {
+            RTPPacketBuilder(sequenceNumber: seq, timestamp: timestamp, ssrc: ssrc, payload: [1]).packet()
+        }
+        var buffer = ReorderBuffer()
+        var out: [Out] = []
+        let arrivals: [(UInt16, UInt32, UInt32)] = [
+            (10, 1, 3000), (12, 1, 9000), (13, 2, 12000), (11, 1, 6000), (14, 2, 15000), (15, 3, 15000 + (1 << 21)),
+        ]
+        var results: [ReorderBuffer.InsertResult] = []
+        for (i, (seq, ssrc, timestamp)) in arrivals.enumerated() {
+            results.append(buffer.insert(packet(seq, ssrc: ssrc, timestamp: timestamp), arrival: Self.at(ms: Int64(i))))
+            out += Self.drain(&buffer, now: Self.at(ms: Int64(i)))
+        }
+        while let o = buffer.flush() { out.append(Self.describe(o)) }
+        #expect(results == [.buffered, .buffered, .buffered, .buffered, .buffered, .restart])
+        #expect(out == [.packet(10), .packet(11), .packet(12), .packet(13), .packet(14), .discontinuity, .packet(15)])
+        #expect(buffer.relabels == 1 && buffer.sourceChanges == 1 && buffer.late == 0)
+        #expect(
+            ReorderBuffer.carriesOn(sequence: 3, timestamp: 100, after: (65_534, 4_294_967_000))
+                && !ReorderBuffer.carriesOn(sequence: 200, timestamp: 100, after: (100, 100)))
     }
 
     /// The ring starts sized for maxPackets (512 slots for 500) and grows when a packet lands further ahead.
