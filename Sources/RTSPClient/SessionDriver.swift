@@ -223,8 +223,10 @@ final class SessionDriver: @unchecked Sendable {
     }
 
     /// Forgets the current connection and what was set up on it (the counters go on), and returns it for
-    /// the caller to close once a new generation has begun.
+    /// the caller to close. Its generation ends first: closing the tunnel's POST here reports its end at
+    /// once, which must not read as the end of what comes next (a redirect inside the tunnel failed so).
     func leaveConnection() -> (any Channel)? {
+        generation += 1
         let old = control
         control = nil
         closeTunnel()

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import RTSP
 import RTSPClient
 import TestSupport
@@ -38,6 +39,28 @@ import Testing
         #expect(server.httpRequests[1].headers["x-sessioncookie"] == server.httpRequests[2].headers["x-sessioncookie"])
         #expect(server.methods.prefix(4) == ["OPTIONS", "DESCRIBE", "SETUP", "PLAY"])
         #expect(await session.statistics().transport == .http)
+    }
+
+    /// A 302 inside the tunnel (to another path of the same server): a new tunnel, GET and POST, to the
+    /// target, and the session plays there, as the same redirect does over TCP (it failed with "closed the
+    /// RTSP connection before the session played").
+    @Test func aRedirectInsideTheTunnelOpensATunnelToTheTarget() async throws {
+        let played = NIOLockedValueBox<[String]>([])
+        let server = try await ScriptedTunnelServer(answerGet: { _ in nil }) { request, connection in
+            guard case .request(let method, let uri) = request.kind else { return }
+            if method == "DESCRIBE", uri.hasSuffix("/stream") {
+                let target = uri.replacingOccurrences(of: "/stream", with: "/moved")
+                return connection.respond(request, "302 Found", ["Location: \(target)"])
+            }
+            if method == "PLAY" { played.withLockedValue { $0.append(uri) } }
+            Self.streaming(request, connection)
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.options)
+        let (packets, error) = await ScriptedServerTests.drain(session, limit: 10)
+        #expect(packets.count == 10, "\(String(describing: error))")
+        #expect(server.httpRequests.map(\.method) == ["GET", "POST", "GET", "POST"])
+        #expect(played.withLockedValue { $0 }.allSatisfy { $0.hasSuffix("/moved") })
     }
 
     /// Without credentials, or with wrong ones: `.unauthorized`, naming the tunnel, never the password.

@@ -194,6 +194,43 @@ import Testing
         #expect(after == nil)  // ended normally
     }
 
+    /// The camera's connection breaks; on the next, it redirects to another host. The session the first
+    /// host still holds is torn down there (the first request of the new connection), never sent to the
+    /// second host, which knows nothing of it (its TEARDOWN once went there, with the first host's id).
+    @Test func aStaleSessionIsTornDownWhereItLivedNotWhereARedirectLeads() async throws {
+        let second = Log()
+        let target = try await ScriptedServer(host: "127.0.0.2") { request, connection in
+            second.note(request, connection)
+            connection.answerNormally(request, session: "NEW;timeout=60")
+            if request.method == "PLAY" { connection.streamRTP(every: .milliseconds(20), ssrc: 0xABCD_0001) }
+        }
+        defer { Task { await target.stop() } }
+        let first = Log()
+        let server = try await ScriptedServer { request, connection in
+            first.note(request, connection)
+            if connection.index > 0, request.method == "DESCRIBE" {
+                return connection.respond(request, "302 Found", ["Location: \(target.url)"])
+            }
+            connection.answerNormally(request, session: "OLD;timeout=60")
+            if request.method == "PLAY" {
+                connection.sendRTP(count: 10)
+                connection.close()
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.options)
+        var count = 0
+        for try await _ in session.packets {
+            count += 1
+            if count == 20 { break }
+        }
+        await session.teardown()
+        #expect(count == 20)
+        #expect(first.methods(1).first == "TEARDOWN" && first.sessions(1).first == "OLD")
+        #expect(!second.sessions(0).contains("OLD"), "\(second.methods(0)) \(second.sessions(0))")
+        #expect(second.methods(0).prefix(4) == ["OPTIONS", "DESCRIBE", "SETUP", "PLAY"])
+    }
+
     /// A server that comes back with other tracks (reconfigured while away): the session cannot go on as
     /// the same sequence, and says so.
     @Test func otherTracksAfterABreakEndTheSession() async throws {
