@@ -39,6 +39,8 @@ public struct CaptureWarnings: Hashable, Sendable {
     public var skippedBlocks = 0
     /// Live sources: packets dropped, oldest first, because their reader fell too far behind.
     public var droppedForSlowReader = 0
+    /// Live sources: packets received but not yet read when the source's time was up, left unread.
+    public var unreadAtDeadline = 0
 
     public init() {}
 

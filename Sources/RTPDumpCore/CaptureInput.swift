@@ -39,6 +39,7 @@ public enum CaptureInput {
             (w.fragmentsDropped, "IP fragments that could not be reassembled"),
             (w.unsupportedLinkType, "records of an unsupported link type skipped"),
             (w.droppedForSlowReader, "packets dropped because the output fell behind (a stalled pipe or a slow disk)"),
+            (w.unreadAtDeadline, "packets received and left unread when --duration was up (the reader fell behind)"),
         ]
         for (count, what) in counts where count > 0 { lines.append("warning: \(count) \(what)") }
         return lines

@@ -16,6 +16,7 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     public var warnings: CaptureWarnings {
         var warnings = CaptureWarnings()
         warnings.droppedForSlowReader = queue.dropped
+        warnings.unreadAtDeadline = queue.unreadAtCut
         return warnings
     }
     /// The session reads the RTCP: its sender reports reach the commands through this, not as datagrams.
@@ -64,6 +65,10 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
             let stopper = duration.map { duration in
                 Task {
                     try? await Task.sleep(for: duration)
+                    guard !Task.isCancelled else { return }
+                    // The duration bounds the command, not only the session: a reader that fell behind (a
+                    // decoder under a high bit rate) stops now, and what it did not read is counted.
+                    queue.cut()
                     await session.teardown()
                 }
             }

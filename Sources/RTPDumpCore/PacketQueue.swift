@@ -16,6 +16,8 @@ final class PacketQueue: @unchecked Sendable {
     /// Bytes of the packets held.
     private var bytes = 0
     private var droppedCount = 0
+    private var cutCount = 0
+    private var isCut = false
     private var ended = false
     /// The reader is waiting for packets (then a push wakes it).
     private var waiting = false
@@ -26,6 +28,10 @@ final class PacketQueue: @unchecked Sendable {
 
     func push(_ batch: ArraySlice<RTSPReceivedPacket>) {
         condition.lock()
+        guard !isCut else {
+            cutCount += batch.count
+            return condition.unlock()
+        }
         if let consumer {
             defer { condition.unlock() }
             do {
@@ -61,6 +67,22 @@ final class PacketQueue: @unchecked Sendable {
 
     /// What the queue holds: packets, and their bytes.
     var held: (packets: Int, bytes: Int) { condition.withLock { (packets.count, bytes) } }
+
+    /// Packets held when the queue was cut (``cut()``), never read.
+    var unreadAtCut: Int { condition.withLock { cutCount } }
+
+    /// The reader's time is up: what is held is dropped (counted in ``unreadAtCut``), nothing more is
+    /// queued, and the reader sees the end at once, however far behind it was.
+    func cut() {
+        condition.lock()
+        cutCount += packets.count
+        packets.removeAll()
+        bytes = 0
+        isCut = true
+        ended = true
+        condition.broadcast()
+        condition.unlock()
+    }
 
     func end(_ error: (any Error)?) {
         condition.lock()

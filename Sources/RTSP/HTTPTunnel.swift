@@ -99,7 +99,17 @@ public struct HTTPTunnel: Sendable {
             return (line[..<colon].trimmingCharacters(), line[line.index(after: colon)...].trimmingCharacters())
         }
         let reason = statusParts.count > 2 ? String(statusParts[2]) : ""
-        return (Answer(status: status, reason: reason, headers: headers), bytes[end...])
+        let answer = Answer(status: status, reason: reason, headers: headers)
+        // The tunnel's body is the RTSP stream itself, never chunked: chunk sizes read as RTSP said only
+        // "not an RTSP message: it starts with byte 0x35".
+        if status == 200, let coding = answer.header("Transfer-Encoding"), coding.lowercased().contains("chunked") {
+            throw RTSPError(
+                .malformedMessage,
+                "the server answered the tunnel's GET with a chunked body (Transfer-Encoding: \(coding.prefix(32))), "
+                    + "which an RTSP-over-HTTP tunnel never uses: it is not tunnelling RTSP on this port; try the "
+                    + "camera's RTSP port with the TCP transport")
+        }
+        return (answer, bytes[end...])
     }
 
     /// The index just past the blank line that ends the head (CRLF CRLF, or LF LF).

@@ -2,8 +2,8 @@ import NIOCore
 
 /// Hands the RTSP connection's bytes and its end to the driver. `generation` tells a connection that was
 /// replaced (redirect, fallback to TCP) from the current one. The POST of an HTTP tunnel carries only the
-/// client's side (`readsServer` false): what a server sends on it is not RTSP and is ignored, its end is
-/// the connection's.
+/// client's side (`readsServer` false): what a server sends on it is not RTSP, only read for a refusal;
+/// its end is the connection's.
 final class ControlChannelHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
@@ -18,7 +18,7 @@ final class ControlChannelHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard readsServer else { return }
+        guard readsServer else { return driver.tunnelPostBytes(unwrapInboundIn(data), generation: generation) }
         driver.controlBytes(unwrapInboundIn(data), generation: generation)
     }
 

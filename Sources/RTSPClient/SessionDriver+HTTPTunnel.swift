@@ -71,10 +71,27 @@ extension SessionDriver {
                 status: answer.status))
     }
 
+    /// What a server sends on the POST, which carries only the client's side: nothing, or an HTTP answer
+    /// when it refuses the POST (kept to the first 1 KiB). A refusal ends the session (or its attempt) at
+    /// once, where the RTSP requests would have gone unanswered until their timeout.
+    func tunnelPostBytes(_ buffer: ByteBuffer, generation: Int) {
+        guard generation == self.generation, phase != .closed, tunnelPostAnswer.count < 1024 else { return }
+        tunnelPostAnswer += buffer.readableBytesView.prefix(1024 - tunnelPostAnswer.count)
+        guard let (answer, _) = try? HTTPTunnel.readAnswer(tunnelPostAnswer), !(200...299).contains(answer.status)
+        else { return }
+        fail(
+            RTSPClientError(
+                .serverError,
+                "the server refused the HTTP tunnel's POST with \(answer.status) \(answer.reason.prefix(64)): it "
+                    + "takes no requests through the tunnel; try the TCP transport",
+                status: answer.status))
+    }
+
     /// Closes the POST of the tunnel, if there is one.
     func closeTunnel() {
         tunnelPost?.close(promise: nil)
         tunnelPost = nil
         tunnelAnswer = nil
+        tunnelPostAnswer = []
     }
 }

@@ -149,7 +149,9 @@ extension SessionDriver {
             && media.tracks.allSatisfy({ $0.ended || $0.senderSSRC == nil })
         {
             // RTP and RTCP can travel separately (UDP, or separate queues in the server): the last packets
-            // may come after the BYE, so the session lingers a moment before it is torn down.
+            // may come after the BYE, so the session lingers a moment before it is torn down. An end the
+            // server chose, not a break: a reconnecting session ends too, and says why.
+            logger.notice("the server ended the stream (RTCP BYE from every track's sender): the session ends")
             schedule(at: now + .milliseconds(300)) { [self] in teardown() }
         }
     }

@@ -158,17 +158,19 @@ extension SessionDriver {
     }
 
     /// Why a reconnected session cannot go on with `new`: the server offers other tracks than those played
-    /// (a camera reconfigured while it was away). Nil when they match, codec for codec.
+    /// (a camera reconfigured while it was away), or numbers them with other payload types, which every
+    /// consumer of the sequence (depacketizers, filters) was made for. Nil when they match, codec for codec
+    /// and type for type.
     static func trackChange(
         from old: [RTSPClientStateMachine.Track], to new: [RTSPClientStateMachine.Track]
     ) -> RTSPClientError? {
-        let before = old.map(\.format.encodingName)
-        let after = new.map(\.format.encodingName)
+        let before = old.map { "\($0.format.encodingName)/\($0.format.payloadType)" }
+        let after = new.map { "\($0.format.encodingName)/\($0.format.payloadType)" }
         guard before != after else { return nil }
         return RTSPClientError(
             .unsupported,
-            "after reconnecting, the server offers the tracks [\(after.joined(separator: ", "))] where the session "
-                + "played [\(before.joined(separator: ", "))]: connect again to play what it offers now")
+            "after reconnecting, the server offers the tracks [\(after.joined(separator: ", "))] (codec/payload type) "
+                + "where the session played [\(before.joined(separator: ", "))]: connect again to play what it offers now")
     }
 
     /// Ending a session that is between connections: the wait ends; a session the server may still hold is

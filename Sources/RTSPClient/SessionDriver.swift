@@ -66,6 +66,8 @@ final class SessionDriver: @unchecked Sendable {
     var tunnel: HTTPTunnel?
     var tunnelPost: (any Channel)?
     var tunnelAnswer: [UInt8]?
+    /// What the server sent on the POST, while it may be a refusal.
+    var tunnelPostAnswer: [UInt8] = []
     /// Credentials for a tunnel whose GET was answered 401, for the origin that asked.
     private var tunnelAuthentication: (origin: RTSPURL.Origin, authenticator: Authenticator)?
     var tunnelAuthenticator: Authenticator? {
@@ -204,7 +206,7 @@ final class SessionDriver: @unchecked Sendable {
                     // NIO lists every address tried; the first reason is the one a user can act on, in the
                     // system's words for its errno ("Connection refused") rather than NIO's description.
                     let first = (error as? NIOConnectionError)?.connectionErrors.first?.error ?? error
-                    let reason = (first as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(first)"
+                    let reason = Self.reason(first)
                     fail(
                         RTSPClientError(
                             .connectionFailed,
@@ -574,7 +576,7 @@ final class SessionDriver: @unchecked Sendable {
             if let error, let tls = TLSContext.describe(error, host: url.host) {
                 return finish(RTSPClientError(.tlsFailed, tls))
             }
-            let detail = error.map { ": \($0)" } ?? ""
+            let detail = error.map { ": \(Self.reason($0))" } ?? ""
             fail(
                 RTSPClientError(
                     .connectionClosed,
@@ -582,6 +584,14 @@ final class SessionDriver: @unchecked Sendable {
                         ? "the server closed the RTSP connection while playing\(detail)"
                         : "the server closed the RTSP connection before the session played\(detail)"))
         }
+    }
+}
+
+extension SessionDriver {
+    /// A system error in the system's words for its errno ("Connection reset by peer"), not NIO's
+    /// description of the call that met it (`read(descriptor:pointer:size:)… (errno: 104)`).
+    static func reason(_ error: any Error) -> String {
+        (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
     }
 }
 

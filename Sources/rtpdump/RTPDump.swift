@@ -444,12 +444,23 @@ struct Frames: ParsableCommand {
         } catch {
             throw RTPDumpError("\(options.sdp ?? options.displayName): \(error)")
         }
-        let emit = { (key: StreamKey, frame: AudioFrame) in print(AudioFrameListing.line(key, frame)) }
+        var frames = 0
+        let emit = { (key: StreamKey, frame: AudioFrame) in
+            frames += 1
+            print(AudioFrameListing.line(key, frame))
+        }
         let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
         streams.finish(emit: emit)
         finish(capture.warnings)
         if let inputFailure { throw naming(options.displayName, inputFailure) }
         try exitIfInterrupted()
+        // Packets came and none made a frame: the stream is not what the SDP says, and that is no success.
+        let malformed = streams.depacketizers.reduce(0) { $0 + $1.1.statistics.malformedPackets }
+        if frames == 0 && malformed > 0 {
+            throw RTPDumpError(
+                "no \(format.codec.encodingName) frame in \(options.displayName): all \(malformed) packets of the stream "
+                    + "are malformed as \(format.codec.encodingName); check that the SDP (--sdp, --payload-type) describes it")
+        }
     }
 }
 

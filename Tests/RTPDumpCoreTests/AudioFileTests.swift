@@ -186,6 +186,26 @@ import VideoDecoding
         #expect(size == 58 + 4 * 160)
     }
 
+    /// Every packet malformed for the codec the SDP names (AU-header sections of length 0): `frames` lists
+    /// nothing and says why, exit 1, where it exited 0 without a word.
+    @Test func framesSaysWhenEveryPacketIsMalformed() async throws {
+        let records = (1...5).map { sequence in
+            let rtp = [0x80, 0x61] + CaptureBytes.be16(UInt16(sequence)) + CaptureBytes.be32(UInt32(sequence) * 1024)
+                + CaptureBytes.be32(0x1234_5678) + [0, 0, 1, 2, 3, 4]
+            let frame = CaptureBytes.ethernet(
+                CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: rtp)))
+            return CaptureBytes.Record(seconds: 1, fraction: UInt32(sequence) * 20_000, frame: frame)
+        }
+        let capture = Self.temporary("malformed.pcap")
+        defer { try? FileManager.default.removeItem(atPath: capture) }
+        try Data(CaptureBytes.pcap(records)).write(to: URL(fileURLWithPath: capture))
+        let run = try await RTPDumpBinary.run(
+            ["frames", capture, "--sdp", Fixtures.capture("audio-aac-gst.sdp"), "--payload-type", "97"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("all 5 packets of the stream are malformed"), "\(run.stderr)")
+    }
+
     /// Each gap under the bound of one, and many of them: 4 kB of L16 packets 9 s apart at 48 kHz stereo
     /// asked for 1.7 MB of silence each, 68 MB in all (a 4.6 KB capture once wrote 304 MB). Silence stops
     /// at the audio received plus 16 MiB; the rest is counted, and the file says a rate FFmpeg reads.

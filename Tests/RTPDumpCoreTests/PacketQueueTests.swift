@@ -28,6 +28,20 @@ import Testing
         }
     }
 
+    /// `--duration` is up while the reader is far behind (a decoder under 200 Mbit/s drained its backlog for
+    /// 53.6 s of a 12 s run): the reader sees the end at once, what it had not read and what still comes
+    /// is counted, not queued.
+    @Test func cutAtTheDeadlineEndsTheReaderAtOnceAndCountsWhatWasLeft() throws {
+        let queue = PacketQueue()
+        queue.push(try Self.packets(1...100)[...])
+        #expect(try queue.next()?.packet.sequenceNumber == 1)
+        queue.cut()
+        #expect(try queue.next() == nil)
+        queue.push(try Self.packets(101...110)[...])
+        #expect(try queue.next() == nil)
+        #expect(queue.unreadAtCut == 109 && queue.held.packets == 0)
+    }
+
     @Test func aConsumerTakesWhatWasQueuedHereThenEachPushOnThePushingThread() throws {
         let queue = PacketQueue()
         queue.push(try Self.packets(1...3)[...])

@@ -94,6 +94,25 @@ import Testing
         #expect(run.stderr.contains("playing again (reconnect 1)"))
     }
 
+    /// The server ends the stream with an RTCP BYE: a reconnecting rtpdump ends too (an end, not a break),
+    /// and says why instead of exiting 0 without a word.
+    @Test(.enabled(if: RTPDumpBinary.present)) func rtpdumpReconnectSaysTheServerEndedTheStream() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            guard request.method == "PLAY" else { return }
+            connection.sendRTP(count: 10)
+            var bye = RTCPCompoundBuilder()
+            bye.appendGoodbye(ssrcs: [0x1234_5678])
+            connection.sendInterleaved([bye.bytes], channel: 1)
+        }
+        defer { Task { await server.stop() } }
+        let run = try await RTPDumpBinary.run(["packets", server.url, "--reconnect", "--duration", "20"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").filter { $0.contains("0x12345678") }.count == 10)
+        #expect(run.stderr.contains("the server ended the stream (RTCP BYE"), "\(run.stderr)")
+        #expect(run.duration < .seconds(15))
+    }
+
     /// Media stops while the connection lives (a camera's encoder hangs): the session is torn down on that
     /// connection (so no stale session is left), then played again on a new one.
     @Test func silenceTearsDownOnTheLiveConnectionThenPlaysAgain() async throws {
@@ -247,7 +266,28 @@ import Testing
         let (_, error) = await ScriptedServerTests.drain(session)
         let failure = error as? RTSPClientError
         #expect(failure?.code == .unsupported)
-        #expect(failure?.description.contains("[H265]") == true, "\(String(describing: failure))")
+        #expect(failure?.description.contains("[H265/96]") == true, "\(String(describing: failure))")
+    }
+
+    /// The same codec under another payload type after the break: every consumer was made for the first
+    /// type (rtpdump decode and nals filtered on it and dropped the rest, exit 0, without a word), so the
+    /// session ends and says why.
+    @Test func anotherPayloadTypeAfterABreakEndsTheSession() async throws {
+        let renumbered = ScriptedServer.sdp.replacingOccurrences(of: "96", with: "97")
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request, sdp: connection.index == 0 ? ScriptedServer.sdp : renumbered)
+            if request.method == "PLAY" && connection.index == 0 {
+                connection.sendRTP(count: 3)
+                connection.close()
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.options)
+        let (packets, error) = await ScriptedServerTests.drain(session)
+        let failure = error as? RTSPClientError
+        #expect(packets.count == 3)
+        #expect(failure?.code == .unsupported)
+        #expect(failure?.description.contains("[H264/97]") == true, "\(String(describing: failure))")
     }
 
     /// The delays grow from the first to the bound and never pass it, jitter included; nonsense settings

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import NIOCore
 import NIOConcurrencyHelpers
 import RTP
@@ -186,6 +189,25 @@ import Testing
         let (packets, error) = await Self.drain(session)
         #expect(packets.count == 4)
         #expect((error as? RTSPClientError)?.code == .connectionClosed)
+    }
+
+    /// A connection reset mid-stream (the server's socket closed with SO_LINGER 0): the error says so in the
+    /// system's words, not as NIO's `read(descriptor:pointer:size:) ... (errno: 104)`.
+    @Test func aResetSaysConnectionResetInPlainWords() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request)
+            guard request.method == "PLAY" else { return }
+            connection.sendRTP(count: 4)
+            guard let socket = connection.channel as? any SocketOptionProvider else { return connection.close() }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in connection.close() }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let (_, error) = await Self.drain(session)
+        let failure = try #require(error as? RTSPClientError)
+        #expect(failure.code == .connectionClosed)
+        #expect(!failure.reason.contains("errno") && !failure.reason.contains("descriptor"), "\(failure)")
+        #expect(failure.reason.contains("Connection reset by peer"), "\(failure)")
     }
 
     @Test func silenceWhilePlayingIsNoMedia() async throws {

@@ -28,14 +28,18 @@ final class ScriptedTunnelServer: Sendable {
     var httpRequests: [(method: String, headers: [String: String])] { state.withLockedValue { $0.http } }
     var methods: [String] { state.withLockedValue { $0.rtsp } }
 
-    init(answerGet: @escaping AnswerGet, _ script: @escaping ScriptedServer.Script) async throws {
+    /// `answerPost`, when it gives a status line and headers, answers the POST with them and reads nothing
+    /// of it (a server that refuses the client's side, keeping the connection open).
+    init(
+        answerGet: @escaping AnswerGet, answerPost: AnswerGet? = nil, _ script: @escaping ScriptedServer.Script
+    ) async throws {
         let state = NIOLockedValueBox(State())
         self.state = state
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        TunnelHandler(state: state, answerGet: answerGet, script: script))
+                        TunnelHandler(state: state, answerGet: answerGet, answerPost: answerPost, script: script))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -50,6 +54,8 @@ private final class TunnelHandler: ChannelInboundHandler {
 
     let state: NIOLockedValueBox<ScriptedTunnelServer.State>
     let answerGet: ScriptedTunnelServer.AnswerGet
+    let answerPost: ScriptedTunnelServer.AnswerGet?
+    var refusedPost = false
     let script: ScriptedServer.Script
     var head: [UInt8] = []
     var isPost = false
@@ -60,16 +66,17 @@ private final class TunnelHandler: ChannelInboundHandler {
 
     init(
         state: NIOLockedValueBox<ScriptedTunnelServer.State>, answerGet: @escaping ScriptedTunnelServer.AnswerGet,
-        script: @escaping ScriptedServer.Script
+        answerPost: ScriptedTunnelServer.AnswerGet?, script: @escaping ScriptedServer.Script
     ) {
         self.state = state
         self.answerGet = answerGet
+        self.answerPost = answerPost
         self.script = script
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = Array(unwrapInboundIn(data).readableBytesView)
-        if isPost { return body(bytes) }
+        if isPost { return refusedPost ? () : body(bytes) }
         head += bytes
         guard let end = head.indices.first(where: { head[$0...].starts(with: [13, 10, 13, 10]) }) else { return }
         let lines = String(decoding: head[..<end], as: UTF8.self).split(separator: "\r\n")
@@ -93,6 +100,10 @@ private final class TunnelHandler: ChannelInboundHandler {
             context.writeAndFlush(
                 wrapOutboundOut(ByteBuffer(string: "HTTP/1.0 200 OK\r\nContent-Type: application/x-rtsp-tunnelled\r\n\r\n")),
                 promise: nil)
+        } else if let refusal = answerPost?(headers) {
+            refusedPost = true
+            isPost = true
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: refusal + "\r\n\r\n")), promise: nil)
         } else {
             isPost = true
             body(rest)

@@ -64,5 +64,9 @@ import Testing
         #expect(limit?.code == .limitExceeded)
         let control = #expect(throws: RTSPError.self) { try HTTPTunnel.readAnswer([0x00, 0x1B, 0x41]) }
         #expect(control?.reason.contains("\\x1B") == true)  // escaped, never raw
+        // A chunked body (a web server's page, not a tunnel) once read as RTSP: "starts with byte 0x35".
+        let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n".utf8)
+        let page = #expect(throws: RTSPError.self) { try HTTPTunnel.readAnswer(chunked) }
+        #expect(page?.reason.contains("chunked body") == true)
     }
 }
