@@ -46,6 +46,21 @@ def rtsp_client():
           + bytes([0, 30]) + b"$\x00\x00\x04\x80\x60\x00\x01GET_PARAMETER rtsp://c RTSP/1.0\r\nCSeq: 5")
 
 
+def rtsp_client_reconnecting():
+    """FuzzRTSPClient set up as a reconnecting session's connection (first byte 0xC0 | options): through the
+    HTTP tunnel (the GET's answer first), over UDP with six pairs of ports for eight tracks, and a stale
+    session torn down first."""
+    eight = b"v=0\r\ns=x\r\nt=0 0\r\n" + b"m=audio 0 RTP/AVP 0\r\n" * 8
+    tunnel = b"HTTP/1.0 200 OK\r\nContent-Type: application/x-rtsp-tunnelled\r\n\r\n"
+    write("FuzzRTSPClient", "tunnel", bytes([0xD0, 0, len(tunnel)]) + tunnel + answer(0)
+          + answer(0, b"Content-Type: application/sdp", SDP)
+          + answer(0, b"Session: 1\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1") + answer(4, b"Location: rtsp://x/y"))
+    setups = b"".join(answer(0, b"Session: 7") for _ in range(6))
+    write("FuzzRTSPClient", "udp-eight-tracks", bytes([0xC5, 6]) + answer(0) + answer(0)
+          + answer(0, b"Content-Type: application/sdp", eight) + setups + answer(0, b"Session: 7"))
+    write("FuzzRTSPClient", "stale-only", bytes([0xCC]) + answer(7) + bytes([2, 200]))
+
+
 def pipeline():
     """FuzzPipeline: the RTP payloads of a real capture (GStreamer's H.264, FFmpeg's H.265) as a script on
     streams 0 and 1, cut to 255 bytes, with a reordering, a duplicate and an SSRC change."""
@@ -107,7 +122,60 @@ def audio_depacketizer():
         write("FuzzAudioDepacketizer", name, script)
 
 
+def audio_formats():
+    """FuzzAudioDepacketizer with its format from SDP text (`a=` lines, then a zero byte, then the script):
+    each audio fixture's rtpmap and fmtp with its first packets, and the hostile formats that once trapped
+    the depacketizer (kept as regression seeds): a LATM StreamMuxConfig in band whose other-data length
+    escapes past an Int, constantduration=2^62 with two AUs in a packet, a clock of 2^32 - 1 Hz with 32-bit
+    index deltas and 60 AU headers."""
+    for name in ("audio-aac-gst", "audio-aac-ffmpeg", "audio-latm-gst", "audio-opus-gst", "audio-pcmu-gst",
+                 "audio-l16-gst"):
+        sdp = open(os.path.join(ROOT, "Fixtures", "captures", name + ".sdp"), "rb").read().split(b"\n")
+        lines = [l.strip() for l in sdp if l.startswith(b"a=rtpmap") or l.startswith(b"a=fmtp")]
+        data = open(os.path.join(ROOT, "Fixtures", "captures", name + ".pcap"), "rb").read()
+        script, offset, count = b"\r\n".join(lines) + b"\r\n\x00", 24, 0
+        while offset + 16 <= len(data) and count < 12:
+            length = struct.unpack("<I", data[offset + 8:offset + 12])[0]
+            rtp = data[offset + 16 + 42:offset + 16 + length]
+            offset += 16 + length
+            words = min(len(rtp[12:]) // 4, 255)
+            script += bytes([0xA0 if rtp[1] & 0x80 else 0x20, words]) + rtp[12:12 + words * 4]
+            count += 1
+        write("FuzzAudioDepacketizer", "sdp-" + name, script)
+
+    def bits(fields):
+        value, count = 0, 0
+        for field, width in fields:
+            value, count = value << width | field, count + width
+        value <<= (-count) % 8
+        return value.to_bytes((count + 7) // 8, "big")
+
+    # useSameStreamMux 0, then a StreamMuxConfig of AAC LC 48 kHz stereo whose otherDataLenBits is 2^63 - 1.
+    mux = [(0, 1), (0, 1), (1, 1), (0, 6), (0, 4), (0, 3), (2, 5), (3, 4), (2, 4), (0, 3), (0, 3), (0xFF, 8), (1, 1)]
+    mux += [(1, 1), (0x7F, 8)] + [(1, 1), (0xFF, 8)] * 6 + [(0, 1), (0xFF, 8), (0, 1), (4, 8), (0xDEADBEEF, 32)]
+    element = bits(mux)
+    element += bytes((-len(element)) % 4)
+    write("FuzzAudioDepacketizer", "regression-latm-other-data",
+          b"a=rtpmap:96 MP4A-LATM/48000/2\r\n\x00" + bytes([0xA0, len(element) // 4]) + element)
+    # Two AUs of 1 byte (AU-headers-length 32: 13-bit size, 3-bit index each), the second two frames on
+    # (index delta 1), under constantduration=2^62.
+    two = bits([(32, 16), (1, 13), (0, 3), (1, 13), (1, 3)]) + b"\x01\x02"
+    two += bytes((-len(two)) % 4)
+    write("FuzzAudioDepacketizer", "regression-constant-duration",
+          b"a=rtpmap:96 mpeg4-generic/48000/2\r\na=fmtp:96 config=1190;sizelength=13;indexlength=3;"
+          b"indexdeltalength=3;constantduration=4611686018427387904\r\n\x00" + bytes([0xA0, len(two) // 4]) + two)
+    # 60 AU headers with 32-bit index deltas at a clock of 2^32 - 1 Hz.
+    headers = [(60 * 45, 16)] + [(1, 13), (0xFFFFFFFF, 32)] * 60
+    many = bits(headers) + bytes(60)
+    many += bytes((-len(many)) % 4)
+    write("FuzzAudioDepacketizer", "regression-index-deltas",
+          b"a=rtpmap:96 mpeg4-generic/4294967295/1\r\na=fmtp:96 config=1188;sizelength=13;indexlength=32;"
+          b"indexdeltalength=32\r\n\x00" + bytes([0xA0, len(many) // 4]) + many)
+
+
 rtsp_client()
+rtsp_client_reconnecting()
 pipeline()
 small_targets()
 audio_depacketizer()
+audio_formats()

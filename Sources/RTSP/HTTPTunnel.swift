@@ -102,7 +102,9 @@ public struct HTTPTunnel: Sendable {
         let answer = Answer(status: status, reason: reason, headers: headers)
         // The tunnel's body is the RTSP stream itself, never chunked: chunk sizes read as RTSP said only
         // "not an RTSP message: it starts with byte 0x35".
-        if status == 200, let coding = answer.header("Transfer-Encoding"), coding.lowercased().contains("chunked") {
+        if status == 200, let coding = answer.header("Transfer-Encoding"),
+            coding.lowercased().firstRange(of: "chunked") != nil
+        {
             throw RTSPError(
                 .malformedMessage,
                 "the server answered the tunnel's GET with a chunked body (Transfer-Encoding: \(coding.prefix(32))), "

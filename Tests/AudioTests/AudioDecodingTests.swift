@@ -18,6 +18,16 @@ import VideoDecoding
         return (Int(fields[0]) ?? -1, Int(fields[1]) ?? -1, fields[2])
     }
 
+    /// A clock rate of 2^31 Hz or more (from `--sdp`, or a format made by hand) once trapped converting it
+    /// for libavcodec: refused with the range, as are nonsense channel counts.
+    @Test(arguments: [(AudioCodec.pcmu, 2_147_483_648, 1), (.l16, 4_294_967_295, 2), (.pcma, 8000, 0), (.pcma, 0, 1)])
+    func ratesAndChannelsOutOfRangeAreRefused(codec: AudioCodec, rate: Int, channels: Int) {
+        let error = #expect(throws: AudioDecodingError.self) {
+            try FFmpegAudioDecoder(format: AudioFormat(codec: codec, payloadType: 96, clockRate: rate, channels: channels))
+        }
+        #expect(error?.code == .invalidConfiguration)
+    }
+
     static func decode(_ capture: String, layout: PCMFrame.Layout) throws -> [PCMFrame] {
         let format = try AudioFixtureTests.format(capture)
         let (frames, _) = try AudioFixtureTests.frames(capture, format: format)

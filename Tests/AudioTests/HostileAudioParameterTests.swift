@@ -23,8 +23,8 @@ import Testing
         var hex: String { bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
     }
 
-    /// A StreamMuxConfig of AAC LC, 48 kHz stereo, whose otherDataLenBits escapes on and on: 0x7F, then
-    /// 0xFF eight more times (more than an Int holds once shifted).
+    /// A StreamMuxConfig of AAC LC, 48 kHz stereo, whose otherDataLenBits is 2^63 - 1 (0x7F, then 0xFF
+    /// seven times): skipping it overflowed the bit position.
     static func muxConfigWithEndlessOtherData() -> Bits {
         var b = Bits()
         b.put(0, 1)  // audioMuxVersion
@@ -41,12 +41,12 @@ import Testing
         b.put(1, 1)  // otherDataPresent
         b.put(1, 1)
         b.put(0x7F, 8)
-        for _ in 0..<8 {
+        for _ in 0..<6 {
             b.put(1, 1)
             b.put(0xFF, 8)
         }
         b.put(0, 1)
-        b.put(0, 8)
+        b.put(0xFF, 8)
         b.put(0, 1)  // crcCheckPresent
         return b
     }
