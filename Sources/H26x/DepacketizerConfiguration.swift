@@ -12,8 +12,13 @@ public struct DepacketizerConfiguration: Sendable, Hashable {
     /// `sprop-depack-buf-nalus`; 0 means the stream is not interleaved.
     public var deinterleavingDepth: Int
     /// The most bytes the de-interleaving buffer holds (`sprop-deint-buf-req`, `sprop-depack-buf-bytes`).
-    /// Default 8 MiB.
+    /// Default 8 MiB; the initializer takes at most ``maxDeinterleavingBytes``.
     public var deinterleavingBytes: Int
+
+    public static let defaultDeinterleavingBytes = 8 << 20
+    /// The most a peer's SDP may make the de-interleaving buffer hold: 64 MiB, two access units at the
+    /// largest taken.
+    public static let maxDeinterleavingBytes = 64 << 20
     /// The payload type the SDP gives the stream. Packets of another payload type on the same stream are
     /// skipped and counted (Geovision sends type 50 after each IDR), in their place in the sequence, so
     /// they are no loss. Nil (the default): every packet is depacketized.
@@ -21,14 +26,14 @@ public struct DepacketizerConfiguration: Sendable, Hashable {
 
     public init(
         waitForKeyframeAfterLoss: Bool = false, maxNALSize: Int = 8 << 20, maxAccessUnitSize: Int = 32 << 20,
-        deinterleavingDepth: Int = 0, deinterleavingBytes: Int = 8 << 20, payloadType: UInt8? = nil
+        deinterleavingDepth: Int = 0, deinterleavingBytes: Int = defaultDeinterleavingBytes, payloadType: UInt8? = nil
     ) {
         self.payloadType = payloadType
         self.waitForKeyframeAfterLoss = waitForKeyframeAfterLoss
         self.maxNALSize = max(16, maxNALSize)
         self.maxAccessUnitSize = max(self.maxNALSize, maxAccessUnitSize)
         self.deinterleavingDepth = min(max(0, deinterleavingDepth), 32_767)
-        self.deinterleavingBytes = max(1, deinterleavingBytes)
+        self.deinterleavingBytes = min(max(1, deinterleavingBytes), Self.maxDeinterleavingBytes)
     }
 }
 

@@ -13,15 +13,17 @@ public enum SDPVideo {
     ) -> VideoDepacketizer {
         let codec = format.codec
         let sets = parameterSets(of: format, warn: warn)
-        var configuration = DepacketizerConfiguration(payloadType: format.payloadType)
-        if let bytes = format.deinterleavingBytes { configuration.deinterleavingBytes = max(1, bytes) }
+        // Mode 2 (H.264) and DON (H.265) need a de-interleaving buffer; a missing depth means the sender keeps
+        // the order. The configuration's initializer bounds what the SDP says (depth, bytes).
+        let interleaved = codec == .h264 ? format.packetizationMode == 2 : format.maxDONDiff > 0
+        let configuration = DepacketizerConfiguration(
+            deinterleavingDepth: interleaved ? max(1, format.deinterleavingDepth) : 0,
+            deinterleavingBytes: format.deinterleavingBytes ?? DepacketizerConfiguration.defaultDeinterleavingBytes,
+            payloadType: format.payloadType)
         switch codec {
         case .h264:
-            // Mode 2 needs a de-interleaving buffer; a missing depth means the sender keeps the order.
-            configuration.deinterleavingDepth = format.packetizationMode == 2 ? max(1, format.deinterleavingDepth) : 0
             return VideoDepacketizer(H264Depacketizer(configuration: configuration, parameterSets: sets))
         case .h265:
-            configuration.deinterleavingDepth = format.maxDONDiff > 0 ? max(1, format.deinterleavingDepth) : 0
             return VideoDepacketizer(
                 HEVCDepacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
         }

@@ -6,6 +6,16 @@ import Testing
 @Suite struct H264DepacketizerTests {
     typealias P = Packets
 
+    /// What an SDP's `sprop-interleaving-depth` and `sprop-deint-buf-req` (or H.265's) may ask is bounded:
+    /// 32,767 NAL units and 64 MiB held, whatever the numbers (2^63 - 1 once set the buffer free of bounds).
+    @Test func deinterleavingSettingsFromAPeerAreBounded() {
+        let hostile = DepacketizerConfiguration(deinterleavingDepth: .max, deinterleavingBytes: .max)
+        #expect(hostile.deinterleavingDepth == 32_767)
+        #expect(hostile.deinterleavingBytes == DepacketizerConfiguration.maxDeinterleavingBytes)
+        let none = DepacketizerConfiguration(deinterleavingDepth: -5, deinterleavingBytes: -5)
+        #expect(none.deinterleavingDepth == 0 && none.deinterleavingBytes == 1)
+    }
+
     @Test func singleNALUnitsEndAtTheMarker() {
         let (units, _) = P.h264([
             P.rtp(1, ts: 3000, P.sps), P.rtp(2, ts: 3000, P.pps), P.rtp(3, ts: 3000, marker: true, P.idr()),
