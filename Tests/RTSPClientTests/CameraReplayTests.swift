@@ -14,7 +14,7 @@ import VideoDecoding
 /// (`CameraTranscript`), then streams GStreamer's 90 H.264 pictures renumbered as the camera's answers
 /// announce (its SSRC, sequence and RTP time), ending with an RTCP BYE. Through `RTSPSession`, as a user
 /// plays a camera, every picture must decode as GStreamer decodes the same RTP.
-@Suite(.enabled(if: CameraTranscript.available)) struct CameraReplayTests {
+@Suite struct CameraReplayTests {
     struct Camera: Sendable, CustomTestStringConvertible {
         let name: String
         /// The transcripts: OPTIONS, DESCRIBE, SETUP of the video track, PLAY (nil: a plain answer, for the

@@ -3,13 +3,12 @@ import PacketCapture
 import RTP
 import RTSP
 
-/// A real camera's RTSP answer, from `../shared/fixtures/cameras` (retina's test data): its bytes as
+/// A real camera's RTSP answer, from `Fixtures/cameras` (retina's test data, MIT): its bytes as
 /// recorded, with only what a replay must change: the camera's URLs point at the replaying server, the
 /// CSeq is the request's, and Content-Length follows the body.
 struct CameraTranscript {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/cameras")
-    static var available: Bool { FileManager.default.fileExists(atPath: folder.path) }
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/cameras")
 
     let statusLine: String
     let headers: [(name: String, value: String)]

@@ -2,7 +2,7 @@ import Testing
 
 @testable import RTSP
 
-/// RTP-Info as cameras write it (the headers of ../shared/fixtures/cameras, and the spellings issue 19
+/// RTP-Info as cameras write it (the headers of Fixtures/cameras, and the spellings issue 19
 /// lists): read where it can be, never a failure, matched to the tracks by URL or else by order.
 @Suite struct RTPInfoTests {
     @Test func reolinksTwoStreamsWithTheirSSRCs() throws {

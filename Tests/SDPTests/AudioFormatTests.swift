@@ -3,12 +3,12 @@ import Testing
 
 @testable import SDP
 
-/// Audio formats as real cameras describe them (their DESCRIBE answers in ../shared/fixtures/cameras, from
+/// Audio formats as real cameras describe them (their DESCRIBE answers in Fixtures/cameras, from
 /// retina's test data): AAC with RFC 3640's fmtp in their spellings, G.711 by rtpmap or by static payload
 /// type alone, Opus.
 @Suite struct AudioFormatTests {
     static let cameras = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/cameras")
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/cameras")
 
     /// The audio formats of a camera's answer, in the order of its media sections.
     static func audio(_ name: String) throws -> [AudioFormat?] {
@@ -17,8 +17,7 @@ import Testing
         return try SessionDescription(body).media.filter { $0.mediaType == "audio" }.map(\.audioFormat)
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: cameras.path)))
-    func camerasAudioIsTyped() throws {
+    @Test func camerasAudioIsTyped() throws {
         // Dahua: AAC-hbr at 48 kHz, config 1188.
         let dahua = try #require(try Self.audio("dahua_describe_h264_aac_onvif.txt").first ?? nil)
         #expect(dahua.codec == .aac && dahua.payloadType == 97 && dahua.clockRate == 48000 && dahua.channels == 1)
