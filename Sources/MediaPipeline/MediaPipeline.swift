@@ -35,6 +35,8 @@ public struct MediaPipeline: Sendable {
         var configuration = DepacketizerConfiguration()
         /// What the reorder buffer released while the codec was not yet known.
         var undecided: [ReorderBuffer.Output] = []
+        /// A sniffed track whose payload type is static (RFC 3551): not H.264 or H.265, its packets dropped.
+        var isNotVideo = false
         /// The track's sender clock, from sender reports given for the track.
         var clock: SenderClock?
         /// The stream broke (a restart announced or found by the reorder buffer): the next unit is flagged.
@@ -186,7 +188,8 @@ public struct MediaPipeline: Sendable {
 
     /// Adds a track whose codec is told from its first payloads (``CodecSniffer``), for a capture with no
     /// SDP: until a payload decides, up to ``maxUndecidedPackets`` packets are held, then H.264 is assumed.
-    /// Returns its index.
+    /// A packet of a static payload type (below 96) decides that the track is not video
+    /// (``isNotVideo(track:)``). Returns its index.
     public mutating func addTrack(sniffing configuration: DepacketizerConfiguration = .init()) -> Int {
         tracks.append(
             Track(
@@ -362,6 +365,12 @@ public struct MediaPipeline: Sendable {
         depacketizer(track: track)?.codec
     }
 
+    /// Whether `track`, sniffed, carries a static payload type (RFC 3551: PCMU, PCMA, JPEG...): not video,
+    /// so it gives no access units, whatever its payloads look like.
+    public func isNotVideo(track: Int) -> Bool {
+        tracks.indices.contains(track) && tracks[track].isNotVideo
+    }
+
     /// `track`'s depacketizer, with its parameter sets and counters (nil while the codec is being sniffed).
     public func depacketizer(track: Int) -> VideoDepacketizer? {
         tracks.indices.contains(track) ? tracks[track].depacketizer : nil
@@ -423,13 +432,28 @@ public struct MediaPipeline: Sendable {
         track index: Int
     ) {
         var sniffed: VideoCodec?
-        if case .packet(let packet, _) = output { sniffed = CodecSniffer.codec(ofPayload: packet.payload) }
+        if case .packet(let packet, _) = output {
+            // A static payload type (RFC 3551: 0 PCMU, 8 PCMA, 26 JPEG...) names its codec, and it is not
+            // H.264 or H.265 (dynamic types, 96-127): whatever its bytes look like, the track is not video.
+            if packet.payloadType < firstDynamicPayloadType { return decideNotVideo(&track) }
+            sniffed = CodecSniffer.codec(ofPayload: packet.payload)
+        }
         track.undecided.append(output)
         if let sniffed {
             decide(&track, codec: sniffed, into: &ready, track: index)
         } else if track.undecided.count >= maxUndecidedPackets {
             decide(&track, codec: .h264, into: &ready, track: index)
         }
+    }
+
+    /// The payload types RFC 3551 leaves to the SDP (96-127): below, a type names a codec of its own.
+    static let firstDynamicPayloadType: UInt8 = 96
+
+    /// A sniffed track that is not video: decided with no depacketizer, so that its packets go nowhere.
+    private static func decideNotVideo(_ track: inout Track) {
+        track.isDecided = true
+        track.isNotVideo = true
+        track.undecided = []
     }
 
     private static func decide(

@@ -58,6 +58,12 @@ public struct AccessUnitStreams: Sendable {
         }
     }
 
+    /// The streams whose codec was sniffed and whose payload type is static (RFC 3551: PCMU, PCMA...): not
+    /// video, left out.
+    public var streamsNotVideo: [StreamKey] {
+        (0..<pipeline.trackCount).filter { pipeline.isNotVideo(track: $0) }.map { tracks.stream(track: $0) }
+    }
+
     /// The track (index in order of appearance) of `stream`, once it has been seen.
     public func track(of stream: StreamKey) -> Int? { tracks.track(of: stream) }
 

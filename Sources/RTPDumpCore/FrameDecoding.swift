@@ -14,6 +14,8 @@ public enum FrameDecoding {
         public var frames = 0
         public var damagedFrames = 0
         public var decodeErrors = 0
+        /// Streams left out because their payload type is static: not video (``AccessUnitStreams/streamsNotVideo``).
+        public var streamsNotVideo: [StreamKey] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was decoded all the same.
         public var inputFailure: (any Error)?
@@ -62,6 +64,7 @@ public enum FrameDecoding {
         }
         if let failure { throw failure }
         streams.finish(emit: take)
+        summary.streamsNotVideo = streams.streamsNotVideo
         try decoders.drain()
         handOnFrames()
         if let failure { throw failure }

@@ -24,6 +24,8 @@ public enum NALListing {
         public var written = 0
         public var skippedIncomplete = 0
         public var bytes = 0
+        /// Streams left out because their payload type is static: not video (``AccessUnitStreams/streamsNotVideo``).
+        public var streamsNotVideo: [StreamKey] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was written all the same.
         public var inputFailure: (any Error)?
@@ -69,6 +71,7 @@ public enum NALListing {
         }
         summary.inputFailure = RTPDumpCore.failure { try capture.forEachDatagram { streams.add($0, emit: take) } }
         streams.finish(emit: take)
+        summary.streamsNotVideo = streams.streamsNotVideo
         if let failure { throw failure }
         return summary
     }

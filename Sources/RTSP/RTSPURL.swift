@@ -26,6 +26,18 @@ public struct RTSPURL: Sendable, Hashable, CustomStringConvertible {
             throw RTSPError(.malformedMessage, "not an rtsp:// or rtsps:// URL (it starts with \"\(text.prefix(8))\")")
         }
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        // A blank or control character would end the request line or header it is written into (the
+        // server reads a truncated URL, or a request it cannot parse): refused here, before connecting.
+        // Which part holds it is said; what it holds is not (it may be the password).
+        if let bad = rest.unicodeScalars.firstIndex(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            let userInfoEnd = rest[..<authorityEnd].lastIndex(of: "@")
+            let part =
+                bad >= authorityEnd ? "path" : userInfoEnd.map { bad < $0 } == true ? "user name or password" : "host"
+            let what = rest.unicodeScalars[bad] == " " ? "a space" : "a control character"
+            throw RTSPError(
+                .malformedMessage,
+                "the RTSP URL holds \(what) in its \(part): percent-encode it (a space is %20), or quote the URL whole")
+        }
         var authority = rest[..<authorityEnd]
         path = authorityEnd < rest.endIndex ? String(rest[authorityEnd...]) : "/"
         if !path.hasPrefix("/") { path = "/" + path }

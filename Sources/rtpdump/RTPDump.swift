@@ -422,8 +422,19 @@ struct NALs: ParsableCommand {
         let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
         streams.finish(emit: emit)
         finish(capture.warnings)
+        noteNotVideo(streams.streamsNotVideo)
         if let inputFailure { throw naming(options.displayName, inputFailure) }
         try exitIfInterrupted()
+    }
+}
+
+/// Streams whose codec was sniffed and whose payload type is static (PCMU, PCMA...), on stderr: they are
+/// not H.264 or H.265, and were left out rather than listed as NAL units.
+func noteNotVideo(_ streams: [StreamKey]) {
+    for stream in streams {
+        printError(
+            "note: stream ssrc=\(hex32(stream.ssrc)) has a static payload type (RFC 3551: audio or another codec), "
+                + "not H.264 or H.265: left out (--codec decodes it as video all the same)")
     }
 }
 
@@ -492,6 +503,7 @@ struct Extract: ParsableCommand {
         }
         try file.close()
         finish(capture.warnings)
+        noteNotVideo(summary.streamsNotVideo)
         guard let codec = summary.codec else {
             if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
             throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")
@@ -592,6 +604,7 @@ struct Decode: ParsableCommand {
             }
         }
         finish(capture.warnings)
+        noteNotVideo(summary.streamsNotVideo)
         guard let codec = summary.codec else {
             if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
             throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")

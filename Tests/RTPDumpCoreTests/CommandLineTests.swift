@@ -33,6 +33,30 @@ import Testing
         #endif
     }
 
+    /// G.711 captures without an SDP: static payload types (0 PCMU, 8 PCMA) are their codec, never video.
+    /// Sniffed, their bytes once became 40 "H.265" access units (PCMU) and "H.264" ones (PCMA); now nothing
+    /// is listed, extract and decode find no video stream, and each says why.
+    @Test(.enabled(if: present), arguments: ["audio-pcmu-gst.pcap", "audio-pcma-gst.pcap"])
+    func staticPayloadTypesAreNeverVideo(capture: String) async throws {
+        let nals = try await Self.run(["nals", Fixtures.capture(capture)])
+        #expect(nals.status == 0 && nals.stdout.isEmpty, "\(nals.stdout.prefix(200))")
+        #expect(nals.stderr.contains("has a static payload type"), "\(nals.stderr)")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString).h264").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let extract = try await Self.run(["extract", Fixtures.capture(capture), "-o", output])
+        #expect(extract.status != 0 && extract.stderr.contains("no H.264 or H.265 stream"), "\(extract.stderr)")
+        #expect(extract.stderr.contains("has a static payload type"))
+    }
+
+    /// A URL with a space (unquoted in a script, pasted from a web page) fails before connecting, naming
+    /// the URL's fault: it was sent as it was, and failed as "connection reset".
+    @Test(.enabled(if: present)) func aURLWithASpaceFailsBeforeConnecting() async throws {
+        let run = try await RTPDumpBinary.run(["streams", "rtsp://127.0.0.1:9/a b"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("a space in its path"), "\(run.stderr)")
+        #expect(!run.stderr.lowercased().contains("connect"), "\(run.stderr)")
+    }
+
     /// Nothing in rtpdump uses Foundation beyond FoundationEssentials (which ArgumentParser brings), so the
     /// static link leaves out Foundation's internationalization and ICU with its 30 MB of data: a `contains`
     /// with a String argument, `range(of:)` or `NSCondition` in any module would bring them back (each

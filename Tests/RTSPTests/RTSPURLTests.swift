@@ -31,6 +31,20 @@ import Testing
         #expect(throws: RTSPError.self) { try RTSPURL(text) }
     }
 
+    /// A blank or control character would cut the request line it is written into: refused before
+    /// connecting (a URL with a space was sent, and failed as "connection reset"), naming the part that
+    /// holds it, never the password.
+    @Test(arguments: [
+        ("rtsp://cam/live a", "a space in its path"), ("rtsp://cam/live\tb", "a control character in its path"),
+        ("rtsp://ca m/live", "a space in its host"), ("rtsp://admin:se cret@cam/", "a space in its user name or password"),
+        ("rtsp://cam/x\r\nInjected: 1", "a control character in its path"),
+    ])
+    func blanksAndControlCharactersAreRefused(url: String, words: String) {
+        let error = #expect(throws: RTSPError.self) { try RTSPURL(url) }
+        #expect(error?.reason.contains(words) == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("cret") == false)
+    }
+
     @Test func errorsNeverCarryTheURLsPassword() {
         let error = #expect(throws: RTSPError.self) { try RTSPURL("rtsp://user:secret@cam:port/s") }
         #expect(error?.description.contains("secret") == false)
