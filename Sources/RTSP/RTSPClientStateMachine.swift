@@ -157,6 +157,10 @@ public struct RTSPClientStateMachine: Sendable {
 
     /// Begins with OPTIONS (after the TEARDOWN of a ``Configuration/staleSession``).
     public mutating func start(now: Duration) -> [Action] {
+        // Once only, and never after the end: a session torn down before it started (through the HTTP
+        // tunnel, the machine starts when the GET is answered, which may be after the caller ended it) sends
+        // nothing more.
+        guard state == .idle else { return [] }
         if let stale = configuration.staleSession {
             state = .clearingStale
             return send(RTSPRequest(method: "TEARDOWN", url: configuration.url, headers: ["Session": stale]), now: now)

@@ -264,6 +264,17 @@ import Testing
         #expect(tcp.first?.0.headers["Transport"] == "RTP/AVP/TCP;unicast;interleaved=0-1")
     }
 
+    /// Ended before it started (a tunnel whose GET is answered after the caller tore the session down):
+    /// starting then sends nothing. FuzzRTSPClient found OPTIONS sent after the end.
+    @Test func aMachineEndedBeforeItStartedSendsNothing() throws {
+        var m = try Self.machine()
+        #expect(m.teardown(now: .zero).contains { if case .closed = $0 { true } else { false } })
+        #expect(Self.sent(m.start(now: .zero)).isEmpty)
+        var started = try Self.machine()
+        #expect(Self.sent(started.start(now: .zero)).map(\.0.method) == ["OPTIONS"])
+        #expect(Self.sent(started.start(now: .zero)).isEmpty)  // once only
+    }
+
     /// Ports are bound for six tracks before DESCRIBE says there are eight: SETUP never names a port past
     /// those bound (32 tracks once asked for ports up to 49891 with 49828-49839 bound); the two left are
     /// said, and play over TCP.
