@@ -29,6 +29,9 @@ public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let tooManyRedirects = Code(name: "tooManyRedirects")
         /// Something this client does not do (yet), named in the reason.
         public static let unsupported = Code(name: "unsupported")
+        /// The URL given cannot be played: not `rtsp://` or `rtsps://`, no host, a bad port, a blank or
+        /// control character in it (the reason says which, never the credentials).
+        public static let invalidURL = Code(name: "invalidURL")
         /// A call the session cannot take in its state (play before setup, pause when not playing) or with
         /// those arguments (a track that was not offered).
         public static let invalidCall = Code(name: "invalidCall")

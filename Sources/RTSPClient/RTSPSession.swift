@@ -48,14 +48,26 @@ public final class RTSPSession: Sendable {
         driver.eventLoop.execute { driver.teardown() }
     }
 
-    /// Connects, authenticates when asked, and plays every H.264 / H.265 track: OPTIONS, DESCRIBE, SETUP
-    /// per track, PLAY. Returns when PLAY is answered.
+    /// Connects, authenticates when asked, and plays every video and audio track this library takes
+    /// (``RTSPSessionOptions/mediaKinds``): OPTIONS, DESCRIBE, SETUP per track, PLAY. Returns when PLAY is
+    /// answered.
     ///
-    /// - Throws: ``RTSPError`` for a URL that is not `rtsp://`; ``RTSPClientError`` when the session fails
-    ///   (connection refused, 401 after trying the credentials, no track this library plays, timeout...);
+    /// - Throws: ``RTSPClientError``: `.invalidURL` for a URL that cannot be played, before connecting; the
+    ///   session's failure (connection refused, 401 after trying the credentials, no track this library
+    ///   plays, timeout...);
     ///   `CancellationError` when the task is cancelled (the session is torn down).
     public static func connect(to url: String, options: RTSPSessionOptions = .init()) async throws -> RTSPSession {
-        try await connect(to: RTSPURL(url), options: options)
+        try await connect(to: parse(url), options: options)
+    }
+
+    /// A URL the user gave, or an ``RTSPClientError`` `.invalidURL` saying what is wrong with it: every
+    /// failure of a session, the URL's included, is one error type.
+    static func parse(_ url: String) throws(RTSPClientError) -> RTSPURL {
+        do throws(RTSPError) {
+            return try RTSPURL(url)
+        } catch {
+            throw RTSPClientError(.invalidURL, error.reason)
+        }
     }
 
     /// Connects to a parsed URL; see ``connect(to:options:)-(String,_)``.
@@ -79,7 +91,7 @@ public final class RTSPSession: Sendable {
     public static func describe(_ url: String, options: RTSPSessionOptions = .init()) async throws
         -> RTSPDescribedSession
     {
-        try await describe(RTSPURL(url), options: options)
+        try await describe(parse(url), options: options)
     }
 
     /// Describes a parsed URL; see ``describe(_:options:)-(String,_)``.

@@ -34,6 +34,16 @@ import Testing
         return (packets, nil)
     }
 
+    /// A URL that cannot be played is an `RTSPClientError` too (`.invalidURL`), as every other failure of a
+    /// session is, and no connection is tried: one error type to catch, as the README says.
+    @Test(arguments: ["http://camera/stream", "rtsp://127.0.0.1:9/a b", "rtsp://:554/x", "rtsp://cam:99999/"])
+    func aURLThatCannotBePlayedIsInvalidURL(url: String) async {
+        let error = await #expect(throws: RTSPClientError.self) { try await RTSPSession.connect(to: url) }
+        #expect(error?.code == .invalidURL, "\(String(describing: error))")
+        let described = await #expect(throws: RTSPClientError.self) { try await RTSPSession.describe(url) }
+        #expect(described?.code == .invalidURL)
+    }
+
     @Test func anEndless401IsUnauthorizedAfterOneRetry() async throws {
         let server = try await ScriptedServer { request, connection in
             connection.respond(
