@@ -40,7 +40,19 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         if let duration { options.setupTimeout = min(options.setupTimeout, duration) }
         let started = ContinuousClock.now
         let result = BlockingResult<RTSPSession>()
-        Task { [options] in await result.set { try await RTSPSession.connect(to: url, options: options) } }
+        let connecting = Task { [options] in
+            await result.set { try await RTSPSession.connect(to: url, options: options) }
+        }
+        // A first connect that is retried (--reconnect) waits for the camera past setupTimeout: the duration
+        // still bounds it. (Otherwise setupTimeout, set to the duration above, does and says so.)
+        let retriesFirstConnect = options.reconnection?.includesFirstConnect == true
+        let deadline = duration.flatMap { duration in
+            !retriesFirstConnect ? nil : Task {
+                try? await Task.sleep(for: duration)
+                connecting.cancel()
+            }
+        }
+        defer { deadline?.cancel() }
         let session = try result.wait()
         let rest = duration.map { max(.zero, $0 - (ContinuousClock.now - started)) }
         return LiveSessionSource(session: session, queue: queue, duration: rest)

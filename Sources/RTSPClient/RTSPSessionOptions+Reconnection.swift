@@ -19,16 +19,23 @@ extension RTSPSessionOptions {
         /// Attempts in a row, without playing in between, before the session ends with the last error; nil:
         /// no end (a camera left unattended). Default nil.
         public var maxAttempts: Int?
+        /// Whether the first connect is retried too: a camera down when the session starts is waited for
+        /// as one that went away is, and `connect` returns once it plays (bounded by ``maxAttempts`` and by
+        /// cancelling the calling task, no longer by ``RTSPSessionOptions/setupTimeout`` as a whole; each
+        /// attempt still is). Default false: the first connect fails at once, so that a wrong address is
+        /// heard of.
+        public var includesFirstConnect: Bool
 
         public init(
             initialDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(10), multiplier: Double = 2,
-            jitter: Double = 0.2, maxAttempts: Int? = nil
+            jitter: Double = 0.2, maxAttempts: Int? = nil, includesFirstConnect: Bool = false
         ) {
             self.initialDelay = initialDelay
             self.maxDelay = maxDelay
             self.multiplier = multiplier
             self.jitter = jitter
             self.maxAttempts = maxAttempts
+            self.includesFirstConnect = includesFirstConnect
         }
 
         /// The delay before attempt `attempt` (1 for the first after a break), with `random` (0 to 1) placing

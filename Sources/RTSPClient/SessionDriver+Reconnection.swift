@@ -49,6 +49,12 @@ struct Recovery {
     /// Where the stale session lives, while there is one.
     var staleSessionURL: RTSPURL? { hasStaleSession ? staleSession?.url : nil }
 
+    /// PLAY was answered for the first time after failed first connects: the attempts start again.
+    mutating func playedFirst() {
+        attempts = 0
+        staleSession = nil
+    }
+
     /// PLAY was answered again: the stale session was seen to (answered, refused or given up on).
     mutating func played() {
         attempts = 0
@@ -97,8 +103,8 @@ extension SessionDriver {
 
     /// Whether `error` leads to a new attempt rather than the end.
     func willReconnect(after error: RTSPClientError) -> Bool {
-        options.reconnection != nil && hasPlayed && (phase == .playing || phase == .starting)
-            && Self.mayMend(error)
+        guard let policy = options.reconnection, hasPlayed || policy.includesFirstConnect else { return false }
+        return (phase == .playing || phase == .starting) && Self.mayMend(error)
     }
 
     /// What waiting may mend: a server that went away, restarted, hung or stopped sending, or one that

@@ -35,7 +35,9 @@ extension SessionDriver {
                     return promise.fail(RTSPClientError(.invalidCall, "another step of the session is under way"))
                 }
                 stepRequest = promise
-                armDeadline(for: promise)
+                // Retrying the first connect waits for the camera as long as it takes (each attempt is
+                // bounded); otherwise the whole step is.
+                if options.reconnection?.includesFirstConnect != true { armDeadline(for: promise) }
                 do throws(RTSPClientError) {
                     try step()
                 } catch {

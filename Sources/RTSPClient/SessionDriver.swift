@@ -365,6 +365,10 @@ final class SessionDriver: @unchecked Sendable {
             playingAgain()
         } else {
             playedTracks = tracks
+            if recovery.attempts > 0 {
+                logger.notice("playing, after \(recovery.attempts) failed attempt(s) to connect")
+                recovery.playedFirst()
+            }
         }
         media.configure(tracks: tracks, transport: transport, arrival: NIODeadline.now(), afterBreak: reconnected)
         for (index, track) in tracks.enumerated() where track.isSecure {
@@ -532,7 +536,9 @@ final class SessionDriver: @unchecked Sendable {
         udpPairs = []
         controlRequest?.fail(error ?? RTSPClientError(.connectionClosed, "the session ended"))
         controlRequest = nil
-        stepRequest?.fail(error ?? RTSPClientError(.connectionClosed, "the session was torn down before it played"))
+        // Ended while first connects were retried: why they failed is the news.
+        stepRequest?.fail(
+            error ?? recovery.lastBreak ?? RTSPClientError(.connectionClosed, "the session was torn down before it played"))
         stepRequest = nil
         if let error {
             continuation.finish(throwing: error)

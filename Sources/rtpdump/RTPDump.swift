@@ -47,7 +47,7 @@ struct InputOptions: ParsableArguments {
     @Flag(
         help: ArgumentHelp(
             "With an RTSP URL: when the session breaks (the connection drops, the server restarts, the media stops), "
-                + "play again and go on.",
+                + "play again and go on; a camera down at the start is waited for too.",
             discussion:
                 "Attempts wait 0.5 s, then twice as long each time up to --reconnect-max-delay, with 20 % jitter; a "
                 + "refused password (401) or a missing stream (404) ends the session. Each break is told on stderr."))
@@ -254,7 +254,9 @@ struct InputOptions: ParsableArguments {
     var sessionOptions: RTSPSessionOptions {
         var options = RTSPSessionOptions(transport: transport)
         if reconnect {
-            options.reconnection = .init(maxDelay: .milliseconds(Int64(reconnectMaxDelay * 1000)))
+            // A camera down when rtpdump starts is waited for as one that goes away later is.
+            options.reconnection = .init(
+                maxDelay: .milliseconds(Int64(reconnectMaxDelay * 1000)), includesFirstConnect: true)
         }
         options.logger = DiagnosticLog.logger
         options.tls = RTSPSessionOptions.TLS(trustedCertificateFiles: tlsTrust, verifiesCertificate: !tlsNoVerify)

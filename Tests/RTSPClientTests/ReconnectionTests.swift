@@ -68,6 +68,53 @@ import Testing
         #expect(log.sessions(1).last == "NEW")
     }
 
+    /// A camera down when the session starts (nothing listens on its port): with `includesFirstConnect`,
+    /// `connect` waits for it and returns once it comes up and plays; without, it fails at once.
+    @Test func aCameraDownAtTheStartIsWaitedForWhenAsked() async throws {
+        let port = try await ScriptedServer.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/stream"
+        let refused = await #expect(throws: RTSPClientError.self) {
+            try await RTSPSession.connect(to: url, options: Self.options)
+        }
+        #expect(refused?.code == .connectionFailed)
+        var options = Self.options
+        options.reconnection?.includesFirstConnect = true
+        let connecting = Task { try await RTSPSession.connect(to: url, options: options) }
+        try await Task.sleep(for: .milliseconds(700))
+        let server = try await ScriptedServer(port: port) { request, connection in
+            connection.answerNormally(request)
+            if request.method == "PLAY" { connection.sendRTP(count: 5) }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await connecting.value
+        let (packets, _) = await ScriptedServerTests.drain(session, limit: 5)
+        #expect(packets.count == 5)
+        #expect(await session.statistics().lastBreak?.code == .connectionFailed)
+        await session.teardown()
+    }
+
+    /// `rtpdump decode URL --reconnect` started while the camera is down plays once it comes up; with the
+    /// camera down for the whole `--duration`, it ends then and says why.
+    @Test(.enabled(if: RTPDumpBinary.present)) func rtpdumpReconnectWaitsForACameraDownAtTheStart() async throws {
+        let port = try await ScriptedServer.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/stream"
+        let waiting = Task { try await RTPDumpBinary.run(["packets", url, "--reconnect", "--duration", "4"]) }
+        try await Task.sleep(for: .milliseconds(1500))
+        let server = try await ScriptedServer(port: port) { request, connection in
+            connection.answerNormally(request)
+            if request.method == "PLAY" { connection.streamRTP(every: .milliseconds(20)) }
+        }
+        let run = try await waiting.value
+        await server.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").filter { $0.contains("0x12345678") }.count > 10)
+        let down = try await ScriptedServer.freePort()
+        let never = try await RTPDumpBinary.run(["packets", "rtsp://127.0.0.1:\(down)/x", "--reconnect", "--duration", "2"])
+        #expect(never.status != 0)
+        #expect(never.stderr.contains("Connection refused"), "\(never.stderr)")
+        #expect(never.duration < .seconds(8))
+    }
+
     /// The same through rtpdump --reconnect: the packets of both connections are listed, the break and the
     /// reconnect told on stderr, and the session ends with --duration (exit 0).
     @Test(.enabled(if: RTPDumpBinary.present)) func rtpdumpReconnectGoesOnAfterTheServerDropsTheConnection()

@@ -74,8 +74,9 @@ final class ScriptedServer: Sendable {
     /// Every request received, in order, over all connections.
     var requests: [RTSPMessage] { state.withLockedValue { $0.requests } }
 
-    /// A server on `host` (any address of 127.0.0.0/8 is this machine's loopback: a second host for a test).
-    init(host: String = "127.0.0.1", _ script: @escaping Script) async throws {
+    /// A server on `host` (any address of 127.0.0.0/8 is this machine's loopback: a second host for a test),
+    /// on `port` (0: any free one).
+    init(host: String = "127.0.0.1", port: Int = 0, _ script: @escaping Script) async throws {
         let state = NIOLockedValueBox<(requests: [RTSPMessage], connections: Int)>(([], 0))
         self.state = state
         self.host = host
@@ -92,10 +93,20 @@ final class ScriptedServer: Sendable {
                         })
                 }
             }
-            .bind(host: host, port: 0).get()
+            .bind(host: host, port: port).get()
     }
 
     func stop() async { try? await channel.close() }
+
+    /// A loopback port nothing listens on now: bound and let go (a camera that is down).
+    static func freePort() async throws -> Int {
+        let probe = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = probe.localAddress?.port ?? 0
+        try await probe.close()
+        return port
+    }
 
     /// A session description with one H.264 track.
     static let sdp = """
