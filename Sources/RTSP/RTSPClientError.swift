@@ -6,13 +6,19 @@ public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertibl
         let name: String
         /// 401 after trying the credentials (or with none): the user name or password is wrong.
         public static let unauthorized = Code(name: "unauthorized")
-        /// The server answered with an error status.
+        /// The server answered with an error status (404 has ``notFound`` of its own).
         public static let serverError = Code(name: "serverError")
         /// The server did not answer in time.
         public static let timeout = Code(name: "timeout")
         /// The session description offers no track of the kinds asked for in a codec this library plays
         /// (H.264, H.265; G.711, L16, AAC, Opus), or the tracks selected are none of those offered.
-        public static let noVideoTrack = Code(name: "noVideoTrack")
+        public static let noPlayableTrack = Code(name: "noPlayableTrack")
+        /// The former name of ``noPlayableTrack``, from when only video was played: the same code.
+        @available(*, deprecated, renamed: "noPlayableTrack")
+        public static let noVideoTrack = noPlayableTrack
+        /// 404 Not Found: the server has no stream at that path; check the URL (cameras name their streams
+        /// differently: `/Streaming/Channels/101`, `/cam/realmonitor?channel=1&subtype=0`, `/live/ch0`...).
+        public static let notFound = Code(name: "notFound")
         /// The server redirected to a URL this client will not follow (rtsps to rtsp).
         public static let refusedRedirect = Code(name: "refusedRedirect")
         /// The server broke the protocol (no Session header, no SDP...).

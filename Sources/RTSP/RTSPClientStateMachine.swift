@@ -255,7 +255,7 @@ public struct RTSPClientStateMachine: Sendable {
 
     /// Stepwise, after ``Action/described(_:)``: sets up the offered tracks at `selection` (indices into
     /// that list; nil: all), in the order offered. Nothing happens in another state; a selection that
-    /// names no offered track fails the session with `.noVideoTrack`.
+    /// names no offered track fails the session with `.noPlayableTrack`.
     public mutating func setup(tracks selection: [Int]?, now: Duration) -> [Action] {
         guard state == .described else { return [] }
         return startSetup(selection, now: now)
@@ -274,7 +274,7 @@ public struct RTSPClientStateMachine: Sendable {
             tracks = tracks.indices.filter { chosen.contains($0) }.map { tracks[$0] }
             guard !tracks.isEmpty else {
                 return fail(
-                    RTSPClientError(.noVideoTrack, "the selected tracks \(selection) are none of those offered"))
+                    RTSPClientError(.noPlayableTrack, "the selected tracks \(selection) are none of those offered"))
             }
         }
         // Over UDP, ports were bound for so many tracks before DESCRIBE said how many there are: SETUP
@@ -386,6 +386,14 @@ public struct RTSPClientStateMachine: Sendable {
                 state = .done
                 return [.closed]
             }
+            if status == 404 {
+                return fail(
+                    RTSPClientError(
+                        .notFound,
+                        "the RTSP server answered \(request.method) with 404 \(reason): it has no stream at "
+                            + "\(configuration.url.path); check the URL's path (cameras name their streams differently)",
+                        status: status))
+            }
             return fail(
                 RTSPClientError(
                     .serverError, "the RTSP server answered \(request.method) with \(status) \(reason)", status: status)
@@ -429,7 +437,7 @@ public struct RTSPClientStateMachine: Sendable {
                 let codecs = kinds.map { $0 == .video ? "H.264 or H.265" : "AAC, G.711, L16 or Opus" }
                 return fail(
                     RTSPClientError(
-                        .noVideoTrack,
+                        .noPlayableTrack,
                         "the session description offers no \(kinds.map(\.rawValue).joined(separator: " or ")) track "
                             + "this library plays (\(codecs.joined(separator: "; ")))"))
             }

@@ -185,7 +185,7 @@ import Testing
 
     /// After a break, what waiting cannot mend ends the session: the stream is gone (404), the credentials
     /// are refused (401). Once, not again and again.
-    @Test(arguments: [("404 Not Found", RTSPClientError.Code.serverError), ("401 Unauthorized", .unauthorized)])
+    @Test(arguments: [("404 Not Found", RTSPClientError.Code.notFound), ("401 Unauthorized", .unauthorized)])
     func aRefusalAfterABreakIsFinal(status: String, code: RTSPClientError.Code) async throws {
         let server = try await ScriptedServer { request, connection in
             if connection.index > 0 && request.method == "DESCRIBE" {

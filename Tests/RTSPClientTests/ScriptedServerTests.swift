@@ -589,8 +589,9 @@ import Testing
         let error = await #expect(throws: RTSPClientError.self) {
             try await RTSPSession.connect(to: server.url, options: Self.quick)
         }
-        #expect(error?.code == .serverError)
+        #expect(error?.code == .notFound && error?.status == 404)
         #expect(error?.reason.contains("404 \\x1B]0;owned\\x07\\x1B[31mGone") == true)
+        #expect(error?.reason.contains("check the URL's path") == true)
         #expect(error?.reason.unicodeScalars.contains { $0.value < 0x20 } == false)
     }
 

@@ -113,7 +113,7 @@ import SDP
             Issue.record("expected a failure, got \(failed)")
             return
         }
-        #expect(error.code == .noVideoTrack)
+        #expect(error.code == .noPlayableTrack)
         #expect(error.reason.contains("no video track"))
         var any = RTSPClientStateMachine(configuration: .init(url: try RTSPURL("rtsp://cam/live")))
         _ = any.start(now: .zero)
@@ -164,7 +164,7 @@ import SDP
             Issue.record("expected a failure, got \(actions)")
             return
         }
-        #expect(error.code == .noVideoTrack)
+        #expect(error.code == .noPlayableTrack)
         #expect(error.reason.contains("[5]"))
     }
 
