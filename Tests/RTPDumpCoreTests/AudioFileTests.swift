@@ -34,6 +34,15 @@ import VideoDecoding
         return "\(bytes.count / 2 / max(1, channels)) \(channels) \(digest.finalize())"
     }
 
+    /// A capture record of one RTP packet (SSRC 0x12345678) from 5000 to 5004, 20 ms after the one before.
+    static func record(payloadType: UInt8, sequence: UInt16, timestamp: UInt32, payload: [UInt8]) -> CaptureBytes.Record {
+        let rtp = [0x80, payloadType] + CaptureBytes.be16(sequence) + CaptureBytes.be32(timestamp)
+            + CaptureBytes.be32(0x1234_5678) + payload
+        let frame = CaptureBytes.ethernet(
+            CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: rtp)))
+        return CaptureBytes.Record(seconds: 1, fraction: UInt32(sequence) * 20_000, frame: frame)
+    }
+
     static func reference(_ capture: String) throws -> String {
         try String(
             contentsOf: Fixtures.expected.appendingPathComponent(capture + ".pcap.ffmpeg-pcm.txt"), encoding: .utf8
@@ -164,11 +173,7 @@ import VideoDecoding
     /// 2³¹ would ask for 2 GB of silence; the gap is left unfilled and counted, the file stays small.
     @Test func silenceHasABound() async throws {
         func packet(sequence: UInt16, timestamp: UInt32) -> CaptureBytes.Record {
-            let rtp = [0x80, 0x00] + CaptureBytes.be16(sequence) + CaptureBytes.be32(timestamp)
-                + CaptureBytes.be32(0x1234_5678) + [UInt8](repeating: 0x55, count: 160)
-            let frame = CaptureBytes.ethernet(
-                CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: rtp)))
-            return CaptureBytes.Record(seconds: 1, fraction: UInt32(sequence) * 20_000, frame: frame)
+            Self.record(payloadType: 0, sequence: sequence, timestamp: timestamp, payload: .init(repeating: 0x55, count: 160))
         }
         let capture = Self.temporary("jump.pcap")
         let sdp = Self.temporary("jump.sdp")
@@ -190,11 +195,8 @@ import VideoDecoding
     /// nothing and says why, exit 1, where it exited 0 without a word.
     @Test func framesSaysWhenEveryPacketIsMalformed() async throws {
         let records = (1...5).map { sequence in
-            let rtp = [0x80, 0x61] + CaptureBytes.be16(UInt16(sequence)) + CaptureBytes.be32(UInt32(sequence) * 1024)
-                + CaptureBytes.be32(0x1234_5678) + [0, 0, 1, 2, 3, 4]
-            let frame = CaptureBytes.ethernet(
-                CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: rtp)))
-            return CaptureBytes.Record(seconds: 1, fraction: UInt32(sequence) * 20_000, frame: frame)
+            Self.record(
+                payloadType: 97, sequence: UInt16(sequence), timestamp: UInt32(sequence) * 1024, payload: [0, 0, 1, 2, 3, 4])
         }
         let capture = Self.temporary("malformed.pcap")
         defer { try? FileManager.default.removeItem(atPath: capture) }
@@ -211,12 +213,9 @@ import VideoDecoding
     /// at the audio received plus 16 MiB; the rest is counted, and the file says a rate FFmpeg reads.
     @Test func silenceHasABoundInAll() async throws {
         func packet(sequence: UInt16) -> CaptureBytes.Record {
-            let timestamp = UInt32(sequence) * (9 * 48000 + 25)
-            let rtp = [0x80, 0x0B] + CaptureBytes.be16(sequence) + CaptureBytes.be32(timestamp)
-                + CaptureBytes.be32(0x1234_5678) + [UInt8](repeating: 0x11, count: 100)
-            let frame = CaptureBytes.ethernet(
-                CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: rtp)))
-            return CaptureBytes.Record(seconds: 1, fraction: UInt32(sequence) * 20_000, frame: frame)
+            Self.record(
+                payloadType: 11, sequence: sequence, timestamp: UInt32(sequence) * (9 * 48000 + 25),
+                payload: .init(repeating: 0x11, count: 100))
         }
         let capture = Self.temporary("gaps.pcap")
         let sdp = Self.temporary("gaps.sdp")

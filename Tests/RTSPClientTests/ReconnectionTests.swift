@@ -297,32 +297,15 @@ import Testing
         #expect(second.methods(0).prefix(4) == ["OPTIONS", "DESCRIBE", "SETUP", "PLAY"])
     }
 
-    /// A server that comes back with other tracks (reconfigured while away): the session cannot go on as
-    /// the same sequence, and says so.
-    @Test func otherTracksAfterABreakEndTheSession() async throws {
-        let h265 = ScriptedServer.sdp.replacingOccurrences(of: "H264/90000", with: "H265/90000")
+    /// A server that comes back with other tracks (reconfigured while away), or the same codec under another
+    /// payload type: every consumer of the sequence was made for the first (rtpdump decode and nals filtered
+    /// on the type and dropped the rest, exit 0, without a word), so the session cannot go on as the same
+    /// sequence, and says so.
+    @Test(arguments: [("H264/90000", "H265/90000", "[H265/96]"), ("96", "97", "[H264/97]")])
+    func otherTracksAfterABreakEndTheSession(changing: String, into: String, named: String) async throws {
+        let changed = ScriptedServer.sdp.replacingOccurrences(of: changing, with: into)
         let server = try await ScriptedServer { request, connection in
-            connection.answerNormally(request, sdp: connection.index == 0 ? ScriptedServer.sdp : h265)
-            if request.method == "PLAY" && connection.index == 0 {
-                connection.sendRTP(count: 3)
-                connection.close()
-            }
-        }
-        defer { Task { await server.stop() } }
-        let session = try await RTSPSession.connect(to: server.url, options: Self.options)
-        let (_, error) = await ScriptedServerTests.drain(session)
-        let failure = error as? RTSPClientError
-        #expect(failure?.code == .unsupported)
-        #expect(failure?.description.contains("[H265/96]") == true, "\(String(describing: failure))")
-    }
-
-    /// The same codec under another payload type after the break: every consumer was made for the first
-    /// type (rtpdump decode and nals filtered on it and dropped the rest, exit 0, without a word), so the
-    /// session ends and says why.
-    @Test func anotherPayloadTypeAfterABreakEndsTheSession() async throws {
-        let renumbered = ScriptedServer.sdp.replacingOccurrences(of: "96", with: "97")
-        let server = try await ScriptedServer { request, connection in
-            connection.answerNormally(request, sdp: connection.index == 0 ? ScriptedServer.sdp : renumbered)
+            connection.answerNormally(request, sdp: connection.index == 0 ? ScriptedServer.sdp : changed)
             if request.method == "PLAY" && connection.index == 0 {
                 connection.sendRTP(count: 3)
                 connection.close()
@@ -334,7 +317,7 @@ import Testing
         let failure = error as? RTSPClientError
         #expect(packets.count == 3)
         #expect(failure?.code == .unsupported)
-        #expect(failure?.description.contains("[H264/97]") == true, "\(String(describing: failure))")
+        #expect(failure?.description.contains(named) == true, "\(String(describing: failure))")
     }
 
     /// The delays grow from the first to the bound and never pass it, jitter included; nonsense settings
