@@ -55,6 +55,7 @@ public struct RTSPSessionStatistics: Sendable {
     /// How long the session has been without media because of breaks: from the last packet before each
     /// break to the first after it, and until now for a break not yet mended.
     public var timeWithoutMedia = Duration.zero
-    /// Why the session last broke, if it ever did.
+    /// Why the session last broke (the first failure of that break, not what later attempts met), if it
+    /// ever did.
     public var lastBreak: RTSPClientError?
 }

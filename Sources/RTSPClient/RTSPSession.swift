@@ -27,6 +27,12 @@ public final class RTSPSession: Sendable {
     public let serverAddress: String?
     /// The RTP packets of every track, in arrival order. Iterate it once: it is a single-consumer sequence.
     public let packets: RTSPPackets
+    /// What happens to the session as it happens: playing, a break and its cause, each attempt to play
+    /// again and its wait, playing again with the gap, the end. Iterate it once (the newest 256 events are
+    /// kept for a consumer that lags); it ends with ``RTSPSessionEvent/ended(_:)``. Events before `connect`
+    /// returned (first connects retried with ``RTSPSessionOptions/Reconnection/includesFirstConnect``) are
+    /// in it too.
+    public var events: AsyncStream<RTSPSessionEvent> { driver.events }
     let driver: SessionDriver
 
     private init(

@@ -7,7 +7,7 @@ struct Recovery {
     var attempts = 0
     /// Times the session played again after a break.
     private(set) var reconnects = 0
-    /// Why the session last broke.
+    /// Why the session last broke: the first failure of its latest break.
     private(set) var lastBreak: RTSPClientError?
     /// The last packet's arrival before the break not yet mended; nil while media flows.
     private var brokeAt: NIODeadline?
@@ -23,10 +23,18 @@ struct Recovery {
     /// A fresh connection tries the TEARDOWN of a stale session at most this many times.
     static let maxStaleTries = 3
 
+    /// An attempt failed; the first failure of a break is its cause (``lastBreak``), what later attempts
+    /// meet is not.
     mutating func broke(_ error: RTSPClientError, lastMedia: NIODeadline) {
         attempts += 1
-        lastBreak = error
+        if attempts == 1 { lastBreak = error }
         if brokeAt == nil { brokeAt = lastMedia }
+    }
+
+    /// From the last packet before the break being mended to `now` (zero when none is).
+    func currentGap(at now: NIODeadline) -> Duration {
+        guard let brokeAt else { return .zero }
+        return .nanoseconds(Int64(now.uptimeNanoseconds) - Int64(brokeAt.uptimeNanoseconds))
     }
 
     /// The server at `url` may hold session `id` still: the next connections there tear it down first.
@@ -135,6 +143,8 @@ extension SessionDriver {
         generation += 1  // the old connection's events are ignored from now on
         leaveConnection()?.close(promise: nil)
         let delay = policy.delay(attempt: recovery.attempts, random: Double.random(in: 0...1))
+        if recovery.attempts == 1 { tell(.broke(error)) }
+        tell(.retrying(attempt: recovery.attempts, delay: delay))
         logger.notice(
             "the session broke (\(error)); playing again in \(delay) (attempt \(recovery.attempts))")
         recovery.waiting(

@@ -101,11 +101,17 @@ final class SessionDriver: @unchecked Sendable {
         let stream = AsyncThrowingStream.makeStream(of: [RTSPReceivedPacket].self)
         self.packets = RTSPPackets(batches: stream.stream, backlog: backlog, clocks: clocks)
         self.continuation = stream.continuation
+        (events, eventsContinuation) = AsyncStream.makeStream(of: RTSPSessionEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.closed = eventLoop.makePromise()
     }
 
     /// What the consumer iterates.
     let packets: RTSPPackets
+    /// What happens to the session (``RTSPSession/events``): the newest 256 kept for a consumer that lags.
+    let events: AsyncStream<RTSPSessionEvent>
+    private let eventsContinuation: AsyncStream<RTSPSessionEvent>.Continuation
+
+    func tell(_ event: RTSPSessionEvent) { eventsContinuation.yield(event) }
     /// Packets handed to the consumer and not yet taken, and their bytes.
     let backlog = NIOLockedValueBox(RTSPPackets.Backlog())
     /// Each track's sender clock, shared with the consumer's iterators.
@@ -362,8 +368,10 @@ final class SessionDriver: @unchecked Sendable {
         let reconnected = hasPlayed
         if reconnected {
             if let changed = Self.trackChange(from: playedTracks, to: tracks) { return finish(changed) }
+            tell(.resumed(gap: recovery.currentGap(at: NIODeadline.now())))
             playingAgain()
         } else {
+            tell(.playing)
             playedTracks = tracks
             if recovery.attempts > 0 {
                 logger.notice("playing, after \(recovery.attempts) failed attempt(s) to connect")
@@ -545,6 +553,8 @@ final class SessionDriver: @unchecked Sendable {
         } else {
             continuation.finish()
         }
+        tell(.ended(error))
+        eventsContinuation.finish()
         closed.succeed()
     }
 

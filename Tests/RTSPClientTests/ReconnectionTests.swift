@@ -68,6 +68,58 @@ import Testing
         #expect(log.sessions(1).last == "NEW")
     }
 
+    /// The session tells what happens as it happens: playing; the break with its cause; each attempt and
+    /// its wait (the server refuses connections for a while: later attempts fail otherwise, yet the cause
+    /// stays the dropped connection, in the events and in `lastBreak`); playing again with the gap; the end.
+    @Test func theSessionTellsBreaksRetriesAndResumes() async throws {
+        let refusing = NIOLockedValueBox<Set<Int>>([])
+        let server = try await ScriptedServer { request, connection in
+            // Connections 1 and 2 answer 503 (a camera still starting): attempts that fail another way.
+            if (1...2).contains(connection.index) {
+                refusing.withLockedValue { _ = $0.insert(connection.index) }
+                return connection.respond(request, "503 Service Unavailable")
+            }
+            connection.answerNormally(request)
+            guard request.method == "PLAY" else { return }
+            if connection.index == 0 {
+                connection.sendRTP(count: 5)
+                connection.close()
+            } else {
+                connection.streamRTP(every: .milliseconds(20), ssrc: 0xABCD_0001)
+            }
+        }
+        defer { Task { await server.stop() } }
+        let session = try await RTSPSession.connect(to: server.url, options: Self.options)
+        let collected = Task {
+            var events: [RTSPSessionEvent] = []
+            for await event in session.events { events.append(event) }
+            return events
+        }
+        var count = 0
+        for try await _ in session.packets {
+            count += 1
+            if count == 15 { break }
+        }
+        #expect(await session.statistics().lastBreak?.code == .connectionClosed)
+        await session.teardown()
+        let events = await collected.value
+        let names = events.map { event -> String in
+            switch event {
+            case .playing: "playing"
+            case .broke(let error): "broke \(error.code)"
+            case .retrying(let attempt, _): "retrying \(attempt)"
+            case .resumed(let gap): gap > .zero ? "resumed" : "resumed with no gap"
+            case .ended(let error): "ended \(error.map { "\($0.code)" } ?? "cleanly")"
+            }
+        }
+        #expect(names.first == "playing")
+        #expect(names.last == "ended cleanly")
+        #expect(names.filter { $0.hasPrefix("broke") } == ["broke connectionClosed"], "\(names)")
+        #expect(names.filter { $0.hasPrefix("retrying") } == ["retrying 1", "retrying 2", "retrying 3"], "\(names)")
+        #expect(names.contains("resumed"), "\(names)")
+        #expect(refusing.withLockedValue { $0 } == [1, 2])
+    }
+
     /// A camera down when the session starts (nothing listens on its port): with `includesFirstConnect`,
     /// `connect` waits for it and returns once it comes up and plays; without, it fails at once.
     @Test func aCameraDownAtTheStartIsWaitedForWhenAsked() async throws {
