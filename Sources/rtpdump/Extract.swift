@@ -1,0 +1,92 @@
+import Audio
+import MediaPipeline
+import RTSPClient
+import ArgumentParser
+import FFmpegDecoding
+import Foundation
+import H26x
+import SDP
+import SRTP
+import PacketCapture
+import RTP
+import RTPDumpCore
+import RTSP
+import VideoDecoding
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+struct Extract: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extract",
+        abstract:
+            "Write the complete access units of a stream as an Annex B elementary stream (.h264, .h265), or an audio "
+            + "stream in a file players open (.aac for AAC, .opus for Opus, .wav for G.711 and L16).")
+
+    @OptionGroup var options: InputOptions
+
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "The output file: OUT.h264 or OUT.h265 for video; OUT.aac, OUT.opus or OUT.wav for the audio the SDP "
+                + "(--sdp, or the session's) describes."))
+    var output: String
+
+    func run() throws {
+        if let container = AudioContainer(path: output) { return try extractAudio(container) }
+        var (capture, session) = try options.openSource(media: [.video])
+        let format = try options.sdpFormat(session: session)
+        let file = try OutputFile(path: output)
+        let summary = try naming(options.displayName) {
+            try NALListing.extract(
+                &capture, filter: options.filter(for: format), codec: options.codec,
+                template: options.template(for: format), followsFlows: session != nil, write: file.write)
+        }
+        try file.close()
+        finish(capture.warnings)
+        noteNotVideo(summary.streamsNotVideo)
+        guard let codec = summary.codec else {
+            if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+            throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")
+        }
+        let expected = codec == .h264 ? ".h264" : ".h265"
+        if !output.hasSuffix(expected) {
+            printError("warning: the stream is \(codec) but \(output) does not end in \(expected)")
+        }
+        printError(
+            "\(codec): \(summary.written) access units, \(summary.bytes) bytes written; \(summary.skippedIncomplete) incomplete access units left out"
+        )
+        if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
+    }
+}
+
+extension Extract {
+    /// The first audio stream (or the one of --ssrc) as --sdp (or the session's) describes it, in `container`.
+    func extractAudio(_ container: AudioContainer) throws {
+        var (capture, session) = try options.openSource(media: [.audio])
+        let format = try options.requireAudioFormat(session: session, for: container)
+        let file = try OutputFile(path: output)
+        let summary = try naming(options.displayName) {
+            try AudioExtraction.extract(
+                &capture, format: format, container: container, filter: options.filter,
+                followsFlows: session != nil, write: file.write, rewriteStart: file.rewriteStart)
+        }
+        try file.close()
+        finish(capture.warnings)
+        guard summary.stream != nil else {
+            if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+            throw RTPDumpError("no \(format.codec.encodingName) stream found in \(options.displayName)")
+        }
+        var line = "\(format.codec.encodingName): \(summary.frames) frames, \(summary.bytes) bytes written"
+        if summary.silenceSamples > 0 { line += "; \(summary.silenceSamples) samples of silence where frames were lost" }
+        if summary.unfilledGaps > 0 { line += "; \(summary.unfilledGaps) gaps too long to fill" }
+        if summary.skippedFrames > 0 { line += "; \(summary.skippedFrames) frames too large for the file left out" }
+        printError(line)
+        if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
+    }
+}

@@ -1,0 +1,57 @@
+import Audio
+import MediaPipeline
+import RTSPClient
+import ArgumentParser
+import FFmpegDecoding
+import Foundation
+import H26x
+import SDP
+import SRTP
+import PacketCapture
+import RTP
+import RTPDumpCore
+import RTSP
+import VideoDecoding
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+struct Frames: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "frames",
+        abstract: "One line per audio frame (G.711, L16, AAC, Opus), as the SDP (--sdp, or the session's) describes it.")
+
+    @OptionGroup var options: InputOptions
+
+    func run() throws {
+        var (capture, session) = try options.openSource(media: [.audio])
+        let format = try options.requireAudioFormat(session: session)
+        var streams: AudioFrameStreams
+        do {
+            streams = try AudioFrameStreams(
+                format: format, filter: options.filter, senderClocks: capture.senderClocks, followsFlows: session != nil)
+        } catch {
+            throw RTPDumpError("\(options.sdp ?? options.displayName): \(error)")
+        }
+        var frames = 0
+        let emit = { (key: StreamKey, frame: AudioFrame) in
+            frames += 1
+            print(AudioFrameListing.line(key, frame))
+        }
+        let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
+        streams.finish(emit: emit)
+        finish(capture.warnings)
+        if let inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
+        // Packets came and none made a frame: the stream is not what the SDP says, and that is no success.
+        let malformed = streams.depacketizers.reduce(0) { $0 + $1.1.statistics.malformedPackets }
+        if frames == 0 && malformed > 0 {
+            throw RTPDumpError(
+                "no \(format.codec.encodingName) frame in \(options.displayName): all \(malformed) packets of the stream "
+                    + "are malformed as \(format.codec.encodingName); check that the SDP (--sdp, --payload-type) describes it")
+        }
+    }
+}
