@@ -32,6 +32,8 @@ let package = Package(
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
         .executable(name: "play-camera", targets: ["play-camera"]),
+        // One import for an application: every module above, re-exported.
+        .library(name: "SwiftRTP", targets: ["SwiftRTP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -130,18 +132,25 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
         ),
-        // The README's "Playing a camera" as a program, on the public API only; the tests build and run it.
+        // The one import: every library module re-exported (`@_exported`).
+        .target(
+            name: "SwiftRTP",
+            dependencies: [
+                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "MediaPipeline", "PacketCapture", "RTP",
+                "RTPTransport", "RTSP", "RTSPClient", "SDP", "SRTP", "VideoDecoding",
+            ]),
+        // The README's "Playing a camera" as a program, on the public API only, through the one import; the
+        // tests build and run it.
         .executableTarget(
             name: "play-camera",
-            dependencies: [
-                "RTSPClient", "FFmpegDecoding", "VideoDecoding",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            dependencies: ["SwiftRTP", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // What the tests share: running programs (rtpdump, tshark, the test servers) and reading them.
         .target(
             name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
+        // A downstream package's view: the one import alone.
+        .testTarget(name: "SwiftRTPTests", dependencies: ["SwiftRTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
         .testTarget(
@@ -165,8 +174,7 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 "RTSPClient", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "VideoDecoding", "AudioDecoding",
-                "FFmpegDecoding",
-                "PacketCapture",
+                "FFmpegDecoding", "PacketCapture", "SwiftRTP",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

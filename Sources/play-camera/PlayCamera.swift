@@ -1,9 +1,8 @@
 // The README's "Playing a camera", as a program: written only against the public API the README teaches
-// (RTSPSession, accessUnits(), frames(makeDecoder:), FFmpegVideoDecoder), and built and run by the tests.
+// (RTSPSession, accessUnits(), frames(makeDecoder:), FFmpegVideoDecoder), through the one import, and built
+// and run by the tests.
 import ArgumentParser
-import FFmpegDecoding
-import RTSPClient
-import VideoDecoding
+import SwiftRTP
 
 #if canImport(Glibc)
     import Glibc

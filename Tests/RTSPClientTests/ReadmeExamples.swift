@@ -1,13 +1,6 @@
 // The README's "Using the library" examples, as code the tests build and run (ReadmeExamplesTests checks
 // that every line of each README block is here, in order). Edit both together.
-import AudioDecoding
-import FFmpegDecoding
-import H26x
-import MediaPipeline
-import PacketCapture
-import RTP
-import RTSPClient
-import VideoDecoding
+import SwiftRTP
 
 enum ReadmeExamples {
     /// "Reading a capture": every access unit of every video stream of a capture, its codec told from the

@@ -1,0 +1,17 @@
+// One import for an application: everything a session, a capture, the pipeline and decoding hand out is
+// nameable after `import SwiftRTP` (AccessUnit, AudioFrame, I420Frame, PCMFrame, WallClockTime, VideoCodec,
+// RTSPSession, ...). The modules below stay importable on their own for those who want less (access units
+// without FFmpeg or libsrtp, say).
+@_exported import Audio
+@_exported import AudioDecoding
+@_exported import FFmpegDecoding
+@_exported import H26x
+@_exported import MediaPipeline
+@_exported import PacketCapture
+@_exported import RTP
+@_exported import RTPTransport
+@_exported import RTSP
+@_exported import RTSPClient
+@_exported import SDP
+@_exported import SRTP
+@_exported import VideoDecoding
