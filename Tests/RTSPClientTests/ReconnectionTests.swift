@@ -133,9 +133,11 @@ import Testing
         options.reconnection?.includesFirstConnect = true
         let connecting = Task { try await RTSPSession.connect(to: url, options: options) }
         try await Task.sleep(for: .milliseconds(700))
+        // Streaming until the test is done with it: a pause in the media past the inactivity timeout (a loaded
+        // machine) would be a break of its own.
         let server = try await ScriptedServer(port: port) { request, connection in
             connection.answerNormally(request)
-            if request.method == "PLAY" { connection.sendRTP(count: 5) }
+            if request.method == "PLAY" { connection.streamRTP(every: .milliseconds(20)) }
         }
         defer { Task { await server.stop() } }
         let session = try await connecting.value
