@@ -83,11 +83,13 @@ import Testing
         // first report of each stream puts the start about 90 ms before where its later ones put it, and not
         // by the same amount on every stream (51.2731 s past the minute, then 51.3655 for the video, 51.3590
         // for the G.711, in one run; tshark reads the same reports, RealServerTests): the tracks are compared
-        // by their last reports.
+        // by their last reports. Those agree within a few ms on an idle machine; under a full parallel run the
+        // server's own reports wander (33.8 ms apart once), so the bound is two frames: still far inside the
+        // first reports' 90 ms, and a unit dated by another track's clock or at a wrong rate is off by more.
         let video = try #require(tracks[0].origins.last)
         for (index, track) in tracks.enumerated().dropFirst() {
             let offset = (track.origins.last ?? 0) - video
-            #expect(abs(offset) < 1.0 / 30, "track \(index) starts \(offset) s from the video")
+            #expect(abs(offset) < 2.0 / 30, "track \(index) starts \(offset) s from the video")
         }
     }
 
