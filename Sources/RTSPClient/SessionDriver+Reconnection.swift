@@ -140,8 +140,7 @@ extension SessionDriver {
                 recovery.leftOnServer(session, at: url)
             }
         }
-        generation += 1  // the old connection's events are ignored from now on
-        leaveConnection()?.close(promise: nil)
+        leaveConnection()?.close(promise: nil)  // its generation ends there: its events are ignored from now on
         let delay = policy.delay(attempt: recovery.attempts, random: Double.random(in: 0...1))
         if recovery.attempts == 1 { tell(.broke(error)) }
         tell(.retrying(attempt: recovery.attempts, delay: delay))
