@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "RTPTransport", targets: ["RTPTransport"]),
         .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
         .library(name: "AudioDecoding", targets: ["AudioDecoding"]),
+        .library(name: "MediaDecoding", targets: ["MediaDecoding"]),
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
         .executable(name: "play-camera", targets: ["play-camera"]),
@@ -72,17 +73,16 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         // The receive pipeline every source shares (sans I/O): packets of any tracks → per-track reorder buffer →
-        // the depacketizer the SDP format calls for → access units. No SwiftNIO: captures need none.
+        // the depacketizer the track's format calls for → media units, dated by the sender reports given beside
+        // the packets. No SwiftNIO and no capture code: sources feed it.
         .target(
             name: "MediaPipeline",
-            dependencies: [
-                "RTP", "SDP", "H26x", "Audio", "PacketCapture", .product(name: "Logging", package: "swift-log"),
-            ]),
+            dependencies: ["RTP", "SDP", "H26x", "Audio", .product(name: "Logging", package: "swift-log")]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "VideoDecoding", "AudioDecoding", "SRTP",
+                "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "SRTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -105,11 +105,17 @@ let package = Package(
         // libavcodec / libavutil / libswscale (and, for audio, libswresample) opened with dlopen on first use,
         // their functions in a table.
         .target(name: "CFFmpegLoader", dependencies: ["CFFmpeg"]),
+        // Decoding on top of any source: frames and PCM from any sequence of access units or media units (a
+        // session's, a capture's), one decoder per track, dated from their units.
+        .target(
+            name: "MediaDecoding",
+            dependencies: ["MediaPipeline", "VideoDecoding", "AudioDecoding", "H26x", "Audio", "SDP", "RTP"]),
         // The FFmpeg (libavcodec) implementations of VideoDecoder and AudioDecoder.
         .target(
             name: "FFmpegDecoding",
             dependencies: ["VideoDecoding", "AudioDecoding", "Audio", "SDP", "CFFmpegLoader", "H26x"]),
-        // pcap / pcapng readers, link layers, IPv4/IPv6 (with fragment reassembly) and UDP.
+        // pcap / pcapng readers, link layers, IPv4/IPv6 (with fragment reassembly), UDP, and the datagrams'
+        // RTP streams sorted into tracks of received packets (what a MediaPipeline takes).
         .target(name: "PacketCapture", dependencies: ["RTP"]),
         // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.
         .target(
@@ -136,7 +142,7 @@ let package = Package(
         .target(
             name: "SwiftRTP",
             dependencies: [
-                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "MediaPipeline", "PacketCapture", "RTP",
+                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "MediaDecoding", "MediaPipeline", "PacketCapture", "RTP",
                 "RTPTransport", "RTSP", "RTSPClient", "SDP", "SRTP", "VideoDecoding",
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the
@@ -151,13 +157,13 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         // A downstream package's view: the one import alone.
         .testTarget(name: "SwiftRTPTests", dependencies: ["SwiftRTP"]),
-        .testTarget(name: "H26xTests", dependencies: ["H26x", "RTP", "TestSupport"]),
+        .testTarget(name: "H26xTests", dependencies: ["H26x", "MediaPipeline", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
         .testTarget(
             name: "AudioTests",
             dependencies: [
-                "Audio", "AudioDecoding", "FFmpegDecoding", "MediaPipeline", "SDP", "RTP", "PacketCapture", "TestSupport",
-                "VideoDecoding",
+                "Audio", "AudioDecoding", "FFmpegDecoding", "MediaDecoding", "MediaPipeline", "SDP", "RTP", "PacketCapture",
+                "TestSupport", "VideoDecoding",
             ]),
         .testTarget(
             name: "MediaPipelineTests",
@@ -167,14 +173,15 @@ let package = Package(
         .testTarget(
             name: "RTPTransportTests",
             dependencies: [
-                "TestSupport", "RTPTransport", "MediaPipeline", "H26x", "RTP", "VideoDecoding", "FFmpegDecoding",
+                "TestSupport", "RTPTransport", "MediaPipeline", "MediaDecoding", "H26x", "RTP", "VideoDecoding",
+                "FFmpegDecoding",
             ]),
         .testTarget(
             name: "RTSPClientTests",
             dependencies: [
                 "TestSupport",
-                "RTSPClient", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "VideoDecoding", "AudioDecoding",
-                "FFmpegDecoding", "PacketCapture", "SwiftRTP",
+                "RTSPClient", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "MediaDecoding", "VideoDecoding",
+                "AudioDecoding", "FFmpegDecoding", "PacketCapture", "SwiftRTP",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

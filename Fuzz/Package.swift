@@ -20,11 +20,22 @@ let package = Package(
         // The packet-script player both depacketizer targets use, and the chunking the framer targets use.
         .target(
             name: "FuzzSupport",
-            dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
+            dependencies: [
+                .product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp"),
+                .product(name: "MediaPipeline", package: "swift-rtp"),
+            ]),
         .executableTarget(
-            name: "FuzzH264Depacketizer", dependencies: ["FuzzSupport", .product(name: "H26x", package: "swift-rtp")]),
+            name: "FuzzH264Depacketizer",
+            dependencies: [
+                "FuzzSupport", .product(name: "H26x", package: "swift-rtp"),
+                .product(name: "MediaPipeline", package: "swift-rtp"),
+            ]),
         .executableTarget(
-            name: "FuzzHEVCDepacketizer", dependencies: ["FuzzSupport", .product(name: "H26x", package: "swift-rtp")]),
+            name: "FuzzHEVCDepacketizer",
+            dependencies: [
+                "FuzzSupport", .product(name: "H26x", package: "swift-rtp"),
+                .product(name: "MediaPipeline", package: "swift-rtp"),
+            ]),
         .executableTarget(
             name: "FuzzSPS",
             dependencies: [.product(name: "H26x", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp")]),
@@ -38,7 +49,10 @@ let package = Package(
         .executableTarget(name: "FuzzSRTP", dependencies: [.product(name: "SRTP", package: "swift-rtp")]),
         .executableTarget(
             name: "FuzzPipeline",
-            dependencies: [.product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp")]),
+            dependencies: [
+                .product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp"),
+                .product(name: "MediaPipeline", package: "swift-rtp"),
+            ]),
         .executableTarget(name: "FuzzRTSPClient", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(
             name: "FuzzAudioDepacketizer",

@@ -16,6 +16,8 @@ struct AnomalyLog: Sendable {
         var malformed = 0
         var unsupported = 0
         var droppedNALUnits = 0
+        var droppedFrames = 0
+        var unplayable = 0
         var quirks = 0
         var otherPayloadType = 0
         var parameterSetUnits = 0
@@ -34,15 +36,20 @@ struct AnomalyLog: Sendable {
     mutating func addTrack() { counts.append(Counts()) }
 
     /// After a push: logs each kind the track met for the first time.
-    mutating func look(at track: Int, reorder: ReorderBuffer, depacketizer: VideoDepacketizer) {
+    mutating func look(at track: Int, reorder: ReorderBuffer, depacketizer: Depacketizer) {
         let before = counts[track]
-        let statistics = depacketizer.statistics
         var now = before
         (now.lost, now.sourceChanges, now.restarts) = (reorder.lost, reorder.sourceChanges, reorder.restarts)
         (now.late, now.duplicates) = (reorder.late, reorder.duplicates)
-        (now.malformed, now.unsupported) = (statistics.malformedPackets, statistics.unsupportedPackets)
-        (now.droppedNALUnits, now.quirks) = (statistics.droppedNALUnits, statistics.quirks)
-        now.otherPayloadType = statistics.otherPayloadTypePackets
+        if let statistics = depacketizer.videoStatistics {
+            (now.malformed, now.unsupported) = (statistics.malformedPackets, statistics.unsupportedPackets)
+            (now.droppedNALUnits, now.quirks) = (statistics.droppedNALUnits, statistics.quirks)
+            now.otherPayloadType = statistics.otherPayloadTypePackets
+        } else if let statistics = depacketizer.audio?.statistics {
+            (now.malformed, now.droppedFrames) = (statistics.malformedPackets, statistics.droppedFrames)
+            now.otherPayloadType = statistics.otherPayloadTypePackets
+        }
+        now.unplayable = depacketizer.droppedPackets
         counts[track] = now
         func first(_ path: KeyPath<Counts, Int>) -> Bool { before[keyPath: path] == 0 && now[keyPath: path] > 0 }
         let metadata: Logger.Metadata = ["track": "\(track)"]
@@ -75,6 +82,15 @@ struct AnomalyLog: Sendable {
             logger.notice(
                 "track \(track): a NAL unit missing a fragment was dropped, never spliced (further ones are counted)",
                 metadata: metadata)
+        }
+        if first(\.droppedFrames) {
+            logger.notice(
+                "track \(track): an audio frame missing a piece was left out, never spliced (further ones are counted)",
+                metadata: metadata)
+        }
+        if first(\.unplayable), case .unplayable(let reason) = depacketizer.payload {
+            logger.warning(
+                "track \(track): its packets are dropped: \(reason.escapingControlCharacters)", metadata: metadata)
         }
         if first(\.quirks) {
             logger.info(

@@ -11,20 +11,16 @@ public struct AccessUnitStreams: Sendable {
     public let codec: VideoCodec?
     public let configuration: DepacketizerConfiguration
     /// A depacketizer every stream starts from (from an SDP), instead of the codec and configuration.
-    public let template: VideoDepacketizer?
+    public let template: Depacketizer?
     private var tracks: CaptureTracks
     private var pipeline: MediaPipeline
-    /// Sender clocks from RTCP that does not come as datagrams (a live session reads its RTCP itself).
-    private let senderClocks: (@Sendable (UInt32) -> SenderClock?)?
 
     public init(
         filter: StreamFilter = StreamFilter(), codec: VideoCodec? = nil,
         configuration: DepacketizerConfiguration = DepacketizerConfiguration(),
-        reorder: ReorderBuffer.Configuration = .init(), template: VideoDepacketizer? = nil,
-        senderClocks: (@Sendable (UInt32) -> SenderClock?)? = nil, followsFlows: Bool = false
+        reorder: ReorderBuffer.Configuration = .init(), template: Depacketizer? = nil, followsFlows: Bool = false
     ) {
-        self.senderClocks = senderClocks
-        self.codec = template?.codec ?? codec
+        self.codec = template?.videoCodec ?? codec
         self.configuration = configuration
         self.template = template
         self.tracks = CaptureTracks(filter: filter, followsFlows: followsFlows)
@@ -51,17 +47,21 @@ public struct AccessUnitStreams: Sendable {
         handOn(emit: emit)
     }
 
-    /// The codec and depacketizer state of each stream, in order of appearance.
-    public var depacketizers: [(StreamKey, VideoDepacketizer)] {
+    /// The depacketizer of each stream whose codec is known, in order of appearance (its codec, parameter
+    /// sets and counters).
+    public var depacketizers: [(StreamKey, Depacketizer)] {
         (0..<pipeline.trackCount).compactMap { track in
-            pipeline.depacketizer(track: track).map { (tracks.stream(track: track), $0) }
+            pipeline.depacketizer(track: track).flatMap { $0.videoCodec == nil ? nil : (tracks.stream(track: track), $0) }
         }
     }
 
-    /// The streams whose codec was sniffed and whose payload type is static (RFC 3551: PCMU, PCMA...): not
-    /// video, left out.
-    public var streamsNotVideo: [StreamKey] {
-        (0..<pipeline.trackCount).filter { pipeline.isNotVideo(track: $0) }.map { tracks.stream(track: $0) }
+    /// The streams whose codec was sniffed and found not to be video (a static payload type, RFC 3551:
+    /// PCMU, PCMA...), or never told: left out, each with the reason.
+    public var streamsNotVideo: [(stream: StreamKey, reason: String)] {
+        (0..<pipeline.trackCount).compactMap { track in
+            guard case .unplayable(let reason) = pipeline.depacketizer(track: track)?.payload else { return nil }
+            return (tracks.stream(track: track), reason)
+        }
     }
 
     /// The track (index in order of appearance) of `stream`, once it has been seen.
@@ -73,18 +73,15 @@ public struct AccessUnitStreams: Sendable {
     }
 
     private mutating func addTrack() {
-        if let start = template ?? codec.map({ VideoDepacketizer(codec: $0, configuration: configuration) }) {
-            _ = pipeline.addTrack(start)
-        } else {
-            _ = pipeline.addTrack(sniffing: configuration)
-        }
+        let start = template ?? codec.map { Depacketizer(codec: $0, configuration: configuration) }
+        _ = pipeline.addTrack(start ?? .sniffing(configuration: configuration))
     }
 
-    /// Hands on what the pipeline completed; a live session's units are dated by the session's clocks.
+    /// Hands on what the pipeline completed.
     private mutating func handOn(emit: (StreamKey, AccessUnit) -> Void) {
-        while var unit = pipeline.nextAccessUnit() {
-            if unit.captureTime == nil, let senderClocks { unit = unit.captured(by: senderClocks(unit.ssrc)) }
-            emit(tracks.stream(track: unit.track), unit)
+        while let unit = pipeline.next() {
+            guard case .video(let accessUnit) = unit else { continue }
+            emit(tracks.stream(track: accessUnit.track), accessUnit)
         }
     }
 }

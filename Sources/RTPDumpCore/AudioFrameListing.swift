@@ -1,3 +1,4 @@
+import PacketCapture
 import Audio
 import MediaPipeline
 import RTP

@@ -11,30 +11,25 @@ public struct AudioFrameStreams: Sendable {
     public let format: AudioFormat
     private var tracks: CaptureTracks
     private var pipeline: MediaPipeline
-    /// Sender clocks from RTCP that does not come as datagrams (a live session reads its RTCP itself).
-    private let senderClocks: (@Sendable (UInt32) -> SenderClock?)?
 
     /// - Throws: ``AudioError`` when the format's configuration cannot be read.
     public init(
         format: AudioFormat, filter: StreamFilter = StreamFilter(), reorder: ReorderBuffer.Configuration = .audio,
-        senderClocks: (@Sendable (UInt32) -> SenderClock?)? = nil, followsFlows: Bool = false
+        followsFlows: Bool = false
     ) throws(AudioError) {
         self.format = format
         _ = try AudioDepacketizer(format: format)  // refused here, with its reason, rather than per stream
         var narrowed = filter
         narrowed.payloadType = narrowed.payloadType ?? format.payloadType
         tracks = CaptureTracks(filter: narrowed, followsFlows: followsFlows)
-        pipeline = MediaPipeline(reorder: reorder)
-        self.senderClocks = senderClocks
+        pipeline = MediaPipeline(audioReorder: reorder)
     }
 
     /// Offers a datagram; `emit` receives the frames it completes, with their stream.
     public mutating func add(_ datagram: consuming UDPDatagram, emit: (StreamKey, AudioFrame) -> Void) {
         switch tracks.sort(datagram) {
         case .packet(let received, let isNew):
-            if isNew, let depacketizer = try? AudioDepacketizer(format: format) {
-                _ = pipeline.addTrack(audio: depacketizer)
-            }
+            if isNew { _ = pipeline.addTrack(Depacketizer(format: .audio(format))) }
             pipeline.push(consume received)
             handOn(emit: emit)
         case .senderReports(let reports):
@@ -53,13 +48,13 @@ public struct AudioFrameStreams: Sendable {
     /// The depacketizer of each stream, in order of appearance (its counters, its configuration).
     public var depacketizers: [(StreamKey, AudioDepacketizer)] {
         (0..<pipeline.trackCount).compactMap { track in
-            pipeline.audioDepacketizer(track: track).map { (tracks.stream(track: track), $0) }
+            pipeline.depacketizer(track: track)?.audio.map { (tracks.stream(track: track), $0) }
         }
     }
 
     private mutating func handOn(emit: (StreamKey, AudioFrame) -> Void) {
-        while var frame = pipeline.nextAudioFrame() {
-            if frame.captureTime == nil, let senderClocks { frame = frame.captured(by: senderClocks(frame.ssrc)) }
+        while let unit = pipeline.next() {
+            guard case .audio(let frame) = unit else { continue }
             emit(tracks.stream(track: frame.track), frame)
         }
     }
@@ -80,7 +75,7 @@ extension AudioFrameStreams {
         var streams: AudioFrameStreams
         do {
             streams = try AudioFrameStreams(
-                format: format, filter: filter, senderClocks: source.senderClocks, followsFlows: followsFlows)
+                format: format, filter: filter, followsFlows: followsFlows)
         } catch {
             throw RTPDumpError("\(error)")
         }

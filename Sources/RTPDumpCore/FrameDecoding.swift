@@ -14,8 +14,8 @@ public enum FrameDecoding {
         public var frames = 0
         public var damagedFrames = 0
         public var decodeErrors = 0
-        /// Streams left out because their payload type is static: not video (``AccessUnitStreams/streamsNotVideo``).
-        public var streamsNotVideo: [StreamKey] = []
+        /// Streams left out as not video, each with the reason (``AccessUnitStreams/streamsNotVideo``).
+        public var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was decoded all the same.
         public var inputFailure: (any Error)?
@@ -26,12 +26,12 @@ public enum FrameDecoding {
     /// their stream across a change of SSRC (`CaptureTracks.followsFlows`).
     public static func decode<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, threads: Int,
-        outputSize: (width: Int, height: Int)? = nil, template: VideoDepacketizer? = nil, followsFlows: Bool = false,
+        outputSize: (width: Int, height: Int)? = nil, template: Depacketizer? = nil, followsFlows: Bool = false,
         emit: (I420Frame) throws -> Void
     ) throws -> Summary {
         let configuration = FFmpegVideoDecoder.Configuration(threads: threads, outputSize: outputSize)
         var streams = AccessUnitStreams(
-            filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks,
+            filter: filter, codec: codec, template: template,
             followsFlows: followsFlows)
         var chosen: StreamKey?
         var decoders = TrackDecoders(

@@ -1,10 +1,13 @@
+import NIOConcurrencyHelpers
 import PacketCapture
 import RTP
 import RTSP
 @_spi(PacketHandler) import RTSPClient
 
 /// A live RTSP session as the commands' datagram source: packets as they arrive, each presented as a
-/// datagram from the server to the track's client port (UDP) or interleaved channel (TCP). The commands
+/// datagram from the server to the track's client port (UDP) or interleaved channel (TCP), and the tracks'
+/// sender reports as RTCP datagrams to the port above, before the next packet (the pipeline that reads
+/// them dates the units, as it does a capture's). The commands
 /// are synchronous; ``nextDatagram()`` waits for the next packet, and returns nil when the session ends
 /// or `duration` has passed (then the session is torn down). ``forEachDatagram(_:)`` runs its body on the
 /// session's event loop instead, as each read arrives, while the caller waits: no thread hop per read.
@@ -19,12 +22,10 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         warnings.unreadAtDeadline = queue.unreadAtCut
         return warnings
     }
-    /// The session reads the RTCP: its sender reports reach the commands through this, not as datagrams.
-    public var senderClocks: (@Sendable (UInt32) -> SenderClock?)? {
-        { [packets = session.packets] ssrc in packets.senderClock(ssrc: ssrc) }
-    }
 
     private let queue: PacketQueue
+    /// Sender reports received and not yet presented.
+    private let reports: NIOLockedValueBox<[ReceivedSenderReport]>
     private let source: PacketCapture.SocketAddress
     private let ports: [UInt16]
     private var index = 0
@@ -35,8 +36,12 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         // Packets go from the event loop straight to this queue (the session's packetHandler), which hands
         // them to a consumer on the event loop (forEachDatagram) or to the command's thread (nextDatagram).
         let queue = PacketQueue()
+        let reports = NIOLockedValueBox<[ReceivedSenderReport]>([])
         var options = options
-        options.packetHandler = { batch in queue.push(batch) }
+        options.packetHandler = { batch, received in
+            if !received.isEmpty { reports.withLockedValue { $0 += received } }
+            queue.push(batch)
+        }
         if let duration { options.setupTimeout = min(options.setupTimeout, duration) }
         let started = ContinuousClock.now
         let result = BlockingResult<RTSPSession>()
@@ -55,12 +60,15 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         defer { deadline?.cancel() }
         let session = try result.wait()
         let rest = duration.map { max(.zero, $0 - (ContinuousClock.now - started)) }
-        return LiveSessionSource(session: session, queue: queue, duration: rest)
+        return LiveSessionSource(session: session, queue: queue, reports: reports, duration: rest)
     }
 
-    private init(session: RTSPSession, queue: PacketQueue, duration: Duration?) {
+    private init(
+        session: RTSPSession, queue: PacketQueue, reports: NIOLockedValueBox<[ReceivedSenderReport]>, duration: Duration?
+    ) {
         self.session = session
         self.queue = queue
+        self.reports = reports
         var info = RTSPSessionInfo()
         info.description = session.sessionDescription
         self.info = info
@@ -94,18 +102,53 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         }
     }
 
+    /// Reports taken and not yet presented, for ``nextDatagram()``.
+    private var pendingReports: [ReceivedSenderReport] = []
+
     public func nextDatagram() throws -> UDPDatagram? {
+        if !pendingReports.isEmpty { return datagram(pendingReports.removeFirst()) }
+        if let held = pendingPacket {
+            pendingPacket = nil
+            return datagram(held)
+        }
         guard let received = try queue.next() else { return nil }
-        return datagram(received)
+        pendingReports = takeReports()
+        guard !pendingReports.isEmpty else { return datagram(received) }
+        pendingPacket = received
+        return datagram(pendingReports.removeFirst())
     }
+
+    private func takeReports() -> [ReceivedSenderReport] {
+        reports.withLockedValue { taken in
+            defer { taken = [] }
+            return taken
+        }
+    }
+
+    /// A packet taken while reports went first.
+    private var pendingPacket: RTSPReceivedPacket?
 
     public func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
         // The caller waits until the session ends, so `body` never runs after this returns.
         try withoutActuallyEscaping(body) { body in
             try queue.consumeOnPushingThread(
-                { [self] received in try body(datagram(received)) },
+                { [self] received in
+                    for report in takeReports() { try body(datagram(report)) }
+                    try body(datagram(received))
+                },
                 stop: { [session] in Task { await session.teardown() } })
         }
+    }
+
+    /// A sender report as the RTCP datagram it came in, to the port above the track's.
+    private func datagram(_ report: ReceivedSenderReport) -> UDPDatagram {
+        var builder = RTCPCompoundBuilder()
+        builder.appendSenderReport(report.report)
+        index += 1
+        return UDPDatagram(
+            recordIndex: index - 1, time: ArrivalTime(nanoseconds: 0), source: source,
+            destination: SocketAddress(address: .v4(0x7F00_0001), port: ports[report.track] &+ 1),
+            payload: builder.bytes[...], isTruncated: false)
     }
 
     private func datagram(_ received: RTSPReceivedPacket) -> UDPDatagram {

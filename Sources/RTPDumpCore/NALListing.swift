@@ -24,8 +24,8 @@ public enum NALListing {
         public var written = 0
         public var skippedIncomplete = 0
         public var bytes = 0
-        /// Streams left out because their payload type is static: not video (``AccessUnitStreams/streamsNotVideo``).
-        public var streamsNotVideo: [StreamKey] = []
+        /// Streams left out as not video, each with the reason (``AccessUnitStreams/streamsNotVideo``).
+        public var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was written all the same.
         public var inputFailure: (any Error)?
@@ -37,11 +37,11 @@ public enum NALListing {
     /// `followsFlows`: the input is an RTSP session, whose tracks keep their stream across a change of SSRC
     /// (`CaptureTracks.followsFlows`).
     public static func extract<Source: DatagramSource>(
-        _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: VideoDepacketizer? = nil,
+        _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: Depacketizer? = nil,
         followsFlows: Bool = false, write: (ArraySlice<UInt8>) throws -> Void
     ) throws -> ExtractSummary {
         var streams = AccessUnitStreams(
-            filter: filter, codec: codec, template: template, senderClocks: capture.senderClocks,
+            filter: filter, codec: codec, template: template,
             followsFlows: followsFlows)
         var chosen: StreamKey?
         var summary = ExtractSummary()

@@ -15,14 +15,9 @@ public protocol DatagramSource {
     /// no datagram has to cross threads; use ``nextDatagram()`` for work too slow for a receiving thread.
     mutating func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws
     var warnings: CaptureWarnings { get }
-    /// The sender clock of each SSRC, for a source that reads the RTCP itself rather than passing its
-    /// sender reports on as datagrams (a live session); nil for the others.
-    var senderClocks: (@Sendable (UInt32) -> SenderClock?)? { get }
 }
 
 extension DatagramSource {
-    public var senderClocks: (@Sendable (UInt32) -> SenderClock?)? { nil }
-
     public mutating func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
         while let datagram = try nextDatagram() { try body(datagram) }
     }
@@ -40,7 +35,7 @@ public struct RTSPSessionInfo: Sendable {
     public var clientRTPPorts: Set<UInt16> = []
 
     /// The video format of the DESCRIBE answer, if it has one.
-    public var videoFormat: VideoFormat? { description.flatMap { SDPVideo.videoFormat(in: $0) } }
+    public var videoFormat: VideoFormat? { description?.videoFormat() }
 
     mutating func note(_ message: RTSPMessage) {
         if case .response(200, _) = message.kind, message.body.starts(with: Array("v=".utf8)),

@@ -27,7 +27,6 @@ public final class SRTPDatagrams: DatagramSource {
     }
 
     public var warnings: CaptureWarnings { source.warnings }
-    public var senderClocks: (@Sendable (UInt32) -> SenderClock?)? { source.senderClocks }
 
     public func nextDatagram() throws -> UDPDatagram? {
         while let datagram = try source.nextDatagram() {

@@ -5,41 +5,13 @@ import MediaPipeline
 import RTP
 import SDP
 
-/// One unit of a session's media, in the order units complete: a video access unit or an audio frame. Each
-/// names its track (an index into ``RTSPSession/tracks``) and carries its capture time on the sender's wall
-/// clock once the track's sender has reported: the video and audio of one session line up on it.
-public enum RTSPMediaUnit: Sendable {
-    case video(AccessUnit)
-    case audio(AudioFrame)
-
-    /// The track it belongs to, by index into ``RTSPSession/tracks``.
-    public var track: Int {
-        switch self {
-        case .video(let unit): unit.track
-        case .audio(let frame): frame.track
-        }
-    }
-
-    /// When the sender captured it, on its wall clock (nil until the track's first sender report).
-    public var captureTime: WallClockTime? {
-        switch self {
-        case .video(let unit): unit.captureTime
-        case .audio(let frame): frame.captureTime
-        }
-    }
-
-    /// Whether it is its track's first after a break (a reconnect, a new source).
-    public var isDiscontinuity: Bool {
-        switch self {
-        case .video(let unit): unit.isDiscontinuity
-        case .audio(let frame): frame.isDiscontinuity
-        }
-    }
-}
+/// One unit of a session's media: the library's one ``MediaUnit``.
+@available(*, deprecated, renamed: "MediaUnit")
+public typealias RTSPMediaUnit = MediaUnit
 
 /// The video access units and audio frames of a session's tracks, in the order they complete: their packets
-/// through the library's ``MediaPipeline`` (a reorder buffer per track, the depacketizer its SDP format calls
-/// for). Loss is reported on each unit (``AccessUnit/lostPackets``, ``AudioFrame/lostPacketsBefore``);
+/// and sender reports through the library's ``MediaPipeline`` (a reorder buffer per track, the depacketizer
+/// its SDP format calls for, the sender's clock). Loss is reported on each unit (``AccessUnit/lostPackets``, ``AudioFrame/lostPacketsBefore``);
 /// nothing is spliced. Iterate once: a session's packets have one consumer.
 ///
 /// ```swift
@@ -51,7 +23,7 @@ public enum RTSPMediaUnit: Sendable {
 /// }
 /// ```
 public struct RTSPMediaUnits: AsyncSequence, Sendable {
-    public typealias Element = RTSPMediaUnit
+    public typealias Element = MediaUnit
 
     let packets: RTSPPackets
     /// The tracks played, by index into the session's tracks; packets of the others are skipped.
@@ -68,20 +40,18 @@ public struct RTSPMediaUnits: AsyncSequence, Sendable {
         var pipeline: MediaPipeline
         var finished = false
 
-        public mutating func next() async throws -> RTSPMediaUnit? {
+        public mutating func next() async throws -> MediaUnit? {
             while true {
-                if let unit = pipeline.nextAccessUnit() {
-                    return .video(unit.captured(by: source.clock(track: unit.track, ssrc: unit.ssrc)))
-                }
-                if let frame = pipeline.nextAudioFrame() {
-                    return .audio(frame.captured(by: source.clock(track: frame.track, ssrc: frame.ssrc)))
-                }
+                if let unit = pipeline.next() { return unit }
                 if finished { return nil }
                 guard let received = try await source.next() else {
                     finished = true
                     pipeline.finish()
                     continue
                 }
+                // The sender reports that came with the packet date the units from here on: the pipeline's
+                // clock is the session's one clock.
+                for report in source.takeSenderReports() { pipeline.receiveSenderReport(report.report, track: report.track) }
                 guard selected.contains(received.track) else { continue }
                 pipeline.push(received)
             }
@@ -91,16 +61,21 @@ public struct RTSPMediaUnits: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             source: packets.makeAsyncIterator(), selected: selected,
-            pipeline: MediaPipeline(media: formats, reorder: reorder, audioReorder: audioReorder, logger: logger))
+            pipeline: MediaPipeline(formats: formats, reorder: reorder, audioReorder: audioReorder, logger: logger))
     }
 
     /// The tracks these units come from, in order.
     public var tracks: [Int] { selected.sorted() }
 }
 
+extension RTSPMediaUnits: DescribedTracks {
+    /// The format of `track` (an index into ``RTSPSession/tracks``), from the session's SDP.
+    public func format(track: Int) -> MediaFormat? { formats.indices.contains(track) ? formats[track] : nil }
+}
+
 /// The audio frames of a session's audio tracks, in the order they complete, each naming its track and
 /// dated on the sender's wall clock once it has reported. Iterate once.
-public struct RTSPAudioFrames: AsyncSequence, Sendable {
+public struct RTSPAudioFrames: AsyncSequence, Sendable, DescribedTracks {
     public typealias Element = AudioFrame
 
     let media: RTSPMediaUnits
@@ -120,6 +95,9 @@ public struct RTSPAudioFrames: AsyncSequence, Sendable {
 
     /// The tracks these frames come from, in order.
     public var tracks: [Int] { media.tracks }
+
+    /// The format of `track` (an index into ``RTSPSession/tracks``), from the session's SDP.
+    public func format(track: Int) -> MediaFormat? { media.format(track: track) }
 }
 
 extension RTSPSession {

@@ -1,3 +1,4 @@
+import RTP
 import Logging
 import RTSP
 import SDP
@@ -105,12 +106,12 @@ public struct RTSPSessionOptions: Sendable {
     public var logger = Logger(label: "swift-rtp", factory: { _ in SwiftLogNoOpLogHandler() })
     // SPI (`@_spi(PacketHandler) import RTSPClient`): rtpdump hands packets straight to its own queue;
     // applications iterate the session's sequences.
-    /// When set, each read's packets go to this closure, on the session's event loop thread, instead of
-    /// to ``RTSPSession/packets`` (which then only ends, as the session does): no thread hop and no
-    /// allocation per read, for consumers that hand packets on at once. It must return quickly and may
-    /// not keep the slice past the call (copy what it keeps).
+    /// When set, each read's packets, and the tracks' sender reports that came with them, go to this
+    /// closure, on the session's event loop thread, instead of to ``RTSPSession/packets`` (which then only
+    /// ends, as the session does): no thread hop and no allocation per read, for consumers that hand packets
+    /// on at once. It must return quickly and may not keep the slice past the call (copy what it keeps).
     @_spi(PacketHandler)
-    public var packetHandler: (@Sendable (ArraySlice<RTSPReceivedPacket>) -> Void)?
+    public var packetHandler: (@Sendable (ArraySlice<RTSPReceivedPacket>, [ReceivedSenderReport]) -> Void)?
 
     public init(
         transport: Transport = .tcp, credentials: Credentials? = nil, connectTimeout: Duration = .seconds(5),

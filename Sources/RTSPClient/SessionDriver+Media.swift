@@ -86,9 +86,11 @@ extension SessionDriver {
 
     /// Hands the packets of this read to the consumer, in one piece.
     func handOver() {
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty || !batchReports.isEmpty else { return }
+        let reports = batchReports
+        batchReports = []
         if let handler = options.packetHandler {
-            handler(batch[...])
+            handler(batch[...], reports)
             batch.removeAll(keepingCapacity: true)
             return
         }
@@ -112,10 +114,12 @@ extension SessionDriver {
             "the consumer fell behind: \(count - admitted) packet(s) were dropped")
         media.droppedByConsumer += count - admitted
         if admitted == count {
-            continuation.yield(batch)
+            continuation.yield(RTSPPackets.Batch(packets: batch, senderReports: reports))
             batch = []
         } else {
-            if admitted > 0 { continuation.yield(Array(batch[..<admitted])) }
+            if admitted > 0 || !reports.isEmpty {
+                continuation.yield(RTSPPackets.Batch(packets: Array(batch[..<admitted]), senderReports: reports))
+            }
             batch.removeAll(keepingCapacity: true)
         }
     }
@@ -134,8 +138,7 @@ extension SessionDriver {
             }
             media.tracks[track].lastSenderReport = (UInt32(truncatingIfNeeded: report.ntpTimestamp >> 16), arrival)
             media.tracks[track].senderReports += 1
-            let clockRate = media.tracks[track].description.format.clockRate
-            clocks.withLockedValue { $0[track, default: SenderClock(clockRate: clockRate)].update(with: report) }
+            batchReports.append(ReceivedSenderReport(track: track, report: report))
         }
         // BYE from the track's sender: its stream is over; when every track's is, so is the session. A track
         // that never sent anything does not hold the session open: cameras describe, and set up, an audio

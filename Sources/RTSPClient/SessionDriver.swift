@@ -24,7 +24,7 @@ final class SessionDriver: @unchecked Sendable {
 
     let eventLoop: any EventLoop
     let options: RTSPSessionOptions
-    let continuation: AsyncThrowingStream<[RTSPReceivedPacket], any Error>.Continuation
+    let continuation: AsyncThrowingStream<RTSPPackets.Batch, any Error>.Continuation
     /// Succeeds when the session is over, however it ended.
     let closed: EventLoopPromise<Void>
 
@@ -98,8 +98,8 @@ final class SessionDriver: @unchecked Sendable {
         self.machine = RTSPClientStateMachine(configuration: .init(url: url))
         // Batches hold a read's packets; the bounds (packetBufferCapacity, packetBufferByteCapacity) are kept
         // by `backlog`.
-        let stream = AsyncThrowingStream.makeStream(of: [RTSPReceivedPacket].self)
-        self.packets = RTSPPackets(batches: stream.stream, backlog: backlog, clocks: clocks)
+        let stream = AsyncThrowingStream.makeStream(of: RTSPPackets.Batch.self)
+        self.packets = RTSPPackets(batches: stream.stream, backlog: backlog)
         self.continuation = stream.continuation
         (events, eventsContinuation) = AsyncStream.makeStream(of: RTSPSessionEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.closed = eventLoop.makePromise()
@@ -114,10 +114,11 @@ final class SessionDriver: @unchecked Sendable {
     func tell(_ event: RTSPSessionEvent) { eventsContinuation.yield(event) }
     /// Packets handed to the consumer and not yet taken, and their bytes.
     let backlog = NIOLockedValueBox(RTSPPackets.Backlog())
-    /// Each track's sender clock, shared with the consumer's iterators.
-    let clocks = NIOLockedValueBox<[Int: SenderClock]>([:])
     /// Packets delivered during the current read, handed to the consumer when the read completes.
     var batch: [RTSPReceivedPacket] = []
+    /// Sender reports of the tracks' sources that came during the current read, handed on with its packets:
+    /// the consumer's pipeline dates units by them.
+    var batchReports: [ReceivedSenderReport] = []
     /// Where each received packet's bytes are copied (the one copy between the socket and the depacketizer).
     var packetBuffers = PacketBufferPool()
 

@@ -75,3 +75,10 @@ extension MediaDescription {
         return nil
     }
 }
+
+extension SessionDescription {
+    /// The first H.264 or H.265 format of the description (or the one with `payloadType`).
+    public func videoFormat(payloadType: UInt8? = nil) -> VideoFormat? {
+        media.lazy.compactMap(\.videoFormat).first { payloadType == nil || $0.payloadType == payloadType }
+    }
+}

@@ -32,7 +32,7 @@ struct Frames: ParsableCommand {
         var streams: AudioFrameStreams
         do {
             streams = try AudioFrameStreams(
-                format: format, filter: options.filter, senderClocks: capture.senderClocks, followsFlows: session != nil)
+                format: format, filter: options.filter, followsFlows: session != nil)
         } catch {
             throw RTPDumpError("\(options.sdp ?? options.displayName): \(error)")
         }

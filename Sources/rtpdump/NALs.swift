@@ -30,7 +30,7 @@ struct NALs: ParsableCommand {
         let format = try options.sdpFormat(session: session)
         var streams = AccessUnitStreams(
             filter: options.filter(for: format), codec: options.codec, template: options.template(for: format),
-            senderClocks: capture.senderClocks, followsFlows: session != nil)
+            followsFlows: session != nil)
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }

@@ -184,7 +184,7 @@ struct InputOptions: ParsableArguments {
         }
         let description: SessionDescription
         do { description = try SessionDescription(text) } catch { throw RTPDumpError("\(sdp): \(error)") }
-        guard let format = SDPVideo.videoFormat(in: description, payloadType: payloadType) else {
+        guard let format = description.videoFormat(payloadType: payloadType) else {
             throw RTPDumpError(
                 "\(sdp) describes no H.264 or H.265 stream\(payloadType.map { " with payload type \($0)" } ?? "")")
         }
@@ -231,11 +231,10 @@ struct InputOptions: ParsableArguments {
 
     /// The depacketizer an SDP video format calls for, if there is one. Parameter sets in the SDP that are
     /// not valid are a warning: the stream's own serve instead.
-    func template(for format: VideoFormat?) -> VideoDepacketizer? {
+    func template(for format: VideoFormat?) -> Depacketizer? {
         guard let format else { return nil }
-        return SDPVideo.depacketizer(for: format) { problem in
-            printError(
-                "warning: \(sdp ?? displayName): \(problem); left out, the stream's in-band parameter sets are used")
+        return Depacketizer(format: .video(format)) { problem in
+            printError("warning: \(sdp ?? displayName): \(problem)")
         }
     }
 
@@ -317,10 +316,9 @@ extension RTSPSessionOptions.Transport: ExpressibleByArgument {}
 
 /// Streams whose codec was sniffed and whose payload type is static (PCMU, PCMA...), on stderr: they are
 /// not H.264 or H.265, and were left out rather than listed as NAL units.
-func noteNotVideo(_ streams: [StreamKey]) {
-    for stream in streams {
+func noteNotVideo(_ streams: [(stream: StreamKey, reason: String)]) {
+    for (stream, reason) in streams {
         printError(
-            "note: stream ssrc=\(hex32(stream.ssrc)) has a static payload type (RFC 3551: audio or another codec), "
-                + "not H.264 or H.265: left out (--codec decodes it as video all the same)")
+            "note: stream ssrc=\(hex32(stream.ssrc)) is left out: \(reason) (--codec takes it as video all the same)")
     }
 }

@@ -1,3 +1,4 @@
+import MediaDecoding
 import Audio
 import AudioDecoding
 import FFmpegDecoding

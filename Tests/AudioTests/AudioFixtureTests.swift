@@ -1,3 +1,4 @@
+import MediaDecoding
 import Audio
 import MediaPipeline
 import Foundation
@@ -41,19 +42,19 @@ import VideoDecoding
     /// the SDP's format (a reorder buffer, then the audio depacketizer).
     static func frames(_ capture: String, format: AudioFormat) throws -> (frames: [AudioFrame], statistics: AudioDepacketizerStatistics) {
         var file = try CaptureFile(contentsOf: root.appendingPathComponent("Fixtures/captures/\(capture).pcap").path)
-        var pipeline = MediaPipeline(media: [.audio(format)])
+        var pipeline = MediaPipeline(formats: [.audio(format)])
         var frames: [AudioFrame] = []
         while let datagram = try file.nextDatagram() {
             guard !RTPPacket.looksLikeRTCP(datagram.payload), let packet = try? RTPPacket(datagram.payload) else {
                 continue
             }
             pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: datagram.time))
-            while let frame = pipeline.nextAudioFrame() { frames.append(frame) }
+            while let frame = pipeline.next()?.audioFrame { frames.append(frame) }
         }
         pipeline.finish()
-        while let frame = pipeline.nextAudioFrame() { frames.append(frame) }
-        #expect(pipeline.nextAccessUnit() == nil)
-        return (frames, try #require(pipeline.audioDepacketizer(track: 0)).statistics)
+        while let frame = pipeline.next()?.audioFrame { frames.append(frame) }
+        #expect(pipeline.next()?.accessUnit == nil)
+        return (frames, try #require(pipeline.depacketizer(track: 0)?.audio).statistics)
     }
 
     @Test(arguments: captures)

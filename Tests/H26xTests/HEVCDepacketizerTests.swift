@@ -1,3 +1,4 @@
+import MediaPipeline
 import RTP
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
     }
 
     static func run(_ packets: [RTPPacket?], maxDONDiff: Int = 0) -> ([Packets.Unit], HEVCDepacketizer) {
-        var d = VideoDepacketizer(HEVCDepacketizer(maxDONDiff: maxDONDiff))
+        var d = Depacketizer(HEVCDepacketizer(maxDONDiff: maxDONDiff))
         let units = Packets.run(&d, packets)
         return (units, HEVCDepacketizer(maxDONDiff: maxDONDiff))
     }

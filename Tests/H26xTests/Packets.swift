@@ -1,3 +1,4 @@
+import MediaPipeline
 import RTP
 import Testing
 
@@ -56,27 +57,27 @@ enum Packets {
     }
 
     /// Pushes packets (nil = one lost packet) and flushes.
-    static func run(_ depacketizer: inout VideoDepacketizer, _ packets: [RTPPacket?]) -> [Unit] {
+    static func run(_ depacketizer: inout Depacketizer, _ packets: [RTPPacket?]) -> [Unit] {
         var units: [Unit] = []
         for packet in packets {
             if let packet {
                 depacketizer.push(packet)
-                while let accessUnit = depacketizer.nextAccessUnit() { units.append(unit(accessUnit)) }
+                while let accessUnit = depacketizer.next()?.accessUnit { units.append(unit(accessUnit)) }
             } else {
                 depacketizer.noteLoss(1)
-                while let accessUnit = depacketizer.nextAccessUnit() { units.append(unit(accessUnit)) }
+                while let accessUnit = depacketizer.next()?.accessUnit { units.append(unit(accessUnit)) }
             }
         }
         depacketizer.flush()
-        while let accessUnit = depacketizer.nextAccessUnit() { units.append(unit(accessUnit)) }
+        while let accessUnit = depacketizer.next()?.accessUnit { units.append(unit(accessUnit)) }
         return units
     }
 
     static func h264(_ packets: [RTPPacket?], configuration: DepacketizerConfiguration = .init()) -> (
         [Unit], DepacketizerStatistics
     ) {
-        var d = VideoDepacketizer(codec: .h264, configuration: configuration)
+        var d = Depacketizer(codec: .h264, configuration: configuration)
         let units = run(&d, packets)
-        return (units, d.statistics)
+        return (units, d.videoStatistics ?? DepacketizerStatistics())
     }
 }

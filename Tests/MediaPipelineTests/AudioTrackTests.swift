@@ -26,8 +26,9 @@ import Testing
         let video = VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1)
         let h264 = try Self.packets("h264-gst.pcap").map { (track: 0, $0.packet, $0.time) }
         let aac = try Self.packets("audio-aac-gst.pcap").map { (track: 1, $0.packet, $0.time) }
-        var pipeline = MediaPipeline(media: [.video(video), .audio(format)])
-        #expect(pipeline.isAudio(track: 1) && !pipeline.isAudio(track: 0))
+        var pipeline = MediaPipeline(formats: [.video(video), .audio(format)])
+        #expect(pipeline.depacketizer(track: 1)?.payload == .audio(.aac))
+        #expect(pipeline.depacketizer(track: 0)?.payload == .video(.h264))
         // A sender report of the audio source: its frames are dated at 48 kHz from it.
         let ssrc = try #require(aac.first?.1.ssrc)
         let base = try #require(aac.first?.1.timestamp)
@@ -38,15 +39,22 @@ import Testing
         var frames: [AudioFrame] = []
         for (track, packet, time) in (h264 + aac).sorted(by: { $0.2 < $1.2 }) {
             pipeline.push(ReceivedPacket(track: track, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
-            while let unit = pipeline.nextAccessUnit() {
-                #expect(unit.track == 0)
-                units += 1
+            while let unit = pipeline.next() {
+                switch unit {
+                case .video(let accessUnit):
+                    #expect(accessUnit.track == 0)
+                    units += 1
+                case .audio(let frame): frames.append(frame)
+                }
             }
-            while let frame = pipeline.nextAudioFrame() { frames.append(frame) }
         }
         pipeline.finish()
-        while pipeline.nextAccessUnit() != nil { units += 1 }
-        while let frame = pipeline.nextAudioFrame() { frames.append(frame) }
+        while let unit = pipeline.next() {
+            switch unit {
+            case .video: units += 1
+            case .audio(let frame): frames.append(frame)
+            }
+        }
         #expect(units == 90)
         let expected = try String(
             contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/expected/audio-aac-gst.pcap.gst-frames.txt"),

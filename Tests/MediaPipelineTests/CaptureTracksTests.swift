@@ -20,16 +20,16 @@ import Testing
         while let datagram = try capture.nextDatagram() {
             switch tracks.sort(datagram) {
             case .packet(let received, let isNew):
-                if isNew { #expect(pipeline.addTrack(sniffing: .init()) == received.track) }
+                if isNew { #expect(pipeline.addTrack(.sniffing()) == received.track) }
                 pipeline.push(received)
             case .senderReports(let reports):
                 for report in reports { pipeline.receiveSenderReport(report) }
             case nil: break
             }
-            while let unit = pipeline.nextAccessUnit() { units.append(unit) }
+            while let unit = pipeline.next()?.accessUnit { units.append(unit) }
         }
         pipeline.finish()
-        while let unit = pipeline.nextAccessUnit() { units.append(unit) }
+        while let unit = pipeline.next()?.accessUnit { units.append(unit) }
         return (units, tracks, pipeline)
     }
 
@@ -37,7 +37,7 @@ import Testing
     @Test func aSniffedH265CaptureGivesGStreamersNALUnits() throws {
         let (units, tracks, pipeline) = try Self.play("h265-gst-sll.pcap")
         #expect(tracks.trackCount == 1)
-        #expect(pipeline.codec(track: 0) == .h265)
+        #expect(pipeline.depacketizer(track: 0)?.videoCodec == .h265)
         #expect(units.allSatisfy { $0.codec == .h265 && $0.isComplete && $0.track == 0 })
         let ours = units.flatMap { $0.nalUnits.map { Array($0.bytes) } }
             .filter { !MediaPipelineTests.isParameterSetOrDelimiter($0, .h265) }
@@ -58,7 +58,7 @@ import Testing
     @Test func aFlowThatChangesSSRCIsOneTrack() throws {
         let (units, tracks, pipeline) = try Self.play("rtsp-h264-udp-ssrc-change.pcap", followsFlows: true)
         let video = (0..<tracks.trackCount).filter {
-            pipeline.codec(track: $0) != nil && (pipeline.reorderBuffer(track: $0)?.released ?? 0) > 100
+            pipeline.depacketizer(track: $0)?.videoCodec != nil && (pipeline.reorderBuffer(track: $0)?.released ?? 0) > 100
         }
         #expect(video.count == 1)
         let sources = units.filter { $0.track == video.first }.map(\.ssrc)

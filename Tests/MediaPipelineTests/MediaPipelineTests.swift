@@ -3,6 +3,7 @@ import H26x
 import MediaPipeline
 import PacketCapture
 import RTP
+import SDP
 import TestSupport
 import Testing
 
@@ -46,11 +47,11 @@ import Testing
         let h264 = try Self.packets("h264-gst.pcap").map { (track: 0, $0.packet, $0.time) }
         let h265 = try Self.packets("h265-gst-sll.pcap").map { (track: 1, $0.packet, $0.time) }
         let merged = (h264 + h265).sorted { $0.2 < $1.2 }
-        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264), VideoDepacketizer(codec: .h265)])
+        var pipeline = MediaPipeline(depacketizers: [Depacketizer(codec: .h264), Depacketizer(codec: .h265)])
         var nals: [[[UInt8]]] = [[], []]
         var units = [0, 0]
         func take() {
-            while let unit = pipeline.nextAccessUnit() {
+            while let unit = pipeline.next()?.accessUnit {
                 #expect(unit.codec == (unit.track == 0 ? .h264 : .h265))
                 #expect(unit.isComplete)
                 units[unit.track] += 1
@@ -71,23 +72,23 @@ import Testing
 
     /// A packet for a track the pipeline does not have is counted and dropped, never a crash.
     @Test func aPacketOfAnUnknownTrackIsCountedAndDropped() throws {
-        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)])
+        var pipeline = MediaPipeline(depacketizers: [Depacketizer(codec: .h264)])
         let packet = try #require(try Self.packets("h264-gst.pcap").first).packet
         for track in [1, -1, Int.max] {
             pipeline.push(ReceivedPacket(track: track, packet: packet, arrival: ArrivalTime(nanoseconds: 0)))
         }
         #expect(pipeline.unknownTrackPackets == 3)
-        #expect(pipeline.nextAccessUnit() == nil)
+        #expect(pipeline.next()?.accessUnit == nil)
     }
 
     /// Units taken before the next push leave their buffer to the next unit: the pipeline keeps no reference
     /// to a unit it handed on (after the first units, every unit is in one storage).
     @Test func unitsTakenBeforeTheNextPushShareOneBuffer() throws {
-        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)])
+        var pipeline = MediaPipeline(depacketizers: [Depacketizer(codec: .h264)])
         var addresses: [UInt] = []
         for (packet, time) in try Self.packets("h264-gst.pcap") {
             pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
-            while let unit = pipeline.nextAccessUnit() {
+            while let unit = pipeline.next()?.accessUnit {
                 unit.nalUnits.annexB?.withUnsafeBufferPointer { addresses.append(UInt(bitPattern: $0.baseAddress)) }
             }
         }
@@ -102,14 +103,14 @@ import Testing
     /// log says it once, whatever their number.
     @Test func aLossyStreamIsLoggedOnce() throws {
         let log = CapturedLog()
-        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)], logger: log.logger())
+        var pipeline = MediaPipeline(depacketizers: [Depacketizer(codec: .h264)], logger: log.logger())
         var lost = 0
         for (packet, time) in try MediaPipelineTests.packets("h264-gst-dropped.pcap") {
             pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
-            while let unit = pipeline.nextAccessUnit() { lost += unit.lostPackets }
+            while let unit = pipeline.next()?.accessUnit { lost += unit.lostPackets }
         }
         pipeline.finish()
-        while let unit = pipeline.nextAccessUnit() { lost += unit.lostPackets }
+        while let unit = pipeline.next()?.accessUnit { lost += unit.lostPackets }
         #expect(lost > 1)
         #expect(log.lines(containing: "given up as lost").count == 1, "\(log.lines)")
         #expect(log.lines.allSatisfy { $0.hasPrefix("notice") || $0.hasPrefix("debug") || $0.hasPrefix("info") })
@@ -119,14 +120,89 @@ import Testing
     /// shows (SPS and PPS repeated inside an IDR picture); packets of a track the pipeline lacks are told once.
     @Test func aStreamWithoutLossLogsOnlyItsQuirkAndAnUnknownTrackOnce() throws {
         let log = CapturedLog()
-        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)], logger: log.logger())
+        var pipeline = MediaPipeline(depacketizers: [Depacketizer(codec: .h264)], logger: log.logger())
         for (packet, time) in try MediaPipelineTests.packets("h264-gst.pcap") {
             pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
-            while pipeline.nextAccessUnit() != nil {}
+            while pipeline.next()?.accessUnit != nil {}
         }
         #expect(log.lines.count == 1 && log.lines(containing: "counted in quirks").count == 1, "\(log.lines)")
         let stray = try #require(try MediaPipelineTests.packets("h264-gst.pcap").first).packet
         for _ in 0..<5 { pipeline.push(ReceivedPacket(track: 3, packet: stray, arrival: ArrivalTime(nanoseconds: 0))) }
         #expect(log.lines(containing: "track 3").count == 1)
+    }
+}
+
+/// Every payload's anomalies reach the log, audio's too.
+@Suite struct MediaPipelineAudioLogTests {
+    /// An AAC capture with packets dropped by the fixture script: the loss is told once for the audio track,
+    /// as it is for video (the audio road once bypassed the log).
+    @Test func anAudioTracksLossIsLogged() throws {
+        let text = try String(
+            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/audio-aac-gst.sdp"),
+            encoding: .utf8)
+        let format = try #require(try SessionDescription(text).media.first?.mediaFormat)
+        let log = CapturedLog()
+        var pipeline = MediaPipeline(formats: [format], logger: log.logger())
+        var lost = 0
+        for (packet, time) in try AudioTrackTests.packets("audio-aac-gst-dropped.pcap") {
+            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
+            while let unit = pipeline.next() { lost += unit.lostPackets }
+        }
+        pipeline.finish()
+        while let unit = pipeline.next() { lost += unit.lostPackets }
+        #expect(lost > 1)
+        #expect(log.lines(containing: "track 0:").count >= 1, "\(log.lines)")
+        #expect(log.lines(containing: "given up as lost").count == 1, "\(log.lines)")
+    }
+}
+
+/// A flow sniffed for its codec whose payloads never tell H.264 from H.265 is reported, not taken for video.
+@Suite struct SniffingTests {
+    @Test func anUndecidableFlowGivesNoUnitsAndSaysWhy() throws {
+        var pipeline = MediaPipeline(depacketizers: [.sniffing()])
+        var units = 0
+        for index in 0..<(Depacketizer.maxSniffedPackets + 10) {
+            let bytes = RTPPacketBuilder(
+                marker: true, payloadType: 96, sequenceNumber: UInt16(index), timestamp: UInt32(index) * 3000,
+                ssrc: 7, payload: [0x00, 0x00, 0x01, 0x02]
+            ).bytes()
+            let arrival = ArrivalTime(nanoseconds: Int64(index) * 1_000_000)
+            pipeline.push(ReceivedPacket(track: 0, packet: try RTPPacket(bytes[...]), arrival: arrival))
+            while pipeline.next() != nil { units += 1 }
+        }
+        pipeline.finish()
+        while pipeline.next() != nil { units += 1 }
+        #expect(units == 0)
+        let depacketizer = try #require(pipeline.depacketizer(track: 0))
+        guard case .unplayable(let reason) = depacketizer.payload else {
+            Issue.record("the flow was taken for \(depacketizer.payload)")
+            return
+        }
+        #expect(reason.contains("never told H.264 from H.265"))
+        #expect(depacketizer.droppedPackets == Depacketizer.maxSniffedPackets + 10)
+    }
+
+    /// A payload that tells the codec decides at once, and what was held before it is not lost.
+    @Test func aDecidingPayloadReplaysWhatWasHeld() throws {
+        var pipeline = MediaPipeline(depacketizers: [.sniffing()])
+        // 0x06 0x01 fits both codecs (an H.264 SEI, an H.265 type-3 header); the IDR slice after it decides.
+        let packets: [(payload: [UInt8], timestamp: UInt32, marker: Bool)] = [
+            ([0x06, 0x01, 0x05, 0x80], 0, false), ([0x65, 0x88, 0x84, 0x00], 0, true),
+            ([0x65, 0x88, 0x84, 0x00], 3000, true),
+        ]
+        var units: [AccessUnit] = []
+        for (index, packet) in packets.enumerated() {
+            let bytes = RTPPacketBuilder(
+                marker: packet.marker, payloadType: 96, sequenceNumber: UInt16(index), timestamp: packet.timestamp,
+                ssrc: 7, payload: packet.payload
+            ).bytes()
+            pipeline.push(ReceivedPacket(track: 0, packet: try RTPPacket(bytes[...]), arrival: ArrivalTime(nanoseconds: 0)))
+            while let unit = pipeline.next()?.accessUnit { units.append(unit) }
+        }
+        pipeline.finish()
+        while let unit = pipeline.next()?.accessUnit { units.append(unit) }
+        #expect(pipeline.depacketizer(track: 0)?.payload == .video(.h264))
+        #expect(units.map(\.rtpTimestamp) == [0, 3000])
+        #expect(units.first?.nalUnits.map { $0.bytes.first } == [0x06, 0x65])
     }
 }

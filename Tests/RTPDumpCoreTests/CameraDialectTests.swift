@@ -33,20 +33,20 @@ import Testing
     }
 
     static func depacketized(_ packets: [RTPPacket], sdp fmtp: String, payloadType: UInt8 = 96) throws -> (
-        units: [AccessUnit], depacketizer: VideoDepacketizer
+        units: [AccessUnit], depacketizer: Depacketizer
     ) {
         let pt = payloadType
         let description = try SessionDescription(
             "v=0\r\ns=x\r\nt=0 0\r\nm=video 0 RTP/AVP \(pt)\r\na=rtpmap:\(pt) H264/90000\r\na=fmtp:\(pt) \(fmtp)\r\n")
-        let format = try #require(SDPVideo.videoFormat(in: description))
-        var pipeline = MediaPipeline(formats: [format])
+        let format = try #require(description.videoFormat())
+        var pipeline = MediaPipeline(formats: [.video(format)])
         var units: [AccessUnit] = []
         for packet in packets {
             pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: 0)))
-            while let unit = pipeline.nextAccessUnit() { units.append(unit) }
+            while let unit = pipeline.next()?.accessUnit { units.append(unit) }
         }
         pipeline.finish()
-        while let unit = pipeline.nextAccessUnit() { units.append(unit) }
+        while let unit = pipeline.next()?.accessUnit { units.append(unit) }
         return (units, try #require(pipeline.depacketizer(track: 0)))
     }
 
@@ -86,7 +86,7 @@ import Testing
         #expect(units.map(\.nalUnits.count) == [1, 1])
         #expect(units.allSatisfy { $0.isComplete && $0.lostPackets == 0 })
         #expect(units.first?.nalUnits.first?.bytes.count == 3000)
-        #expect(depacketizer.statistics.otherPayloadTypePackets == 1)
-        #expect(depacketizer.statistics.malformedPackets == 0)
+        #expect(depacketizer.videoStatistics?.otherPayloadTypePackets == 1)
+        #expect(depacketizer.videoStatistics?.malformedPackets == 0)
     }
 }

@@ -40,12 +40,12 @@ import Testing
     func staticPayloadTypesAreNeverVideo(capture: String) async throws {
         let nals = try await Self.run(["nals", Fixtures.capture(capture)])
         #expect(nals.status == 0 && nals.stdout.isEmpty, "\(nals.stdout.prefix(200))")
-        #expect(nals.stderr.contains("has a static payload type"), "\(nals.stderr)")
+        #expect(nals.stderr.contains("is static (RFC 3551"), "\(nals.stderr)")
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString).h264").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let extract = try await Self.run(["extract", Fixtures.capture(capture), "-o", output])
         #expect(extract.status != 0 && extract.stderr.contains("no H.264 or H.265 stream"), "\(extract.stderr)")
-        #expect(extract.stderr.contains("has a static payload type"))
+        #expect(extract.stderr.contains("is static (RFC 3551"))
     }
 
     /// A URL with a space (unquoted in a script, pasted from a web page) fails before connecting, naming

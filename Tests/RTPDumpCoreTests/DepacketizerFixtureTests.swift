@@ -143,7 +143,7 @@ import Testing
         #expect(units.allSatisfy { $0.complete })
         #expect(units.count < 90)
         #expect(units.first?.keyframe == true)
-        let skipped = streams.depacketizers.first?.1.statistics.skippedAccessUnits ?? 0
+        let skipped = streams.depacketizers.first?.1.videoStatistics?.skippedAccessUnits ?? 0
         #expect(units.count + skipped == 90)
     }
 
@@ -153,7 +153,7 @@ import Testing
         let manifest = try #require(try Fixtures.json("interleaved.json") as? [String: [String: Any]])
         let depth = try #require(manifest["h264-interleaved-mode2.pcap"]?["depth"] as? Int)
         let depacketizer = H264Depacketizer(configuration: .init(deinterleavingDepth: depth))
-        let units = try Self.depacketize("h264-interleaved-mode2.pcap", VideoDepacketizer(depacketizer))
+        let units = try Self.depacketize("h264-interleaved-mode2.pcap", Depacketizer(depacketizer))
         let expected = try AnnexBFile.nalUnits(expected: "h264-interleaved-mode2.pcap.nals.h264")
         #expect(units.flatMap { $0 } == expected)
         #expect(units.count == manifest["h264-interleaved-mode2.pcap"]?["accessUnits"] as? Int)
@@ -163,19 +163,19 @@ import Testing
         let manifest = try #require(try Fixtures.json("interleaved.json") as? [String: [String: Any]])
         let depth = try #require(manifest["h265-donl.pcap"]?["depth"] as? Int)
         let depacketizer = HEVCDepacketizer(maxDONDiff: depth)
-        let units = try Self.depacketize("h265-donl.pcap", VideoDepacketizer(depacketizer))
+        let units = try Self.depacketize("h265-donl.pcap", Depacketizer(depacketizer))
         let expected = try AnnexBFile.nalUnits(expected: "h265-donl.pcap.nals.h265")
         #expect(units.flatMap { $0 } == expected)
         #expect(units.count == manifest["h265-donl.pcap"]?["accessUnits"] as? Int)
     }
 
-    static func depacketize(_ name: String, _ start: VideoDepacketizer) throws -> [[[UInt8]]] {
+    static func depacketize(_ name: String, _ start: Depacketizer) throws -> [[[UInt8]]] {
         var capture = try CaptureFile(contentsOf: Fixtures.capture(name))
         var tracks = CaptureTracks()
         var pipeline = MediaPipeline()
         var units: [[[UInt8]]] = []
         func take() {
-            while let unit = pipeline.nextAccessUnit() { units.append(unit.nalUnits.map { Array($0.bytes) }) }
+            while let unit = pipeline.next()?.accessUnit { units.append(unit.nalUnits.map { Array($0.bytes) }) }
         }
         while let datagram = try capture.nextDatagram() {
             guard case .packet(let received, let isNewTrack) = tracks.sort(datagram) else { continue }
@@ -199,7 +199,8 @@ import Testing
         while let datagram = try capture.nextDatagram() { streams.add(datagram) { _, _ in } }
         streams.finish { _, _ in }
         // The video stream (the RTSP/UDP capture also holds FFmpeg's one-packet NAT punch stream).
-        let sps = try #require(streams.depacketizers.lazy.compactMap { $0.1.parameterSets.sequenceParameterSet }.first)
+        let sets = streams.depacketizers.compactMap { $0.1.parameterSets }
+        let sps = try #require(sets.lazy.compactMap(\.sequenceParameterSet).first)
         #expect(sps.width == stream["width"] as? Int)
         #expect(sps.height == stream["height"] as? Int)
         #expect(Int(sps.level) == stream["level"] as? Int)

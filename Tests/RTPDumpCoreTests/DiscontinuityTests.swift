@@ -49,12 +49,12 @@ import VideoDecoding
         let cut = (packets.prefix(packets.count / 2).lastIndex { $0.packet.marker } ?? 0) + 1
         let firstPass = packets.prefix(kind == .announcedMidPicture ? cut - 1 : cut)
         let last = firstPass.last?.arrival.nanoseconds ?? 0
-        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)])
+        var pipeline = MediaPipeline(depacketizers: [Depacketizer(codec: .h264)])
         var decoders = TrackDecoders { _, codec in try FFmpegVideoDecoder(codec: codec) }
         var units: [AccessUnit] = []
         var frames: [I420Frame] = []
         func take() throws {
-            while let unit = pipeline.nextAccessUnit() {
+            while let unit = pipeline.next()?.accessUnit {
                 units.append(unit)
                 try decoders.decode(unit)
             }

@@ -215,12 +215,12 @@ import FFmpegDecoding
     @Test(arguments: [("h264-interleaved-mode2", "h264-gst.pcap"), ("h265-donl", "h265-gst-sll.pcap")])
     func decodesToTheOriginalStreamsFrames(capture: String, original: String) throws {
         let text = try String(contentsOf: Fixtures.captures.appendingPathComponent(capture + ".sdp"), encoding: .utf8)
-        let format = try #require(SDPVideo.videoFormat(in: try SessionDescription(text)))
+        let format = try #require(try SessionDescription(text).videoFormat())
         var file = try CaptureFile(contentsOf: Fixtures.capture(capture + ".pcap"))
         var md5s: [String] = []
         let summary = try FrameDecoding.decode(
             &file, filter: StreamFilter(payloadType: format.payloadType), codec: nil, threads: 1,
-            template: SDPVideo.depacketizer(for: format)
+            template: Depacketizer(format: .video(format))
         ) { md5s.append(FrameDigest.md5($0)) }
         #expect(md5s == (try FrameDecodingTests.expected(original)))
         #expect(summary.accessUnits == 90)

@@ -53,7 +53,7 @@ import Testing
             stop: { Issue.record("stop is for a consumer that fails") })
         #expect(seen.map(\.0) == Array(1...9))
         #expect(seen.prefix(3).allSatisfy { $0.1 != "pusher" })
-        #expect(seen.dropFirst(3).allSatisfy { $0.1 == "pusher" })
+        #expect(seen.dropFirst(3).allSatisfy { $0.1 == "pusher" }, "\(seen)")
     }
 
     @Test func aConsumerThatThrowsStopsTheSessionAndSeesNothingMore() throws {

@@ -32,7 +32,7 @@ import VideoDecoding
         var md5s: [String] = []
         _ = try FrameDecoding.decode(
             &source, filter: StreamFilter(payloadType: format.payloadType), codec: nil, threads: 1,
-            template: SDPVideo.depacketizer(for: format), followsFlows: true
+            template: Depacketizer(format: .video(format)), followsFlows: true
         ) { md5s.append(FrameDigest.md5($0)) }
         return md5s
     }

@@ -1,4 +1,5 @@
 @testable import RTPTransport
+import MediaDecoding
 import MediaPipeline
 import Foundation
 import RTP
@@ -64,11 +65,11 @@ import VideoDecoding
     /// GStreamer's frames of the capture, and ours of `packets`, through the public road: the bytes into a
     /// `MediaPipeline`, its access units into FFmpeg.
     static func frames(of packets: [[UInt8]]) throws -> (ours: [String], reference: [String]) {
-        var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: .h264)])
+        var pipeline = MediaPipeline(depacketizers: [Depacketizer(codec: .h264)])
         var decoders = TrackDecoders { _, codec in try FFmpegVideoDecoder(codec: codec) }
         var ours: [String] = []
         func decode() throws {
-            while let unit = pipeline.nextAccessUnit() { try decoders.decode(unit) }
+            while let unit = pipeline.next()?.accessUnit { try decoders.decode(unit) }
             while let frame = decoders.nextFrame() { ours.append(FrameDigest.md5(frame)) }
         }
         for (index, bytes) in packets.enumerated() {

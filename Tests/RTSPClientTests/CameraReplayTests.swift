@@ -1,3 +1,4 @@
+import MediaDecoding
 import FFmpegDecoding
 import Foundation
 import NIOConcurrencyHelpers

@@ -13,19 +13,19 @@ enum ReadmeExamples {
         while let datagram = try capture.nextDatagram() {
             switch tracks.sort(datagram) {
             case .packet(let received, let isNewTrack):
-                if isNewTrack { _ = pipeline.addTrack(sniffing: .init()) }  // H.264 or H.265, from its payloads
+                if isNewTrack { _ = pipeline.addTrack(.sniffing()) }  // H.264 or H.265, told from its payloads
                 pipeline.push(received)
             case .senderReports(let reports):
                 for report in reports { pipeline.receiveSenderReport(report) }  // units get captureTime
             case nil:
                 break  // not RTP: counted in tracks.rejected
             }
-            while let unit = pipeline.nextAccessUnit() {
+            while let unit = pipeline.next()?.accessUnit {  // a sniffed track is video or gives nothing
                 units.append(unit)  // unit.track, unit.timestamp, unit.isKeyframe, unit.isComplete, unit.nalUnits
             }
         }
         pipeline.finish()
-        while let unit = pipeline.nextAccessUnit() { units.append(unit) }
+        while let unit = pipeline.next()?.accessUnit { units.append(unit) }
         return units
     }
 

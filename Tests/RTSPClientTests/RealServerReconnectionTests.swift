@@ -1,3 +1,4 @@
+import MediaDecoding
 import FFmpegDecoding
 import Foundation
 import RTSP
@@ -16,7 +17,7 @@ import VideoDecoding
     /// Frames of a session, read with a bound: a session that never comes back is torn down, which ends
     /// the sequence (the test then fails on what it did not get, rather than hanging).
     struct Frames {
-        var iterator: RTSPDecodedFrames<FFmpegVideoDecoder>.AsyncIterator
+        var iterator: DecodedFrames<RTSPAccessUnits, FFmpegVideoDecoder>.AsyncIterator
         var frames: [I420Frame] = []
 
         /// Reads until `count` more frames have come after the next discontinuity (or after now, when

@@ -1,3 +1,4 @@
+import MediaDecoding
 import FFmpegDecoding
 import Foundation
 import H26x
@@ -108,14 +109,14 @@ import VideoDecoding
         let format = try #require(session.tracks.first?.format.videoFormat)
         #expect(!format.parameterSetAttributes.isEmpty)
         var frames: [I420Frame] = []
-        let decoder = try FFmpegVideoDecoder(codec: .h264)
         var inBand = 0
         let units = try session.accessUnits()
-        for try await frame in units.frames(decoder: decoder) { frames.append(frame) }
+        var decoded = units.frames(decoder: try FFmpegVideoDecoder(codec: .h264)).makeAsyncIterator()
+        while let frame = try await decoded.next() { frames.append(frame) }
         await session.teardown()
         #expect((Self.frames - 2...Self.frames).contains(frames.count), "\(frames.count) frames")
         #expect(frames.allSatisfy { !$0.mayBeDamaged && $0.width == 320 && $0.height == 240 })
-        #expect(decoder.decodeErrors == 0)
+        #expect(decoded.decoder(track: 0)?.decodeErrors == 0)
         // The stream itself carries no parameter set (else this test would pass without the SDP's).
         let again = try await RealServer(["--sdp-parameter-sets-only", "--frames", "31"])
         defer { again.stop() }

@@ -4,6 +4,7 @@ import Foundation
 #endif
 import NIOCore
 import NIOConcurrencyHelpers
+import H26x
 import RTP
 import RTSP
 @_spi(PacketHandler) import RTSPClient
@@ -331,7 +332,7 @@ import Testing
         defer { Task { await server.stop() } }
         let received = NIOLockedValueBox<[UInt16]>([])
         var options = Self.quick
-        options.packetHandler = { batch in received.withLockedValue { $0 += batch.map(\.packet.sequenceNumber) } }
+        options.packetHandler = { batch, _ in received.withLockedValue { $0 += batch.map(\.packet.sequenceNumber) } }
         let session = try await RTSPSession.connect(to: server.url, options: options)
         let (viaSequence, error) = await Self.drain(session)
         #expect(viaSequence.isEmpty)
@@ -533,7 +534,14 @@ import Testing
         let server = try await ScriptedServer { request, connection in
             connection.answerNormally(request)
             guard request.method == "PLAY" else { return }
-            connection.sendRTP(count: 1)  // SSRC 0x12345678, timestamp 0
+            // Pictures (an IDR slice each), SSRC 0x12345678, at timestamps 0, 3000 and 6000.
+            let pictures = (0..<3).map { index in
+                RTPPacketBuilder(
+                    marker: true, payloadType: 96, sequenceNumber: UInt16(index + 1), timestamp: UInt32(index) * 3000,
+                    ssrc: 0x1234_5678, payload: [0x65, 0x88, 0x84, 0x00]
+                ).bytes()
+            }
+            connection.sendInterleaved([pictures[0]])
             for (ssrc, ntpSeconds) in [(UInt32(0xDEAD_BEEF), UInt64(0xE000_0000)), (0x1234_5678, 0xE100_0000)] {
                 var report = RTCPCompoundBuilder()
                 report.appendSenderReport(
@@ -541,17 +549,22 @@ import Testing
                         ssrc: ssrc, ntpTimestamp: ntpSeconds << 32, rtpTimestamp: 0, packetCount: 1, octetCount: 2))
                 connection.sendInterleaved([report.bytes], channel: 1)
             }
-            connection.sendRTP(count: 1, firstSequence: 2)
+            connection.sendInterleaved(Array(pictures[1...]))
         }
         defer { Task { await server.stop() } }
         var options = Self.quick
         options.inactivityTimeout = .seconds(10)
         let session = try await RTSPSession.connect(to: server.url, options: options)
-        _ = await Self.drain(session, limit: 2)
+        // The units are dated by the pipeline, from the reports handed on beside the packets.
+        var last: AccessUnit?
+        for try await unit in try session.accessUnits() {
+            last = unit
+            if unit.rtpTimestamp == 3000 { break }
+        }
         let track = try #require(await session.statistics().tracks.first)
         #expect(track.senderReports == 1)
         #expect(track.otherSourceReports == 1)
-        #expect(session.packets.wallClock(track: 0, rtpTimestamp: 0)?.ntp == 0xE100_0000 << 32)
+        #expect(last?.captureTime == WallClockTime(ntp: 0xE100_0000 << 32).adding(seconds: 3000.0 / 90_000))
         await session.teardown()
     }
 

@@ -6,7 +6,7 @@ import PacketCapture
 import RTP
 import SDP
 
-/// Audio captures through the library's pipeline (`MediaPipeline(media:)` with the SDP's format), each
+/// Audio captures through the library's pipeline (`MediaPipeline(formats:)` with the SDP's format), each
 /// frame taken as it completes: G.711 (a frame per packet) and AAC (GStreamer's, a unit per packet; FFmpeg's,
 /// four per packet). Measured after the first pass, in steady state: mallocs per pass should be 0.
 func audioBenchmarks() {
@@ -23,7 +23,7 @@ func audioBenchmarks() {
             configuration: .init(metrics: [.wallClock, .mallocCountTotal, .throughput], scalingFactor: .one)
         ) { benchmark in
             guard var file = try? CaptureFile(bytes: capture) else { return }
-            var pipeline = MediaPipeline(media: [.audio(format)])
+            var pipeline = MediaPipeline(formats: [.audio(format)])
             var frames = 0
             var bytes = 0
             var datagrams = 0
@@ -32,7 +32,7 @@ func audioBenchmarks() {
                 datagrams += 1
                 guard let packet = try? RTPPacket(datagram.payload) else { continue }
                 pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: datagram.time))
-                while let frame = pipeline.nextAudioFrame() {
+                while let frame = pipeline.next()?.audioFrame {
                     frames &+= 1
                     bytes &+= frame.bytes.count
                 }

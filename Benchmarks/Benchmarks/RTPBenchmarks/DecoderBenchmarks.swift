@@ -1,3 +1,4 @@
+import MediaPipeline
 import Benchmark
 import FFmpegDecoding
 import Foundation
@@ -10,18 +11,18 @@ import VideoDecoding
 func accessUnits(_ name: String) -> [AccessUnit] {
     guard var capture = try? CaptureFile(contentsOf: fixtures.appendingPathComponent(name).path) else { return [] }
     var reorder = ReorderBuffer()
-    var depacketizer = VideoDepacketizer(codec: .h264)
+    var depacketizer = Depacketizer(codec: .h264)
     var units: [AccessUnit] = []
     while let datagram = try? capture.nextDatagram() {
         guard let packet = try? RTPPacket(datagram.payload) else { continue }
         reorder.insert(packet, arrival: datagram.time)
         while case .packet(let p, _)? = reorder.next(now: datagram.time) {
             depacketizer.push(p)
-            while let unit = depacketizer.nextAccessUnit() { units.append(unit) }
+            while let unit = depacketizer.next()?.accessUnit { units.append(unit) }
         }
     }
     depacketizer.flush()
-    while let unit = depacketizer.nextAccessUnit() { units.append(unit) }
+    while let unit = depacketizer.next()?.accessUnit { units.append(unit) }
     return units
 }
 

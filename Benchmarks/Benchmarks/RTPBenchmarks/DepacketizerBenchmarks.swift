@@ -52,7 +52,7 @@ func depacketizerBenchmarks() {
         ) { benchmark in
             guard var file = try? CaptureFile(bytes: capture) else { return }
             var reorder = ReorderBuffer()
-            var depacketizer = VideoDepacketizer(codec: codec)
+            var depacketizer = Depacketizer(codec: codec)
             var units = 0
             var bytes = 0
             var datagrams = 0
@@ -65,7 +65,7 @@ func depacketizerBenchmarks() {
                     // What the reorder buffer releases goes to the depacketizer as it is (packet, loss or
                     // restart), moved rather than copied out of the output.
                     depacketizer.consume(consume output)
-                    while let unit = depacketizer.nextAccessUnit() {
+                    while let unit = depacketizer.next()?.accessUnit {
                         units &+= 1
                         bytes &+= unit.payloadSize
                     }
@@ -82,7 +82,7 @@ func depacketizerBenchmarks() {
             configuration: .init(metrics: [.wallClock, .mallocCountTotal, .throughput], scalingFactor: .one)
         ) { benchmark in
             guard var file = try? CaptureFile(bytes: capture) else { return }
-            var pipeline = MediaPipeline(depacketizers: [VideoDepacketizer(codec: codec)])
+            var pipeline = MediaPipeline(depacketizers: [Depacketizer(codec: codec)])
             var units = 0
             var bytes = 0
             var datagrams = 0
@@ -91,7 +91,7 @@ func depacketizerBenchmarks() {
                 datagrams += 1
                 guard let packet = try? RTPPacket(datagram.payload) else { continue }
                 pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: datagram.time))
-                while let unit = pipeline.nextAccessUnit() {
+                while let unit = pipeline.next()?.accessUnit {
                     units &+= 1
                     bytes &+= unit.payloadSize
                 }

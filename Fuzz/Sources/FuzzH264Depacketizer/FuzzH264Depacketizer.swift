@@ -1,3 +1,4 @@
+import MediaPipeline
 import FuzzSupport
 import H26x
 
@@ -7,7 +8,7 @@ import H26x
 public func fuzzH264Depacketizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard let first = bytes.first else { return 0 }
-    var depacketizer = VideoDepacketizer(
+    var depacketizer = Depacketizer(
         H264Depacketizer(
             configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384, deinterleavingDepth: Int(first & 1) * 4)))
     runPacketScript(bytes.dropFirst(), &depacketizer, writer: ElementaryStreamWriter())

@@ -1,3 +1,4 @@
+import MediaPipeline
 import FuzzSupport
 import H26x
 
@@ -6,7 +7,7 @@ import H26x
 public func fuzzHEVCDepacketizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard let first = bytes.first else { return 0 }
-    var depacketizer = VideoDepacketizer(
+    var depacketizer = Depacketizer(
         HEVCDepacketizer(
             configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384), maxDONDiff: Int(first & 1) * 4))
     runPacketScript(bytes.dropFirst(), &depacketizer, writer: ElementaryStreamWriter(framing: .lengthPrefixed(size: 4)))

@@ -1,3 +1,4 @@
+import MediaPipeline
 import H26x
 import RTP
 
@@ -17,7 +18,7 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var streams = (0..<4).map { index in
         Stream(
             buffer: ReorderBuffer(configuration: configuration),
-            depacketizer: VideoDepacketizer(
+            depacketizer: Depacketizer(
                 codec: index % 2 == 0 ? .h264 : .h265,
                 configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384)))
     }
@@ -49,7 +50,7 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 struct Stream {
     var buffer: ReorderBuffer
-    var depacketizer: VideoDepacketizer
+    var depacketizer: Depacketizer
     var ssrc: UInt32 = 1
     var sequence: UInt16 = 0
     var timestamp: UInt32 = 0
@@ -73,13 +74,13 @@ struct Stream {
             lastReleased = nil
         }
         depacketizer.consume(output)
-        while let unit = depacketizer.nextAccessUnit() { Self.check(unit) }
+        while let unit = depacketizer.next()?.accessUnit { Self.check(unit) }
     }
 
     mutating func finish() {
         while let output = buffer.flush() { consume(output) }
         depacketizer.flush()
-        while let unit = depacketizer.nextAccessUnit() { Self.check(unit) }
+        while let unit = depacketizer.next()?.accessUnit { Self.check(unit) }
         guard buffer.count == 0 else { preconditionFailure("\(buffer.count) packets held after the flush") }
         let accounted = buffer.released + buffer.duplicates + buffer.late + buffer.jumps
         guard accounted == inserted else {

@@ -1,3 +1,4 @@
+import MediaPipeline
 import H26x
 import RTP
 
@@ -7,7 +8,7 @@ import RTP
 /// NAL units as Annex B (the layout `extract` writes without copying), none of them holding a start code;
 /// a mismatch stops the fuzzer.
 public func runPacketScript(
-    _ input: ArraySlice<UInt8>, _ depacketizer: inout VideoDepacketizer, writer: ElementaryStreamWriter
+    _ input: ArraySlice<UInt8>, _ depacketizer: inout Depacketizer, writer: ElementaryStreamWriter
 ) {
     var out: [UInt8] = []
     func check(_ unit: AccessUnit) {
@@ -40,7 +41,7 @@ public func runPacketScript(
         offset = end
         if control & 0x40 != 0 {
             depacketizer.noteLoss(Int(control & 0x07) + 1)
-            while let unit = depacketizer.nextAccessUnit() { check(unit) }
+            while let unit = depacketizer.next()?.accessUnit { check(unit) }
         }
         if control & 0x20 != 0 { timestamp &+= 3000 }
         let packet = RTPPacketBuilder(
@@ -48,9 +49,9 @@ public func runPacketScript(
         ).packet()
         seq &+= 1
         depacketizer.push(packet)
-        while let unit = depacketizer.nextAccessUnit() { check(unit) }
+        while let unit = depacketizer.next()?.accessUnit { check(unit) }
     }
     depacketizer.flush()
-    while let unit = depacketizer.nextAccessUnit() { check(unit) }
+    while let unit = depacketizer.next()?.accessUnit { check(unit) }
     _ = depacketizer.parameterSets.sequenceParameterSet
 }

@@ -1,4 +1,3 @@
-import PacketCapture
 import RTP
 
 /// Which RTP packets of a capture a command looks at.

@@ -6,31 +6,8 @@ import RTP
 import SDP
 import VideoDecoding
 
-/// A decoded unit of a session's media: a video frame or a block of PCM, each naming its track and dated
-/// on its sender's wall clock once the track's sender has reported.
-public enum RTSPDecodedUnit: Sendable {
-    case video(I420Frame)
-    case audio(PCMFrame)
-
-    /// The track it belongs to, by index into ``RTSPSession/tracks``.
-    public var track: Int {
-        switch self {
-        case .video(let frame): frame.track
-        case .audio(let pcm): pcm.track
-        }
-    }
-
-    /// When the sender captured it, on its wall clock (nil until the track's first sender report).
-    public var captureTime: WallClockTime? {
-        switch self {
-        case .video(let frame): frame.captureTime
-        case .audio(let pcm): pcm.captureTime
-        }
-    }
-}
-
-/// Video frames and PCM decoded from an ``RTSPMediaUnits`` sequence: one video decoder per video track, given
-/// the track's parameter sets from the SDP before its first unit (as ``RTSPDecodedFrames``), and one audio
+/// Video frames and PCM decoded from a sequence of media units (any source's): one video decoder per video
+/// track, configured with the track's parameter sets from its format before its first unit, and one audio
 /// decoder per audio track, each made when its track's first unit comes. Frames come in each track's
 /// presentation order; video frames after a loss are flagged until the next keyframe; audio lost on the way
 /// becomes silence of its duration (``PCMGapFiller``, flagged ``PCMFrame/followsLoss``), so that the PCM
@@ -47,35 +24,53 @@ public enum RTSPDecodedUnit: Sendable {
 ///     }
 /// }
 /// ```
-public struct RTSPDecodedMedia<VideoDecoderType: VideoDecoder, AudioDecoderType: AudioDecoder>: AsyncSequence {
-    public typealias Element = RTSPDecodedUnit
+///
+/// `Sendable` when its units are: decoders are made by the iterator, in the task that iterates.
+public struct DecodedMedia<Units: AsyncSequence, VideoDecoderType: VideoDecoder, AudioDecoderType: AudioDecoder>:
+    AsyncSequence
+where Units.Element == MediaUnit {
+    public typealias Element = DecodedUnit
 
-    let media: RTSPMediaUnits
-    let makeVideo: (_ track: Int, _ codec: VideoCodec) throws -> VideoDecoderType
-    let makeAudio: (_ track: Int, _ format: AudioFormat) throws -> AudioDecoderType
+    let units: Units
+    let formats: @Sendable (_ track: Int) -> MediaFormat?
+    let makeVideo: @Sendable (_ track: Int, _ codec: VideoCodec) throws -> VideoDecoderType
+    let makeAudio: @Sendable (_ track: Int, _ format: AudioFormat) throws -> AudioDecoderType
+
+    /// `units` decoded: video by decoders `video` makes, PCM by decoders `audio` makes from the track's
+    /// format, as `formats(track)` gives it (an audio track without one is not decoded).
+    public init(
+        units: Units, formats: @escaping @Sendable (_ track: Int) -> MediaFormat?,
+        video: @escaping @Sendable (_ track: Int, _ codec: VideoCodec) throws -> VideoDecoderType,
+        audio: @escaping @Sendable (_ track: Int, _ format: AudioFormat) throws -> AudioDecoderType
+    ) {
+        self.units = units
+        self.formats = formats
+        self.makeVideo = video
+        self.makeAudio = audio
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var media: RTSPMediaUnits.AsyncIterator
-        let formats: [MediaFormat]
+        var units: Units.AsyncIterator
+        let formats: @Sendable (_ track: Int) -> MediaFormat?
         var video: TrackDecoders<VideoDecoderType>
-        let makeAudio: (_ track: Int, _ format: AudioFormat) throws -> AudioDecoderType
+        let makeAudio: @Sendable (_ track: Int, _ format: AudioFormat) throws -> AudioDecoderType
         var audio: [Int: AudioDecoderType] = [:]
         /// Each audio track's silence for what was lost: the PCM keeps the stream's time.
         var gaps: [Int: PCMGapFiller] = [:]
         /// PCM decoded and not yet taken.
         var pcm: [PCMFrame] = []
-        var dating = VideoFrameDating()
+        var dating = FrameDating()
         var drained = false
 
-        public mutating func next() async throws -> RTSPDecodedUnit? {
+        public mutating func next() async throws -> DecodedUnit? {
             while true {
                 if var frame = video.nextFrame() {
-                    dating.date(&frame, by: media.source)
+                    dating.date(&frame)
                     return .video(frame)
                 }
                 if !pcm.isEmpty { return .audio(pcm.removeFirst()) }
                 if drained { return nil }
-                guard let unit = try await media.next() else {
+                guard let unit = try await units.next() else {
                     drained = true
                     try video.drain()
                     for track in audio.keys.sorted() {
@@ -96,7 +91,7 @@ public struct RTSPDecodedMedia<VideoDecoderType: VideoDecoder, AudioDecoderType:
         private mutating func decode(_ frame: AudioFrame) throws {
             let track = frame.track
             if audio[track] == nil {
-                guard let format = formats.indices.contains(track) ? formats[track].audioFormat : nil else { return }
+                guard let format = formats(track)?.audioFormat else { return }
                 audio[track] = try makeAudio(track, format)
             }
             try audio[track]?.decode(frame) { decoded in
@@ -119,23 +114,37 @@ public struct RTSPDecodedMedia<VideoDecoderType: VideoDecoder, AudioDecoderType:
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        let formats = media.formats
+        let formats = self.formats
         return AsyncIterator(
-            media: media.makeAsyncIterator(), formats: formats,
+            units: units.makeAsyncIterator(), formats: formats,
             video: TrackDecoders(makeDecoder: makeVideo) { track in
-                formats.indices.contains(track) ? formats[track].videoFormat.map { SDPVideo.parameterSets(of: $0) } : nil
+                formats(track)?.videoFormat.map { ParameterSets(format: $0) }
             },
             makeAudio: makeAudio)
     }
 }
 
-extension RTSPMediaUnits {
+extension DecodedMedia: Sendable where Units: Sendable {}
+
+extension AsyncSequence where Element == MediaUnit {
     /// These units decoded: video frames by decoders `video` makes from a track's index and codec, PCM by
-    /// decoders `audio` makes from a track's index and SDP format.
+    /// decoders `audio` makes from a track's index and format, each track's format as `formats` gives it.
     public func decoded<VideoDecoderType: VideoDecoder, AudioDecoderType: AudioDecoder>(
-        video: @escaping (_ track: Int, _ codec: VideoCodec) throws -> VideoDecoderType,
-        audio: @escaping (_ track: Int, _ format: AudioFormat) throws -> AudioDecoderType
-    ) -> RTSPDecodedMedia<VideoDecoderType, AudioDecoderType> {
-        RTSPDecodedMedia(media: self, makeVideo: video, makeAudio: audio)
+        formats: @escaping @Sendable (_ track: Int) -> MediaFormat?,
+        video: @escaping @Sendable (_ track: Int, _ codec: VideoCodec) throws -> VideoDecoderType,
+        audio: @escaping @Sendable (_ track: Int, _ format: AudioFormat) throws -> AudioDecoderType
+    ) -> DecodedMedia<Self, VideoDecoderType, AudioDecoderType> {
+        DecodedMedia(units: self, formats: formats, video: video, audio: audio)
+    }
+}
+
+extension AsyncSequence where Element == MediaUnit, Self: DescribedTracks & Sendable {
+    /// These units decoded: video frames by decoders `video` makes from a track's index and codec, PCM by
+    /// decoders `audio` makes from a track's index and format (from the source's description).
+    public func decoded<VideoDecoderType: VideoDecoder, AudioDecoderType: AudioDecoder>(
+        video: @escaping @Sendable (_ track: Int, _ codec: VideoCodec) throws -> VideoDecoderType,
+        audio: @escaping @Sendable (_ track: Int, _ format: AudioFormat) throws -> AudioDecoderType
+    ) -> DecodedMedia<Self, VideoDecoderType, AudioDecoderType> {
+        DecodedMedia(units: self, formats: { [self] in format(track: $0) }, video: video, audio: audio)
     }
 }

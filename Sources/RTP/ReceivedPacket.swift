@@ -1,7 +1,7 @@
 import RTP
 
 /// An RTP packet as it arrived, from any source (a live session, a capture file, an `RTPTransport`, bytes
-/// a caller parsed), with the track it belongs to: what a ``MediaPipeline`` takes.
+/// a caller parsed), with the track it belongs to: what a `MediaPipeline` takes.
 public struct ReceivedPacket: Sendable {
     /// The index of its track in the source (and in the pipeline that takes it).
     public var track: Int
@@ -18,5 +18,18 @@ public struct ReceivedPacket: Sendable {
         self.packet = packet
         self.arrival = arrival
         self.isDiscontinuity = isDiscontinuity
+    }
+}
+
+/// An RTCP sender report as received, with the track it came for: what dates the units of the track's
+/// source in a `MediaPipeline` (its `receiveSenderReport(_:track:)`), handed on beside the packets.
+public struct ReceivedSenderReport: Sendable {
+    /// The index of its track in the source.
+    public var track: Int
+    public var report: RTCPSenderReport
+
+    public init(track: Int, report: RTCPSenderReport) {
+        self.track = track
+        self.report = report
     }
 }

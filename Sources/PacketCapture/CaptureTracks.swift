@@ -1,4 +1,3 @@
-import PacketCapture
 import RTP
 
 /// Sorts the datagrams of a capture (or of anything that yields `UDPDatagram`s) into tracks: each RTP

@@ -1,4 +1,3 @@
-import PacketCapture
 import RTP
 
 /// What identifies one RTP stream in a capture: its SSRC and its UDP addresses.

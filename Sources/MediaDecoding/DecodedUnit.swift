@@ -1,0 +1,26 @@
+import AudioDecoding
+import RTP
+import VideoDecoding
+
+/// A decoded unit of a source's media: a video frame or a block of PCM, each naming its track and dated on
+/// its sender's wall clock once the track's sender has reported.
+public enum DecodedUnit: Sendable {
+    case video(I420Frame)
+    case audio(PCMFrame)
+
+    /// The track it belongs to, by index in its source.
+    public var track: Int {
+        switch self {
+        case .video(let frame): frame.track
+        case .audio(let pcm): pcm.track
+        }
+    }
+
+    /// When the sender captured it, on its wall clock (nil until the track's first sender report).
+    public var captureTime: WallClockTime? {
+        switch self {
+        case .video(let frame): frame.captureTime
+        case .audio(let pcm): pcm.captureTime
+        }
+    }
+}

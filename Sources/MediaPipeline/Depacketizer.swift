@@ -1,0 +1,257 @@
+import Audio
+import H26x
+import RTP
+import SDP
+
+/// A track's depacketizer, whatever its payload: made from the track's format (an SDP media section), it
+/// takes the track's packets in sequence order (behind a ``ReorderBuffer``) and gives its ``MediaUnit``s.
+///
+/// ```swift
+/// var depacketizer = Depacketizer(format: format)   // from the SDP: MediaDescription.mediaFormat
+/// depacketizer.consume(output)                       // what the track's reorder buffer released
+/// while let unit = depacketizer.next() { print(unit.track, unit.timestamp) }
+/// ```
+///
+/// - H.264 (RFC 6184) and H.265 (RFC 7798) give access units (``MediaUnit/video(_:)``), starting from the
+///   SDP's parameter sets and de-interleaving as the format says.
+/// - G.711, L16, AAC (RFC 3640, RFC 6416) and Opus give audio frames (``MediaUnit/audio(_:)``).
+/// - A depacketizer for a capture without a description tells H.264 from H.265 by the first payloads
+///   (``sniffing(configuration:)``).
+///
+/// A format it cannot take apart (an AAC configuration that does not read, a sniffed flow that is not
+/// video) makes a depacketizer whose ``payload`` says why, and whose packets are counted and dropped.
+/// In steady state nothing is allocated per packet.
+public struct Depacketizer: Sendable {
+    /// What a depacketizer takes apart.
+    public enum Payload: Sendable, Hashable {
+        /// Not known yet: told from the first payloads.
+        case sniffing
+        case video(VideoCodec)
+        case audio(AudioCodec)
+        /// Nothing: the reason says why (a format that cannot be read, a flow that is not video). Its
+        /// packets are counted in ``Depacketizer/droppedPackets``.
+        case unplayable(reason: String)
+    }
+
+    /// What it takes apart.
+    public private(set) var payload: Payload
+    // Exactly one of these is there, as `payload` says. Optionals rather than an enum's associated values:
+    // mutating through an optional is in place, where taking an associated value out copies it (and, with
+    // it, the buffers the units are assembled in).
+    @usableFromInline var h264: H264Depacketizer?
+    @usableFromInline var h265: HEVCDepacketizer?
+    @usableFromInline var audioDepacketizer: AudioDepacketizer?
+    /// While sniffing: what the reorder buffer released before a payload told the codec.
+    private var sniffed: (configuration: DepacketizerConfiguration, held: [ReorderBuffer.Output])?
+    /// Packets dropped because it takes nothing apart (``Payload/unplayable(reason:)``).
+    public private(set) var droppedPackets = 0
+
+    /// H.264 and H.265 use a 90 kHz RTP clock.
+    public static let videoClockRate = 90_000
+    /// How many packets a sniffing depacketizer holds, at most, before it gives up telling the codec.
+    public static let maxSniffedPackets = 64
+    /// The payload types RFC 3551 leaves to the SDP (96-127): below, a type names a codec of its own.
+    static let firstDynamicPayloadType: UInt8 = 96
+
+    /// The depacketizer `format` calls for. Video parameter sets in the format that are not valid are left
+    /// out (the stream's in-band sets serve); an audio format whose configuration cannot be read makes an
+    /// unplayable depacketizer. Each problem is passed to `warn`.
+    public init(format: MediaFormat, warn: (String) -> Void = { _ in }) {
+        switch format {
+        case .video(let video):
+            self.init(video: video, warn: warn)
+        case .audio(let audio):
+            do throws(AudioError) {
+                self.init(audio: try AudioDepacketizer(format: audio))
+            } catch {
+                warn("\(error)")
+                self.init(payload: .unplayable(reason: "\(error)"))
+            }
+        }
+    }
+
+    /// A depacketizer for `codec` with no SDP parameter sets (a capture whose codec is known).
+    public init(codec: VideoCodec, configuration: DepacketizerConfiguration = DepacketizerConfiguration()) {
+        self.init(payload: .video(codec))
+        switch codec {
+        case .h264: h264 = H264Depacketizer(configuration: configuration)
+        case .h265: h265 = HEVCDepacketizer(configuration: configuration)
+        }
+    }
+
+    /// A depacketizer that tells H.264 from H.265 by the first payloads (``CodecSniffer``), for a capture
+    /// with no SDP: until a payload decides, up to ``maxSniffedPackets`` packets are held. A packet of a
+    /// static payload type (below 96: PCMU, PCMA, JPEG...) decides that the flow is not video; a flow whose
+    /// payloads never decide is reported as such (``Payload/unplayable(reason:)``), not taken for either.
+    public static func sniffing(configuration: DepacketizerConfiguration = DepacketizerConfiguration()) -> Depacketizer {
+        var depacketizer = Depacketizer(payload: .sniffing)
+        depacketizer.sniffed = (configuration, [])
+        return depacketizer
+    }
+
+    /// Wraps an H.264 depacketizer.
+    public init(_ depacketizer: H264Depacketizer) {
+        self.init(payload: .video(.h264))
+        h264 = depacketizer
+    }
+
+    /// Wraps an H.265 depacketizer.
+    public init(_ depacketizer: HEVCDepacketizer) {
+        self.init(payload: .video(.h265))
+        h265 = depacketizer
+    }
+
+    /// Wraps an audio depacketizer.
+    public init(audio depacketizer: AudioDepacketizer) {
+        self.init(payload: .audio(depacketizer.format.codec))
+        audioDepacketizer = depacketizer
+    }
+
+    private init(payload: Payload) {
+        self.payload = payload
+    }
+
+    private init(video format: VideoFormat, warn: (String) -> Void) {
+        let sets = ParameterSets(format: format) { warn("\($0); the stream's own parameter sets serve instead") }
+        // Mode 2 (H.264) and DON (H.265) need a de-interleaving buffer; a missing depth means the sender keeps
+        // the order. The configuration's initializer bounds what the SDP says (depth, bytes).
+        let interleaved = format.codec == .h264 ? format.packetizationMode == 2 : format.maxDONDiff > 0
+        let configuration = DepacketizerConfiguration(
+            deinterleavingDepth: interleaved ? max(1, format.deinterleavingDepth) : 0,
+            deinterleavingBytes: format.deinterleavingBytes ?? DepacketizerConfiguration.defaultDeinterleavingBytes,
+            payloadType: format.payloadType)
+        switch format.codec {
+        case .h264:
+            self.init(H264Depacketizer(configuration: configuration, parameterSets: sets))
+        case .h265:
+            self.init(HEVCDepacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
+        }
+    }
+
+    /// The RTP clock rate of what it takes apart (90 kHz for video and while sniffing).
+    public var clockRate: Int { audioDepacketizer?.format.clockRate ?? Self.videoClockRate }
+
+    /// Takes what a ``ReorderBuffer`` released: a packet is pushed, a loss noted, a discontinuity (the
+    /// sender restarted) cuts off what was being assembled.
+    public mutating func consume(_ output: consuming ReorderBuffer.Output) {
+        if sniffed != nil { return sniff(output) }
+        switch consume output {  // the packet moves out of the output: no copy of it, no retain of its bytes
+        case .packet(let packet, _): push(packet)
+        case .loss(let loss): noteLoss(loss.count)
+        case .discontinuity: cutOff()
+        }
+    }
+
+    /// Takes the next packet in sequence order.
+    public mutating func push(_ packet: RTPPacket) {
+        h264?.push(packet)
+        h265?.push(packet)
+        audioDepacketizer?.push(packet)
+        if case .unplayable = payload { droppedPackets += 1 }
+    }
+
+    /// Tells it that `count` packets before the next one were lost.
+    public mutating func noteLoss(_ count: Int) {
+        h264?.noteLoss(count)
+        h265?.noteLoss(count)
+        audioDepacketizer?.noteLoss(count)
+    }
+
+    /// Ends the stream: completes what is still held (a sniffing depacketizer that never decided is
+    /// reported unplayable, its packets dropped).
+    public mutating func flush() {
+        if let sniffed { giveUpSniffing(held: sniffed.held.count) }
+        h264?.flush()
+        h265?.flush()
+        audioDepacketizer?.flush()
+    }
+
+    /// Ends the stream where it broke (a reconnect, a new source): completes what is held; a unit whose end
+    /// never came counts a lost packet.
+    public mutating func cutOff() {
+        h264?.cutOff()
+        h265?.cutOff()
+        audioDepacketizer?.cutOff()
+    }
+
+    /// The oldest unit completed and not yet taken; nil until the next packet, loss or flush.
+    @inlinable
+    public mutating func next() -> MediaUnit? {
+        // Asked after every packet, and mostly nothing is ready: each answer is inlined into the caller.
+        if let unit = h264?.nextAccessUnit() { return .video(unit) }
+        if let unit = h265?.nextAccessUnit() { return .video(unit) }
+        if let frame = audioDepacketizer?.nextFrame() { return .audio(frame) }
+        return nil
+    }
+
+    /// The H.264 or H.265 parameter sets seen, from the SDP and in band (nil for other payloads).
+    public var parameterSets: ParameterSets? { h264?.parameterSets ?? h265?.parameterSets }
+
+    /// The video codec it takes apart (nil for audio, and while sniffing).
+    public var videoCodec: VideoCodec? {
+        if case .video(let codec) = payload { codec } else { nil }
+    }
+
+    /// What the H.264 or H.265 depacketizer counted (malformed packets, dropped NAL units, quirks).
+    public var videoStatistics: DepacketizerStatistics? { h264?.statistics ?? h265?.statistics }
+
+    /// The audio depacketizer, with its format, AAC configuration and counters (nil for other payloads).
+    public var audio: AudioDepacketizer? { audioDepacketizer }
+
+    /// The most recent payload it refused, and why.
+    public var lastError: String? {
+        (h264?.lastError ?? h265?.lastError).map { "\($0)" }
+    }
+
+    /// Packets it could not take apart (malformed payloads), whatever the payload.
+    public var malformedPackets: Int {
+        videoStatistics.map { $0.malformedPackets + $0.unsupportedPackets } ?? audio?.statistics.malformedPackets ?? 0
+    }
+
+    // MARK: Sniffing
+
+    private mutating func sniff(_ output: consuming ReorderBuffer.Output) {
+        guard var sniffed else { return }
+        var codec: VideoCodec?
+        if case .packet(let packet, _) = output {
+            // A static payload type (RFC 3551: 0 PCMU, 8 PCMA, 26 JPEG...) names its codec, and it is not
+            // H.264 or H.265 (dynamic types, 96-127): whatever its bytes look like, the flow is not video.
+            if packet.payloadType < Self.firstDynamicPayloadType {
+                self.sniffed = nil
+                droppedPackets += sniffed.held.count + 1
+                payload = .unplayable(
+                    reason: "payload type \(packet.payloadType) is static (RFC 3551: G.711, JPEG...), not H.264 or H.265")
+                return
+            }
+            codec = CodecSniffer.codec(ofPayload: packet.payload)
+        }
+        self.sniffed = nil  // held alone while it grows: no copy of the list
+        sniffed.held.append(output)
+        guard let codec else {
+            guard sniffed.held.count < Self.maxSniffedPackets else { return giveUpSniffing(held: sniffed.held.count) }
+            self.sniffed = sniffed
+            return
+        }
+        self = Depacketizer(codec: codec, configuration: sniffed.configuration)
+        for held in sniffed.held { consume(held) }
+    }
+
+    private mutating func giveUpSniffing(held: Int) {
+        sniffed = nil
+        droppedPackets += held
+        payload = .unplayable(
+            reason: "its payloads (\(held) packets) never told H.264 from H.265, nor anything else: name the codec")
+    }
+}
+
+extension ParameterSets {
+    /// The parameter sets of `format` (`sprop-parameter-sets`, `sprop-vps` / `-sps` / `-pps`): what its
+    /// depacketizer starts from and its decoder is configured with. Entries that are not valid base64 or
+    /// hold no parameter set are left out, each passed to `warn`.
+    public init(format: VideoFormat, warn: (H26xError) -> Void = { _ in }) {
+        self.init(codec: format.codec)
+        for (name, value) in format.parameterSetAttributes {
+            for problem in addValid(sdpParameter: name, value: value) { warn(problem) }
+        }
+    }
+}

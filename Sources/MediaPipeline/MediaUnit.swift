@@ -1,0 +1,104 @@
+import Audio
+import H26x
+import RTP
+
+/// One unit of a track's media, whatever the payload: what every ``Depacketizer`` gives and every source
+/// hands on (an RTSP session, a capture, an `RTPTransport`). Each names its track and carries its capture
+/// time on the sender's wall clock once the track's sender has reported, so the tracks of one source line
+/// up on it. Loss is told on the unit (``AccessUnit/lostPackets``, ``AudioFrame/lostPacketsBefore``);
+/// nothing is spliced.
+public enum MediaUnit: Sendable {
+    /// A coded picture's NAL units (H.264, H.265).
+    case video(AccessUnit)
+    /// A coded audio frame (AAC, Opus, G.711, L16).
+    case audio(AudioFrame)
+
+    /// The track it belongs to, by index in its source.
+    public var track: Int {
+        switch self {
+        case .video(let unit): unit.track
+        case .audio(let frame): frame.track
+        }
+    }
+
+    /// The RTP timestamp extended to 64 bits (it never wraps), at ``clockRate``.
+    public var timestamp: UInt64 {
+        switch self {
+        case .video(let unit): unit.timestamp
+        case .audio(let frame): frame.timestamp
+        }
+    }
+
+    /// The track's RTP clock rate.
+    public var clockRate: Int {
+        switch self {
+        case .video: Depacketizer.videoClockRate
+        case .audio(let frame): frame.clockRate
+        }
+    }
+
+    /// The SSRC of the source whose packets it was made from: whose sender reports date it.
+    public var ssrc: UInt32 {
+        switch self {
+        case .video(let unit): unit.ssrc
+        case .audio(let frame): frame.ssrc
+        }
+    }
+
+    /// When the sender captured it, on its wall clock (nil until its sender's first report).
+    public var captureTime: WallClockTime? {
+        switch self {
+        case .video(let unit): unit.captureTime
+        case .audio(let frame): frame.captureTime
+        }
+    }
+
+    /// Whether it is its track's first after a break (a reconnect, a new source): its timestamp does not
+    /// follow the previous unit's.
+    public var isDiscontinuity: Bool {
+        switch self {
+        case .video(let unit): unit.isDiscontinuity
+        case .audio(let frame): frame.isDiscontinuity
+        }
+    }
+
+    /// RTP packets lost in it or since its track's previous unit (0: nothing is missing).
+    public var lostPackets: Int {
+        switch self {
+        case .video(let unit): unit.lostPackets
+        case .audio(let frame): frame.lostPacketsBefore
+        }
+    }
+
+    /// The access unit, when it is video.
+    public var accessUnit: AccessUnit? {
+        if case .video(let unit) = self { unit } else { nil }
+    }
+
+    /// The audio frame, when it is audio.
+    public var audioFrame: AudioFrame? {
+        if case .audio(let frame) = self { frame } else { nil }
+    }
+
+    /// Names its track and, after a break, flags it (the pipeline, as it hands the unit on).
+    mutating func stamp(track: Int, isDiscontinuity: Bool) {
+        switch self {
+        case .video(var unit):
+            unit.track = track
+            unit.isDiscontinuity = unit.isDiscontinuity || isDiscontinuity
+            self = .video(unit)
+        case .audio(var frame):
+            frame.track = track
+            frame.isDiscontinuity = frame.isDiscontinuity || isDiscontinuity
+            self = .audio(frame)
+        }
+    }
+
+    /// Dates it by `clock` (unchanged without a clock, or before its first report).
+    func captured(by clock: SenderClock) -> MediaUnit {
+        switch self {
+        case .video(let unit): .video(unit.captured(by: clock))
+        case .audio(let frame): .audio(frame.captured(by: clock))
+        }
+    }
+}
