@@ -19,6 +19,7 @@ let package = Package(
     products: [
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
+        .library(name: "RTSPCapture", targets: ["RTSPCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
         .library(name: "Audio", targets: ["Audio"]),
         .library(name: "SDP", targets: ["SDP"]),
@@ -117,17 +118,22 @@ let package = Package(
         // pcap / pcapng readers, link layers, IPv4/IPv6 (with fragment reassembly), UDP, and the datagrams'
         // RTP streams sorted into tracks of received packets (what a MediaPipeline takes).
         .target(name: "PacketCapture", dependencies: ["RTP"]),
+        // Captures of RTSP sessions: TCP reassembled and framed, the RTP interleaved in the RTSP connection
+        // and the DESCRIBE answer's SDP read as they pass (a datagram source for CaptureTracks).
+        .target(name: "RTSPCapture", dependencies: ["PacketCapture", "RTSP", "SDP", "RTP"]),
         // What the rtpdump subcommands compute and print, as a library so that tests call it in-process.
         .target(
             name: "RTPDumpCore",
             dependencies: [
-                "RTP", "PacketCapture", "H26x", "Audio", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP",
+                "RTP", "PacketCapture", "RTSPCapture", "H26x", "Audio", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP",
                 "VideoDecoding", "AudioDecoding", "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         .executableTarget(
             name: "rtpdump",
             dependencies: [
-                "RTPDumpCore", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "FFmpegDecoding", "Audio",
+                "RTPDumpCore", "RTSPCapture", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "FFmpegDecoding",
+                "Audio", "PacketCapture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -142,7 +148,7 @@ let package = Package(
         .target(
             name: "SwiftRTP",
             dependencies: [
-                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "MediaDecoding", "MediaPipeline", "PacketCapture", "RTP",
+                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "MediaDecoding", "MediaPipeline", "PacketCapture", "RTP", "RTSPCapture",
                 "RTPTransport", "RTSP", "RTSPClient", "SDP", "SRTP", "VideoDecoding",
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the
@@ -192,8 +198,8 @@ let package = Package(
             name: "RTPDumpCoreTests",
             dependencies: [
                 "TestSupport",
-                "RTPDumpCore", "PacketCapture", "RTP", "H26x", "SDP", "MediaPipeline", "RTSPClient", "VideoDecoding",
-                "FFmpegDecoding",
+                "RTPDumpCore", "PacketCapture", "RTSPCapture", "RTP", "H26x", "SDP", "MediaPipeline", "RTSPClient",
+                "VideoDecoding", "FFmpegDecoding",
             ]),
     ],
     swiftLanguageModes: [.v6]

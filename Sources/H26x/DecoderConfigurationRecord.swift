@@ -52,7 +52,7 @@ extension ParameterSets {
             throw H26xError(
                 .invalidParameterSet, "an hvcC record needs a VPS, an SPS and a PPS; the stream has not sent all three")
         }
-        var fields = HEVCConfigurationFields()
+        var fields = H265ConfigurationFields()
         for set in arrays.joined() { try fields.add(set) }
         fields.finish()
         var record: [UInt8] = [1, fields.profileSpace << 6 | fields.tier << 5 | fields.profile]

@@ -137,8 +137,8 @@ public struct SequenceParameterSet: Hashable, Sendable {
         try r.skip(4)  // sps_video_parameter_set_id
         let maxSubLayersMinus1 = Int(try r.bits(3))
         try r.skip(1)  // sps_temporal_id_nesting_flag
-        let profileTierLevel = try HEVCProfileTierLevel(reading: &r, subLayersMinus1: maxSubLayersMinus1)
-        let format = try HEVCPictureFormat(reading: &r)
+        let profileTierLevel = try H265ProfileTierLevel(reading: &r, subLayersMinus1: maxSubLayersMinus1)
+        let format = try H265PictureFormat(reading: &r)
         return SequenceParameterSet(
             codec: .h265, id: format.id, width: format.width, height: format.height,
             profile: profileTierLevel.profile, level: profileTierLevel.level, chromaFormat: UInt8(format.chromaFormat),

@@ -39,10 +39,12 @@ public struct Depacketizer: Sendable {
     // mutating through an optional is in place, where taking an associated value out copies it (and, with
     // it, the buffers the units are assembled in).
     @usableFromInline var h264: H264Depacketizer?
-    @usableFromInline var h265: HEVCDepacketizer?
+    @usableFromInline var h265: H265Depacketizer?
     @usableFromInline var audioDepacketizer: AudioDepacketizer?
     /// While sniffing: what the reorder buffer released before a payload told the codec.
     private var sniffed: (configuration: DepacketizerConfiguration, held: [ReorderBuffer.Output])?
+    /// Whether `sniffed` is there: asked per packet, where looking at the optional would copy it out.
+    private var isSniffing = false
     /// Packets dropped because it takes nothing apart (``Payload/unplayable(reason:)``).
     public private(set) var droppedPackets = 0
 
@@ -75,7 +77,7 @@ public struct Depacketizer: Sendable {
         self.init(payload: .video(codec))
         switch codec {
         case .h264: h264 = H264Depacketizer(configuration: configuration)
-        case .h265: h265 = HEVCDepacketizer(configuration: configuration)
+        case .h265: h265 = H265Depacketizer(configuration: configuration)
         }
     }
 
@@ -86,6 +88,7 @@ public struct Depacketizer: Sendable {
     public static func sniffing(configuration: DepacketizerConfiguration = DepacketizerConfiguration()) -> Depacketizer {
         var depacketizer = Depacketizer(payload: .sniffing)
         depacketizer.sniffed = (configuration, [])
+        depacketizer.isSniffing = true
         return depacketizer
     }
 
@@ -96,7 +99,7 @@ public struct Depacketizer: Sendable {
     }
 
     /// Wraps an H.265 depacketizer.
-    public init(_ depacketizer: HEVCDepacketizer) {
+    public init(_ depacketizer: H265Depacketizer) {
         self.init(payload: .video(.h265))
         h265 = depacketizer
     }
@@ -124,7 +127,7 @@ public struct Depacketizer: Sendable {
         case .h264:
             self.init(H264Depacketizer(configuration: configuration, parameterSets: sets))
         case .h265:
-            self.init(HEVCDepacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
+            self.init(H265Depacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
         }
     }
 
@@ -134,7 +137,7 @@ public struct Depacketizer: Sendable {
     /// Takes what a ``ReorderBuffer`` released: a packet is pushed, a loss noted, a discontinuity (the
     /// sender restarted) cuts off what was being assembled.
     public mutating func consume(_ output: consuming ReorderBuffer.Output) {
-        if sniffed != nil { return sniff(output) }
+        if isSniffing { return sniff(output) }
         switch consume output {  // the packet moves out of the output: no copy of it, no retain of its bytes
         case .packet(let packet, _): push(packet)
         case .loss(let loss): noteLoss(loss.count)
@@ -160,7 +163,7 @@ public struct Depacketizer: Sendable {
     /// Ends the stream: completes what is still held (a sniffing depacketizer that never decided is
     /// reported unplayable, its packets dropped).
     public mutating func flush() {
-        if let sniffed { giveUpSniffing(held: sniffed.held.count) }
+        if isSniffing { giveUpSniffing(held: sniffed?.held.count ?? 0) }
         h264?.flush()
         h265?.flush()
         audioDepacketizer?.flush()
@@ -176,11 +179,23 @@ public struct Depacketizer: Sendable {
 
     /// The oldest unit completed and not yet taken; nil until the next packet, loss or flush.
     @inlinable
-    public mutating func next() -> MediaUnit? {
+    public mutating func next() -> MediaUnit? { next(track: 0, isDiscontinuity: false) }
+
+    /// The next unit, naming `track` and flagged as the first after a break when `isDiscontinuity`: set
+    /// before the unit is wrapped, where changing a wrapped unit would copy it out and back.
+    @inlinable
+    mutating func next(track: Int, isDiscontinuity: Bool) -> MediaUnit? {
         // Asked after every packet, and mostly nothing is ready: each answer is inlined into the caller.
-        if let unit = h264?.nextAccessUnit() { return .video(unit) }
-        if let unit = h265?.nextAccessUnit() { return .video(unit) }
-        if let frame = audioDepacketizer?.nextFrame() { return .audio(frame) }
+        if var unit = h264?.nextAccessUnit() ?? h265?.nextAccessUnit() {
+            unit.track = track
+            if isDiscontinuity { unit.isDiscontinuity = true }
+            return .video(unit)
+        }
+        if var frame = audioDepacketizer?.nextFrame() {
+            frame.track = track
+            if isDiscontinuity { frame.isDiscontinuity = true }
+            return .audio(frame)
+        }
         return nil
     }
 
@@ -218,6 +233,7 @@ public struct Depacketizer: Sendable {
             // H.264 or H.265 (dynamic types, 96-127): whatever its bytes look like, the flow is not video.
             if packet.payloadType < Self.firstDynamicPayloadType {
                 self.sniffed = nil
+                isSniffing = false
                 droppedPackets += sniffed.held.count + 1
                 payload = .unplayable(
                     reason: "payload type \(packet.payloadType) is static (RFC 3551: G.711, JPEG...), not H.264 or H.265")
@@ -238,6 +254,7 @@ public struct Depacketizer: Sendable {
 
     private mutating func giveUpSniffing(held: Int) {
         sniffed = nil
+        isSniffing = false
         droppedPackets += held
         payload = .unplayable(
             reason: "its payloads (\(held) packets) never told H.264 from H.265, nor anything else: name the codec")

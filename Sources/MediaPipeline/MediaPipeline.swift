@@ -35,6 +35,8 @@ public struct MediaPipeline: Sendable {
     @usableFromInline var ready: [MediaUnit] = []
     /// Each sender's clock, from the sender reports given by SSRC alone (``receiveSenderReport(_:)``).
     private var clocks: [UInt32: SenderClock] = [:]
+    /// Whether any sender report has come (before, units are handed on without looking for a clock).
+    private var hasClocks = false
     /// Packets of a track this pipeline does not have, dropped.
     public private(set) var unknownTrackPackets = 0
     /// Byte packets (``push(bytes:track:arrival:)``) that were neither RTP nor RTCP, dropped.
@@ -166,7 +168,7 @@ public struct MediaPipeline: Sendable {
         // Moved out, not copied: the pipeline keeps no reference to a unit it handed on.
         let unit = ready.removeFirst()
         if logs, case .video(let accessUnit) = unit { log?.handedOn(accessUnit) }
-        guard let clock = clock(of: unit) else { return unit }
+        guard hasClocks, let clock = clock(of: unit) else { return unit }
         return unit.captured(by: clock)
     }
 
@@ -185,12 +187,14 @@ public struct MediaPipeline: Sendable {
         guard tracks.indices.contains(track) else { return }
         if tracks[track].clock == nil { tracks[track].clock = SenderClock(clockRate: tracks[track].depacketizer.clockRate) }
         tracks[track].clock?.update(with: report)
+        hasClocks = true
     }
 
     /// An RTCP sender report of the source it names, not tied to a track (a capture's RTCP): the units that
     /// source's packets complete, in any track, carry their capture time from then on.
     public mutating func receiveSenderReport(_ report: RTCPSenderReport) {
         clocks[report.ssrc, default: SenderClock(clockRate: Depacketizer.videoClockRate)].update(with: report)
+        hasClocks = true
     }
 
     /// `track`'s depacketizer, with what it takes apart, its parameter sets and counters.
@@ -235,8 +239,7 @@ public struct MediaPipeline: Sendable {
 
     @inline(__always)
     private static func collect(_ track: inout Track, into ready: inout [MediaUnit], track index: Int) {
-        while var unit = track.depacketizer.next() {
-            unit.stamp(track: index, isDiscontinuity: track.discontinuityPending)
+        while let unit = track.depacketizer.next(track: index, isDiscontinuity: track.discontinuityPending) {
             track.discontinuityPending = false
             ready.append(unit)
         }

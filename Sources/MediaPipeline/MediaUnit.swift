@@ -80,20 +80,6 @@ public enum MediaUnit: Sendable {
         if case .audio(let frame) = self { frame } else { nil }
     }
 
-    /// Names its track and, after a break, flags it (the pipeline, as it hands the unit on).
-    mutating func stamp(track: Int, isDiscontinuity: Bool) {
-        switch self {
-        case .video(var unit):
-            unit.track = track
-            unit.isDiscontinuity = unit.isDiscontinuity || isDiscontinuity
-            self = .video(unit)
-        case .audio(var frame):
-            frame.track = track
-            frame.isDiscontinuity = frame.isDiscontinuity || isDiscontinuity
-            self = .audio(frame)
-        }
-    }
-
     /// Dates it by `clock` (unchanged without a clock, or before its first report).
     func captured(by clock: SenderClock) -> MediaUnit {
         switch self {

@@ -7,15 +7,15 @@ import RTP
 /// one track per stream: what `rtpdump nals`, `extract` and `decode` read.
 ///
 /// The codec is the one given, or sniffed per stream from its first payloads (``MediaPipeline/addTrack(sniffing:)``).
-public struct AccessUnitStreams: Sendable {
-    public let codec: VideoCodec?
-    public let configuration: DepacketizerConfiguration
+package struct AccessUnitStreams: Sendable {
+    package let codec: VideoCodec?
+    package let configuration: DepacketizerConfiguration
     /// A depacketizer every stream starts from (from an SDP), instead of the codec and configuration.
-    public let template: Depacketizer?
+    package let template: Depacketizer?
     private var tracks: CaptureTracks
     private var pipeline: MediaPipeline
 
-    public init(
+    package init(
         filter: StreamFilter = StreamFilter(), codec: VideoCodec? = nil,
         configuration: DepacketizerConfiguration = DepacketizerConfiguration(),
         reorder: ReorderBuffer.Configuration = .init(), template: Depacketizer? = nil, followsFlows: Bool = false
@@ -28,7 +28,7 @@ public struct AccessUnitStreams: Sendable {
     }
 
     /// Offers a datagram; `emit` receives the access units it completes, with their stream.
-    public mutating func add(_ datagram: consuming UDPDatagram, emit: (StreamKey, AccessUnit) -> Void) {
+    package mutating func add(_ datagram: consuming UDPDatagram, emit: (StreamKey, AccessUnit) -> Void) {
         switch tracks.sort(datagram) {
         case .packet(let received, let isNew):
             if isNew { addTrack() }
@@ -42,14 +42,14 @@ public struct AccessUnitStreams: Sendable {
     }
 
     /// Ends every stream.
-    public mutating func finish(emit: (StreamKey, AccessUnit) -> Void) {
+    package mutating func finish(emit: (StreamKey, AccessUnit) -> Void) {
         pipeline.finish()
         handOn(emit: emit)
     }
 
     /// The depacketizer of each stream whose codec is known, in order of appearance (its codec, parameter
     /// sets and counters).
-    public var depacketizers: [(StreamKey, Depacketizer)] {
+    package var depacketizers: [(StreamKey, Depacketizer)] {
         (0..<pipeline.trackCount).compactMap { track in
             pipeline.depacketizer(track: track).flatMap { $0.videoCodec == nil ? nil : (tracks.stream(track: track), $0) }
         }
@@ -57,7 +57,7 @@ public struct AccessUnitStreams: Sendable {
 
     /// The streams whose codec was sniffed and found not to be video (a static payload type, RFC 3551:
     /// PCMU, PCMA...), or never told: left out, each with the reason.
-    public var streamsNotVideo: [(stream: StreamKey, reason: String)] {
+    package var streamsNotVideo: [(stream: StreamKey, reason: String)] {
         (0..<pipeline.trackCount).compactMap { track in
             guard case .unplayable(let reason) = pipeline.depacketizer(track: track)?.payload else { return nil }
             return (tracks.stream(track: track), reason)
@@ -65,10 +65,10 @@ public struct AccessUnitStreams: Sendable {
     }
 
     /// The track (index in order of appearance) of `stream`, once it has been seen.
-    public func track(of stream: StreamKey) -> Int? { tracks.track(of: stream) }
+    package func track(of stream: StreamKey) -> Int? { tracks.track(of: stream) }
 
     /// The reorder buffer of `stream`, for its counters.
-    public func reorderBuffer(for stream: StreamKey) -> ReorderBuffer? {
+    package func reorderBuffer(for stream: StreamKey) -> ReorderBuffer? {
         tracks.track(of: stream).flatMap { pipeline.reorderBuffer(track: $0) }
     }
 

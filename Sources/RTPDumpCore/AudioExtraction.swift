@@ -5,7 +5,7 @@ import RTP
 import SDP
 
 /// The file `rtpdump extract` writes an audio stream to, by its name's extension.
-public enum AudioContainer: String, Sendable, CaseIterable {
+package enum AudioContainer: String, Sendable, CaseIterable {
     /// AAC frames with ADTS headers (`.aac`).
     case adts
     /// Ogg Opus (`.opus`, `.ogg`).
@@ -14,7 +14,7 @@ public enum AudioContainer: String, Sendable, CaseIterable {
     case wav
 
     /// The container a path's extension names; nil for another.
-    public init?(path: String) {
+    package init?(path: String) {
         switch path.split(separator: ".").last?.lowercased() {
         case "aac", "adts": self = .adts
         case "opus", "ogg": self = .oggOpus
@@ -24,7 +24,7 @@ public enum AudioContainer: String, Sendable, CaseIterable {
     }
 
     /// The container a codec is written in, and its usual extension.
-    public static func `for`(_ codec: AudioCodec) -> (container: AudioContainer, fileExtension: String) {
+    package static func `for`(_ codec: AudioCodec) -> (container: AudioContainer, fileExtension: String) {
         switch codec {
         case .aac, .aacLATM: (.adts, ".aac")
         case .opus: (.oggOpus, ".opus")
@@ -34,36 +34,36 @@ public enum AudioContainer: String, Sendable, CaseIterable {
 }
 
 /// What an audio extraction wrote.
-public struct AudioExtractSummary: Sendable {
-    public var frames = 0
-    public var bytes = 0
+package struct AudioExtractSummary: Sendable {
+    package var frames = 0
+    package var bytes = 0
     /// Samples of silence written where frames were missing (WAV only: its samples have no timestamps).
-    public var silenceSamples = 0
+    package var silenceSamples = 0
     /// Gaps too long to fill (over ``AudioExtraction/maxFilledGap`` or ``AudioExtraction/maxSilenceBytes``,
     /// or past the silence the audio received allows), or a timestamp that went back.
-    public var unfilledGaps = 0
+    package var unfilledGaps = 0
     /// Frames too large for their container (an AAC frame of 8 KiB or more, an Opus packet of 64 KiB).
-    public var skippedFrames = 0
+    package var skippedFrames = 0
     /// The stream written, once a frame came.
-    public var stream: StreamKey?
-    public var inputFailure: (any Error)?
+    package var stream: StreamKey?
+    package var inputFailure: (any Error)?
 }
 
 /// Writes the audio frames of one stream (the first the filter admits) in a file players open: ADTS for AAC
 /// (in band or `mpeg4-generic`), Ogg Opus, WAV for G.711 and L16.
-public enum AudioExtraction {
+package enum AudioExtraction {
     /// The longest gap WAV fills with silence: past it the audio goes on without, and the gap is counted.
-    public static let maxFilledGap = 10.0
+    package static let maxFilledGap = 10.0
     /// The most silence written for one gap, whatever clock rate and channels the SDP claims; and beyond the
     /// audio received, the most written in all.
-    public static let maxSilenceBytes = 16 << 20
+    package static let maxSilenceBytes = 16 << 20
 
     /// - Parameters:
     ///   - write: appends bytes to the file.
     ///   - rewriteStart: writes bytes again at the file's start (the WAV header, once the sizes are known).
     /// - Throws: ``RTPDumpError`` when the container does not take the codec or the AAC configuration cannot
     ///   be written as ADTS; the write closures' errors.
-    public static func extract<Source: DatagramSource>(
+    package static func extract<Source: DatagramSource>(
         _ source: inout Source, format: AudioFormat, container: AudioContainer, filter: StreamFilter,
         followsFlows: Bool = false, write: (ArraySlice<UInt8>) throws -> Void,
         rewriteStart: ([UInt8]) throws -> Void

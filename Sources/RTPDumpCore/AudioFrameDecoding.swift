@@ -8,26 +8,26 @@ import SDP
 import VideoDecoding
 
 /// What decoding an audio stream gave.
-public struct AudioDecodeSummary: Sendable {
+package struct AudioDecodeSummary: Sendable {
     /// Coded frames given to the decoder, and PCM frames it gave back.
-    public var codedFrames = 0
-    public var pcmFrames = 0
-    public var samples = 0
+    package var codedFrames = 0
+    package var pcmFrames = 0
+    package var samples = 0
     /// Samples of silence given where frames were lost (``AudioDecoding/PCMGapFiller``), and gaps left.
-    public var silenceSamples = 0
-    public var unfilledGaps = 0
-    public var decodeErrors = 0
+    package var silenceSamples = 0
+    package var unfilledGaps = 0
+    package var decodeErrors = 0
     /// The stream decoded, once a frame came.
-    public var stream: StreamKey?
-    public var inputFailure: (any Error)?
+    package var stream: StreamKey?
+    package var inputFailure: (any Error)?
 }
 
 /// Decodes one audio stream (the first the filter admits) with FFmpeg to interleaved 16-bit PCM: what
 /// `rtpdump decode --audio` writes to a WAV file and digests. Frames lost on the way are silence of their
 /// duration (a frame of its own, before the next decoded one), so that the PCM keeps the stream's time.
-public enum AudioFrameDecoding {
+package enum AudioFrameDecoding {
     /// - Throws: ``RTPDumpError`` when FFmpeg cannot open a decoder for the format; `emit`'s errors.
-    public static func decode<Source: DatagramSource>(
+    package static func decode<Source: DatagramSource>(
         _ source: inout Source, format: AudioFormat, filter: StreamFilter, followsFlows: Bool = false,
         emit: (PCMFrame) throws -> Void
     ) throws -> AudioDecodeSummary {
@@ -70,7 +70,7 @@ public enum AudioFrameDecoding {
 
     /// The line `decode --audio --md5` prints for a PCM frame: `<index> <pts> <samples>x<channels> <md5>`, the
     /// time at the track's clock from the first timestamp (as the video's), the MD5 of its s16le samples.
-    public static func md5Line(index: Int, _ pcm: PCMFrame) -> String {
+    package static func md5Line(index: Int, _ pcm: PCMFrame) -> String {
         let pts = Int64(bitPattern: pcm.timestamp) - (1 << 32)
         var digest = MD5()
         digest.update(littleEndianBytes(pcm.int16Interleaved)[...])
@@ -78,7 +78,7 @@ public enum AudioFrameDecoding {
     }
 
     /// Samples as s16le bytes.
-    public static func littleEndianBytes(_ samples: [Int16]) -> [UInt8] {
+    package static func littleEndianBytes(_ samples: [Int16]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(samples.count * 2)
         for sample in samples {

@@ -7,13 +7,13 @@ import SDP
 /// The audio streams of a capture (or a live session's datagrams) through the library's ``MediaPipeline``:
 /// every stream the filter admits (narrowed to the format's payload type) is a track taken apart as
 /// `format` says. What `rtpdump frames` and the audio side of `extract` read.
-public struct AudioFrameStreams: Sendable {
-    public let format: AudioFormat
+package struct AudioFrameStreams: Sendable {
+    package let format: AudioFormat
     private var tracks: CaptureTracks
     private var pipeline: MediaPipeline
 
     /// - Throws: ``AudioError`` when the format's configuration cannot be read.
-    public init(
+    package init(
         format: AudioFormat, filter: StreamFilter = StreamFilter(), reorder: ReorderBuffer.Configuration = .audio,
         followsFlows: Bool = false
     ) throws(AudioError) {
@@ -26,7 +26,7 @@ public struct AudioFrameStreams: Sendable {
     }
 
     /// Offers a datagram; `emit` receives the frames it completes, with their stream.
-    public mutating func add(_ datagram: consuming UDPDatagram, emit: (StreamKey, AudioFrame) -> Void) {
+    package mutating func add(_ datagram: consuming UDPDatagram, emit: (StreamKey, AudioFrame) -> Void) {
         switch tracks.sort(datagram) {
         case .packet(let received, let isNew):
             if isNew { _ = pipeline.addTrack(Depacketizer(format: .audio(format))) }
@@ -40,13 +40,13 @@ public struct AudioFrameStreams: Sendable {
     }
 
     /// Ends every stream.
-    public mutating func finish(emit: (StreamKey, AudioFrame) -> Void) {
+    package mutating func finish(emit: (StreamKey, AudioFrame) -> Void) {
         pipeline.finish()
         handOn(emit: emit)
     }
 
     /// The depacketizer of each stream, in order of appearance (its counters, its configuration).
-    public var depacketizers: [(StreamKey, AudioDepacketizer)] {
+    package var depacketizers: [(StreamKey, AudioDepacketizer)] {
         (0..<pipeline.trackCount).compactMap { track in
             pipeline.depacketizer(track: track)?.audio.map { (tracks.stream(track: track), $0) }
         }
@@ -68,7 +68,7 @@ extension AudioFrameStreams {
     ///
     /// - Returns: the stream given, and what ended the input early (a capture cut short), if anything.
     /// - Throws: ``RTPDumpError`` when the format's configuration cannot be read; `body`'s error.
-    public static func firstStream<Source: DatagramSource>(
+    package static func firstStream<Source: DatagramSource>(
         of source: inout Source, format: AudioFormat, filter: StreamFilter, followsFlows: Bool,
         _ body: (AudioFrame, _ configuration: AudioSpecificConfig?) throws -> Void
     ) throws -> (stream: StreamKey?, inputFailure: (any Error)?) {

@@ -1,27 +1,23 @@
+import NIOConcurrencyHelpers
+
 /// The result of async work, awaited by a synchronous caller.
 final class BlockingResult<Value>: @unchecked Sendable {
-    private let condition = ThreadCondition()
-    private var result: Result<Value, any Error>?
+    // @unchecked: `result` is only read and written under `lock`.
+    /// 0 until the result is stored, then 1.
+    private let lock = ConditionLock(value: 0)
+    private var result: Result<Value, any Error> = .failure(CancellationError())
 
     func set(_ body: () async throws -> Value) async {
         let value: Result<Value, any Error>
         do { value = .success(try await body()) } catch { value = .failure(error) }
-        store(value)
-    }
-
-    private func store(_ value: Result<Value, any Error>) {
-        condition.lock()
+        lock.lock()
         result = value
-        condition.signal()
-        condition.unlock()
+        lock.unlock(withValue: 1)
     }
 
     func wait() throws -> Value {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let result { return try result.get() }
-            condition.wait()
-        }
+        lock.lock(whenValue: 1)
+        defer { lock.unlock() }
+        return try result.get()
     }
 }

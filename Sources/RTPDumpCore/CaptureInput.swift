@@ -1,10 +1,11 @@
+import RTSPCapture
 import PacketCapture
 
 /// Opens what the user named as INPUT.
-public enum CaptureInput {
+package enum CaptureInput {
     /// Opens a capture file. An RTSP URL is refused with a message that says so (``LiveSessionSource``
     /// plays URLs).
-    public static func open(_ input: String) throws -> CaptureFile {
+    package static func open(_ input: String) throws -> CaptureFile {
         let lower = input.lowercased()
         if lower.hasPrefix("rtsp://") || lower.hasPrefix("rtsps://") {
             throw RTPDumpError("an RTSP URL is not a capture file; play it with LiveSessionSource")
@@ -19,7 +20,7 @@ public enum CaptureInput {
     /// Opens a capture file as the commands read it, once, as ``RTSPSessionDatagrams``: with the RTP
     /// interleaved in its RTSP connections, and what its RTSP exchange says before the first media packet
     /// (``RTSPSessionDatagrams/lookAheadForSession()``). The session is nil when the capture has no RTSP there.
-    public static func openWithSession(_ input: String) throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
+    package static func openWithSession(_ input: String) throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
         var source = RTSPSessionDatagrams(capture: try open(input))
         do {
             let session = try source.lookAheadForSession()
@@ -30,7 +31,7 @@ public enum CaptureInput {
     }
 
     /// One line per kind of thing the reader skipped, for stderr.
-    public static func warningLines(_ w: CaptureWarnings) -> [String] {
+    package static func warningLines(_ w: CaptureWarnings) -> [String] {
         var lines: [String] = []
         if w.truncatedAtEnd { lines.append("warning: the capture ends in the middle of a record (cut short?)") }
         let counts: [(Int, String)] = [

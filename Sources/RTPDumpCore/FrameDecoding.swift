@@ -7,24 +7,24 @@ import VideoDecoding
 
 /// What `rtpdump decode` does: the capture's first video stream (or the one the filter picks), through
 /// the reorder buffer, the depacketizer and the FFmpeg decoder.
-public enum FrameDecoding {
-    public struct Summary: Sendable {
-        public var codec: VideoCodec?
-        public var accessUnits = 0
-        public var frames = 0
-        public var damagedFrames = 0
-        public var decodeErrors = 0
+package enum FrameDecoding {
+    package struct Summary: Sendable {
+        package var codec: VideoCodec?
+        package var accessUnits = 0
+        package var frames = 0
+        package var damagedFrames = 0
+        package var decodeErrors = 0
         /// Streams left out as not video, each with the reason (``AccessUnitStreams/streamsNotVideo``).
-        public var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
+        package var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was decoded all the same.
-        public var inputFailure: (any Error)?
+        package var inputFailure: (any Error)?
     }
 
     /// Decodes every access unit, complete or not (damaged frames come out flagged), and hands each
     /// frame to `emit` in presentation order. `followsFlows`: the input is an RTSP session, whose tracks keep
     /// their stream across a change of SSRC (`CaptureTracks.followsFlows`).
-    public static func decode<Source: DatagramSource>(
+    package static func decode<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, threads: Int,
         outputSize: (width: Int, height: Int)? = nil, template: Depacketizer? = nil, followsFlows: Bool = false,
         emit: (I420Frame) throws -> Void
@@ -75,7 +75,7 @@ public enum FrameDecoding {
 
     /// The `--md5` line of a frame: `<index> <pts90k> <width>x<height> <md5>`, where pts90k is the RTP
     /// timestamp, unwrapped (it keeps counting past 2^32).
-    public static func md5Line(index: Int, _ frame: I420Frame) -> String {
+    package static func md5Line(index: Int, _ frame: I420Frame) -> String {
         let pts = Int64(bitPattern: frame.timestamp) - (1 << 32)
         return "\(index) \(pts) \(frame.width)x\(frame.height) \(FrameDigest.md5(frame))"
     }

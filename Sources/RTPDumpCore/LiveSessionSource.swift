@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import RTSPCapture
 import PacketCapture
 import RTP
 import RTSP
@@ -11,12 +12,12 @@ import RTSP
 /// are synchronous; ``nextDatagram()`` waits for the next packet, and returns nil when the session ends
 /// or `duration` has passed (then the session is torn down). ``forEachDatagram(_:)`` runs its body on the
 /// session's event loop instead, as each read arrives, while the caller waits: no thread hop per read.
-public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
-    public let session: RTSPSession
+package final class LiveSessionSource: DatagramSource, @unchecked Sendable {
+    package let session: RTSPSession
     /// What the commands read from a session capture: the SDP and the transports.
-    public let info: RTSPSessionInfo
+    package let info: RTSPSessionInfo
     /// What was dropped for a reader that fell behind (``PacketQueue/capacity``, ``PacketQueue/byteCapacity``).
-    public var warnings: CaptureWarnings {
+    package var warnings: CaptureWarnings {
         var warnings = CaptureWarnings()
         warnings.droppedForSlowReader = queue.dropped
         warnings.unreadAtDeadline = queue.unreadAtCut
@@ -32,7 +33,7 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
 
     /// Connects and plays (blocking the calling thread until PLAY is answered or the session fails). A
     /// `duration` bounds the whole session, set-up included.
-    public static func open(url: String, options: RTSPSessionOptions, duration: Duration?) throws -> LiveSessionSource {
+    package static func open(url: String, options: RTSPSessionOptions, duration: Duration?) throws -> LiveSessionSource {
         // Packets go from the event loop straight to this queue (the session's packetHandler), which hands
         // them to a consumer on the event loop (forEachDatagram) or to the command's thread (nextDatagram).
         let queue = PacketQueue()
@@ -105,7 +106,7 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     /// Reports taken and not yet presented, for ``nextDatagram()``.
     private var pendingReports: [ReceivedSenderReport] = []
 
-    public func nextDatagram() throws -> UDPDatagram? {
+    package func nextDatagram() throws -> UDPDatagram? {
         if !pendingReports.isEmpty { return datagram(pendingReports.removeFirst()) }
         if let held = pendingPacket {
             pendingPacket = nil
@@ -128,7 +129,7 @@ public final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     /// A packet taken while reports went first.
     private var pendingPacket: RTSPReceivedPacket?
 
-    public func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
+    package func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
         // The caller waits until the session ends, so `body` never runs after this returns.
         try withoutActuallyEscaping(body) { body in
             try queue.consumeOnPushingThread(

@@ -4,11 +4,11 @@ import PacketCapture
 import RTP
 
 /// The output of `rtpdump nals` and `rtpdump extract`.
-public enum NALListing {
+package enum NALListing {
     /// One line per NAL unit, `nal ssrc=0x.. ts=<RTP timestamp> <TYPE> <bytes>`, then one per access unit,
     /// `au ssrc=0x.. ts=<RTP timestamp> nals=<n> bytes=<n> keyframe=0|1 complete=0|1 lost=<packets>`, then
     /// ` wallclock=<seconds since 1970>` (the sender's capture time) once a sender report has arrived.
-    public static func lines(_ key: StreamKey, _ unit: AccessUnit) -> [String] {
+    package static func lines(_ key: StreamKey, _ unit: AccessUnit) -> [String] {
         let prefix = "ssrc=\(hex32(key.ssrc)) ts=\(unit.rtpTimestamp)"
         var lines = unit.nalUnits.map { "nal \(prefix) \($0.typeName) \($0.bytes.count)" }
         lines.append(
@@ -19,16 +19,16 @@ public enum NALListing {
     }
 
     /// What `extract` wrote.
-    public struct ExtractSummary: Sendable {
-        public var codec: VideoCodec?
-        public var written = 0
-        public var skippedIncomplete = 0
-        public var bytes = 0
+    package struct ExtractSummary: Sendable {
+        package var codec: VideoCodec?
+        package var written = 0
+        package var skippedIncomplete = 0
+        package var bytes = 0
         /// Streams left out as not video, each with the reason (``AccessUnitStreams/streamsNotVideo``).
-        public var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
+        package var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was written all the same.
-        public var inputFailure: (any Error)?
+        package var inputFailure: (any Error)?
     }
 
     /// Depacketizes the capture and writes the complete access units of the first video stream (or the one
@@ -36,7 +36,7 @@ public enum NALListing {
     /// piece is the access unit's own buffer, not a copy; it is only valid during the call).
     /// `followsFlows`: the input is an RTSP session, whose tracks keep their stream across a change of SSRC
     /// (`CaptureTracks.followsFlows`).
-    public static func extract<Source: DatagramSource>(
+    package static func extract<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: Depacketizer? = nil,
         followsFlows: Bool = false, write: (ArraySlice<UInt8>) throws -> Void
     ) throws -> ExtractSummary {

@@ -3,11 +3,11 @@ import PacketCapture
 import RTP
 
 /// The output of `rtpdump packets`: one line per RTP packet.
-public enum PacketListing {
+package enum PacketListing {
     /// Lists packets in arrival order:
     /// `<seconds since first> <source> > <destination> ssrc=0x.. pt=N seq=N ts=N m=0|1 len=N`,
     /// with ` truncated` appended when the capture cut the packet short.
-    public static func arrivalOrder<Source: DatagramSource>(
+    package static func arrivalOrder<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, write: (String) -> Void
     ) throws {
         var start: ArrivalTime?
@@ -29,7 +29,7 @@ public enum PacketListing {
 
     /// Lists packets as a reorder buffer releases them, per stream, with a `LOSS` line for each gap:
     /// `ssrc=0x.. ext=N seq=N ts=N m=0|1 len=N` and `ssrc=0x.. LOSS first=N count=N`.
-    public static func releaseOrder<Source: DatagramSource>(
+    package static func releaseOrder<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter, configuration: ReorderBuffer.Configuration,
         write: (String) -> Void
     ) throws {

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import RTSPClient
 
@@ -11,7 +12,9 @@ final class PacketQueue: @unchecked Sendable {
     /// Bytes of packets held for such a reader before the oldest are dropped.
     static let byteCapacity = 64 << 20
 
-    private let condition = ThreadCondition()
+    /// 1 when a waiter has something to wake for: for the reader, packets or the end; for a consumer on the
+    /// pushing thread, the end or its own failure. 0 otherwise.
+    private let lock = ConditionLock(value: 0)
     private var packets = CircularBuffer<RTSPReceivedPacket>(initialCapacity: 1024)
     /// Bytes of the packets held.
     private var bytes = 0
@@ -19,27 +22,21 @@ final class PacketQueue: @unchecked Sendable {
     private var cutCount = 0
     private var isCut = false
     private var ended = false
-    /// The reader is waiting for packets (then a push wakes it).
-    private var waiting = false
     /// Set by ``consumeOnPushingThread(_:stop:)``: what each pushed packet goes to instead of the queue.
     private var consumer: ((RTSPReceivedPacket) throws -> Void)?
     private var consumerFailure: (any Error)?
     private var failure: (any Error)?
 
     func push(_ batch: ArraySlice<RTSPReceivedPacket>) {
-        condition.lock()
-        guard !isCut else {
-            cutCount += batch.count
-            return condition.unlock()
-        }
+        lock.lock()
+        defer { unlockTellingWaiters() }
+        guard !isCut else { return cutCount += batch.count }
         if let consumer {
-            defer { condition.unlock() }
             do {
                 for packet in batch { try consumer(packet) }
             } catch {
                 consumerFailure = error
                 self.consumer = nil
-                condition.signal()
             }
             return
         }
@@ -51,45 +48,50 @@ final class PacketQueue: @unchecked Sendable {
             bytes -= oldest.packet.bytes.count
             droppedCount += 1
         }
-        let wake = waiting
-        condition.unlock()
-        // Signalled after unlocking, and only when the reader sleeps: a reader woken while the lock is still
-        // held would only block again on it.
-        if wake { condition.signal() }
+    }
+
+    /// Unlocks with the value that says whether a waiter has something to wake for.
+    private func unlockTellingWaiters() {
+        let wake = ended || consumerFailure != nil || (consumer == nil && !packets.isEmpty)
+        lock.unlock(withValue: wake ? 1 : 0)
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { unlockTellingWaiters() }
+        return try body()
     }
 
     /// Packets dropped, oldest first, because the reader fell behind by more than ``capacity`` packets or
     /// ``byteCapacity`` bytes.
-    var dropped: Int { condition.withLock { droppedCount } }
+    var dropped: Int { locked { droppedCount } }
 
     /// Whether a consumer runs on the pushing thread now (``consumeOnPushingThread(_:stop:)``).
-    var hasConsumer: Bool { condition.withLock { consumer != nil } }
+    var hasConsumer: Bool { locked { consumer != nil } }
 
     /// What the queue holds: packets, and their bytes.
-    var held: (packets: Int, bytes: Int) { condition.withLock { (packets.count, bytes) } }
+    var held: (packets: Int, bytes: Int) { locked { (packets.count, bytes) } }
 
     /// Packets held when the queue was cut (``cut()``), never read.
-    var unreadAtCut: Int { condition.withLock { cutCount } }
+    var unreadAtCut: Int { locked { cutCount } }
 
     /// The reader's time is up: what is held is dropped (counted in ``unreadAtCut``), nothing more is
     /// queued, and the reader sees the end at once, however far behind it was.
     func cut() {
-        condition.lock()
-        cutCount += packets.count
-        packets.removeAll()
-        bytes = 0
-        isCut = true
-        ended = true
-        condition.broadcast()
-        condition.unlock()
+        locked {
+            cutCount += packets.count
+            packets.removeAll()
+            bytes = 0
+            isCut = true
+            ended = true
+        }
     }
 
     func end(_ error: (any Error)?) {
-        condition.lock()
-        ended = true
-        failure = error
-        condition.broadcast()
-        condition.unlock()
+        locked {
+            ended = true
+            failure = error
+        }
     }
 
     /// Runs `consumer` on every packet in order (first those queued, here; then each batch on the thread that
@@ -98,21 +100,23 @@ final class PacketQueue: @unchecked Sendable {
     func consumeOnPushingThread(
         _ consumer: @escaping (RTSPReceivedPacket) throws -> Void, stop: () -> Void
     ) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        do {
-            while let packet = packets.popFirst() {
-                bytes -= packet.packet.bytes.count
-                try consumer(packet)
+        locked {
+            do {
+                while let packet = packets.popFirst() {
+                    bytes -= packet.packet.bytes.count
+                    try consumer(packet)
+                }
+            } catch {
+                self.consumerFailure = error
             }
-        } catch {
-            consumerFailure = error
+            packets.removeAll(keepingCapacity: true)
+            bytes = 0
+            if self.consumerFailure == nil { self.consumer = consumer }
         }
-        packets.removeAll(keepingCapacity: true)
-        bytes = 0
-        if consumerFailure == nil { self.consumer = consumer }
-        while !ended && consumerFailure == nil { condition.wait() }
+        lock.lock(whenValue: 1)  // the end, or the consumer's failure
         self.consumer = nil
+        let (consumerFailure, failure) = (self.consumerFailure, self.failure)
+        unlockTellingWaiters()
         if let consumerFailure {
             stop()
             throw consumerFailure
@@ -121,13 +125,8 @@ final class PacketQueue: @unchecked Sendable {
     }
 
     func next() throws -> RTSPReceivedPacket? {
-        condition.lock()
-        defer { condition.unlock() }
-        while packets.isEmpty && !ended {
-            waiting = true
-            condition.wait()
-            waiting = false
-        }
+        lock.lock(whenValue: 1)  // packets, or the end
+        defer { unlockTellingWaiters() }
         guard let packet = packets.popFirst() else {
             if let failure { throw failure }
             return nil

@@ -6,29 +6,29 @@ import SRTP
 /// A datagram source whose SRTP and SRTCP are unprotected with one key (`--srtp-key`): what passes
 /// authentication goes on as plain RTP/RTCP; what fails is dropped and counted per flow, so none of its
 /// bytes reach a depacketizer.
-public final class SRTPDatagrams: DatagramSource {
+package final class SRTPDatagrams: DatagramSource {
     /// Where a datagram arrived: its addresses and ports.
-    public struct Flow: Hashable, Sendable {
-        public let source: SocketAddress
-        public let destination: SocketAddress
+    package struct Flow: Hashable, Sendable {
+        package let source: SocketAddress
+        package let destination: SocketAddress
     }
 
     private var source: any DatagramSource
     private let receiver: SRTPReceiver
     /// Authentication failures (and replays) per flow they arrived on. Not per SSRC: the SSRC is in the
     /// header that failed, and a packet whose SSRC was tampered with would be counted against no stream.
-    public private(set) var failures: [Flow: Int] = [:]
+    package private(set) var failures: [Flow: Int] = [:]
     /// Datagrams too short or otherwise refused by libsrtp for another reason than authentication.
-    public private(set) var malformed = 0
+    package private(set) var malformed = 0
 
-    public init(_ source: any DatagramSource, key: SRTPKey) throws(SRTPError) {
+    package init(_ source: any DatagramSource, key: SRTPKey) throws(SRTPError) {
         self.source = source
         self.receiver = try SRTPReceiver(key: key)
     }
 
-    public var warnings: CaptureWarnings { source.warnings }
+    package var warnings: CaptureWarnings { source.warnings }
 
-    public func nextDatagram() throws -> UDPDatagram? {
+    package func nextDatagram() throws -> UDPDatagram? {
         while let datagram = try source.nextDatagram() {
             guard !datagram.isTruncated else { return datagram }  // counted by streams, never depacketized
             let isRTCP = RTPPacket.looksLikeRTCP(datagram.payload)
@@ -49,7 +49,7 @@ public final class SRTPDatagrams: DatagramSource {
 
     /// The failures of a stream: those on its flow, and on its RTCP flow (each port one higher, RFC 3550's
     /// convention), whatever SSRC the packets claimed.
-    public func failures(of stream: StreamKey) -> Int {
+    package func failures(of stream: StreamKey) -> Int {
         func next(_ address: SocketAddress) -> SocketAddress {
             SocketAddress(address: address.address, port: address.port &+ 1)
         }
@@ -58,5 +58,5 @@ public final class SRTPDatagrams: DatagramSource {
     }
 
     /// All failures, on any flow.
-    public var totalFailures: Int { failures.values.reduce(0, +) }
+    package var totalFailures: Int { failures.values.reduce(0, +) }
 }

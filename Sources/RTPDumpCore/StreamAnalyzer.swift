@@ -11,21 +11,21 @@ import SDP
 /// pass RFC 3550's probation (two in a row), so stray UDP traffic that happens to start with the right bits
 /// is not one; the flows that never pass are listed apart (``unvalidated``). Where the flows are known to be
 /// RTP (an RTSP session's tracks, a port or SDP the user named), `probation: false` counts every packet.
-public struct StreamAnalyzer: Sendable {
+package struct StreamAnalyzer: Sendable {
     /// What is known about one stream.
-    public struct Stream: Sendable {
-        public let key: StreamKey
+    package struct Stream: Sendable {
+        package let key: StreamKey
         /// The payload type of the stream's first packet.
-        public let payloadType: UInt8
+        package let payloadType: UInt8
         /// The clock rate jitter is measured in.
-        public let clockRate: Int
-        public internal(set) var statistics: ReceiverStatistics
+        package let clockRate: Int
+        package internal(set) var statistics: ReceiverStatistics
         /// Packets whose capture was cut short by the snaplen (counted, but their payload is incomplete).
-        public internal(set) var truncatedPackets = 0
+        package internal(set) var truncatedPackets = 0
         /// The codec's encoding name (`H264`, `PCMU`, `MPEG4-GENERIC`, ...): the SDP's for the payload type,
         /// else the static payload type's (RFC 3551), else H.264 or H.265 as its first payloads show; nil
         /// when none says.
-        public internal(set) var codec: String?
+        package internal(set) var codec: String?
         /// Packets whose payload was looked at for a video codec, while none was known.
         var sniffed = 0
     }
@@ -33,21 +33,21 @@ public struct StreamAnalyzer: Sendable {
     /// How many packets of a stream no SDP describes are looked at for an H.264 or H.265 payload.
     static let maxSniffedPackets = 64
 
-    public let filter: StreamFilter
+    package let filter: StreamFilter
     /// Overrides the clock rate for every stream.
-    public let clockRate: Int?
+    package let clockRate: Int?
     /// Whether a stream must pass RFC 3550 probation to be one.
-    public let probation: Bool
+    package let probation: Bool
     /// The formats an SDP describes, by payload type: each stream's codec and clock rate.
-    public let formats: [UInt8: MediaFormat]
+    package let formats: [UInt8: MediaFormat]
     private var index: [StreamKey: Int] = [:]
     private var all: [Stream] = []
     /// Datagrams that matched the filter but were not RTP.
-    public private(set) var notRTP = 0
+    package private(set) var notRTP = 0
     /// RTCP packets seen.
-    public private(set) var rtcpPackets = 0
+    package private(set) var rtcpPackets = 0
 
-    public init(
+    package init(
         filter: StreamFilter = StreamFilter(), clockRate: Int? = nil, probation: Bool = true,
         formats: [UInt8: MediaFormat] = [:]
     ) {
@@ -58,7 +58,7 @@ public struct StreamAnalyzer: Sendable {
     }
 
     /// Accounts for one datagram.
-    public mutating func add(_ datagram: UDPDatagram) {
+    package mutating func add(_ datagram: UDPDatagram) {
         guard filter.admits(datagram) else { return }
         if RTPPacket.looksLikeRTCP(datagram.payload) {
             rtcpPackets += 1
@@ -101,18 +101,18 @@ public struct StreamAnalyzer: Sendable {
     }
 
     /// The RTP streams found, in order of their first packet. Sources that never passed probation are left out.
-    public var streams: [Stream] {
+    package var streams: [Stream] {
         all.filter { $0.statistics.tracker.isValid }
     }
 
     /// Flows that looked like RTP but whose sequence numbers never passed probation (never two in a row:
     /// stray traffic, or a real stream that lost every other packet).
-    public var unvalidated: [Stream] {
+    package var unvalidated: [Stream] {
         all.filter { !$0.statistics.tracker.isValid }
     }
 
     /// Reads every datagram of a capture.
-    public static func analyze<Source: DatagramSource>(
+    package static func analyze<Source: DatagramSource>(
         _ capture: inout Source, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil, probation: Bool = true,
         formats: [UInt8: MediaFormat] = [:]
     ) throws -> StreamAnalyzer {

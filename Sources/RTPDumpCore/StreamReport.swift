@@ -2,13 +2,13 @@ import PacketCapture
 import RTP
 
 /// The output of `rtpdump streams`: a table for people, JSON for programs.
-public enum StreamReport {
+package enum StreamReport {
     /// One JSON array of objects with the keys `ssrc`, `payloadType`, `source`, `destination`, `packets`,
     /// `lost`, `duplicates`, `reordered`, `jitterMs`, `durationSeconds`, then `clockRate`, `firstTime`,
     /// `lastTime` (seconds since the epoch), `truncatedPackets` and `codec` (the encoding name, `""` when
     /// unknown); with `srtp` (an ``SRTPDatagrams``
     /// source), also `srtpAuthFailures`: the failures on the stream's RTP and RTCP flows.
-    public static func json(_ streams: [StreamAnalyzer.Stream], srtp: SRTPDatagrams? = nil) -> String {
+    package static func json(_ streams: [StreamAnalyzer.Stream], srtp: SRTPDatagrams? = nil) -> String {
         let rows = streams.map { stream -> String in
             let s = stream.statistics
             var o = JSONObjectWriter()
@@ -35,7 +35,7 @@ public enum StreamReport {
 
     /// A fixed-width table, one row per stream. FIRST_S and LAST_S are seconds since the earliest
     /// stream's first packet, as tshark prints them; CODEC is the encoding name, `-` when unknown.
-    public static func table(_ streams: [StreamAnalyzer.Stream]) -> String {
+    package static func table(_ streams: [StreamAnalyzer.Stream]) -> String {
         let header = [
             "SSRC", "PT", "SOURCE", "DESTINATION", "PACKETS", "LOST", "DUP", "REORD", "JITTER_MS", "FIRST_S", "LAST_S",
             "CODEC",

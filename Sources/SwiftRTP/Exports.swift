@@ -12,6 +12,7 @@
 @_exported import RTP
 @_exported import RTPTransport
 @_exported import RTSP
+@_exported import RTSPCapture
 @_exported import RTSPClient
 @_exported import SDP
 @_exported import SRTP

@@ -21,10 +21,10 @@ public struct I420Frame: Sendable {
     public let strideY: Int
     public let strideUV: Int
     /// When the sender captured it, on its wall clock (RTCP sender reports), when known. Set by whoever
-    /// knows the sender's clock (`RTSPDecodedFrames`); decoders leave it nil.
+    /// knows the sender's clock (`DecodedFrames`, `DecodedMedia`, from their units); decoders leave it nil.
     public var captureTime: WallClockTime? = nil
     /// The track of the access unit it was decoded from (``AccessUnit/track``): set by whoever runs a
-    /// decoder per track (`RTSPDecodedFrames`); decoders leave it 0.
+    /// decoder per track (`TrackDecoders`); decoders leave it 0.
     public var track: Int = 0
     /// Whether it is the first frame of its track after a break (the access unit it came from was a
     /// discontinuity): its timestamp does not follow the previous frame's. Set by `TrackDecoders`.

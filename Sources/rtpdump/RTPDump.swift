@@ -1,5 +1,6 @@
 import Audio
 import MediaPipeline
+import RTSPCapture
 import RTSPClient
 import ArgumentParser
 import FFmpegDecoding

@@ -14,7 +14,7 @@ import Testing
         0x77, 0x77, 0x2c, 0x77, 0x7e, 0x2c, 0x77, 0x77,
     ]
 
-    /// FuzzHEVCDepacketizer: the same SPS damage arriving in band, through ParameterSets.update.
+    /// FuzzH265Depacketizer: the same SPS damage arriving in band, through ParameterSets.update.
     static let hugeBitDepthInBand: [UInt8] = [
         0x00, 0x80, 0x41, 0x43, 0x43, 0x14, 0x00, 0x05, 0x05, 0x05, 0x05, 0x7c, 0x7c, 0x7c, 0x7c, 0x7c, 0x7c, 0x05,
         0x05, 0x05, 0x3f, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x80, 0x04, 0xff, 0x6e, 0x74, 0x49,
@@ -30,9 +30,9 @@ import Testing
     }
 
     @Test func anInBandSPSWithAnImpossibleBitDepthIsStoredWithoutACrash() {
-        // FuzzHEVCDepacketizer's framing: per packet a control byte (0x80 marker, 0x40 loss, 0x20 new
+        // FuzzH265Depacketizer's framing: per packet a control byte (0x80 marker, 0x40 loss, 0x20 new
         // timestamp) and a length byte, then the payload.
-        var depacketizer = HEVCDepacketizer(
+        var depacketizer = H265Depacketizer(
             configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384), maxDONDiff: 0)
         let input = Self.hugeBitDepthInBand.dropFirst()
         var offset = input.startIndex

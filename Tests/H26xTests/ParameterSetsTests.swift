@@ -71,8 +71,8 @@ import Testing
 
     @Test func h265SetsComeFromTheirOwnParameters() throws {
         var sets = ParameterSets(codec: .h265)
-        try sets.add(sdpParameter: "sprop-vps", value: base64(HEVCDepacketizerTests.vps))
-        try sets.add(sdpParameter: "sprop-pps", value: base64(HEVCDepacketizerTests.pps))
+        try sets.add(sdpParameter: "sprop-vps", value: base64(H265DepacketizerTests.vps))
+        try sets.add(sdpParameter: "sprop-pps", value: base64(H265DepacketizerTests.pps))
         #expect(sets.all.map(\.typeName) == ["VPS", "PPS"])
     }
 

@@ -109,7 +109,7 @@ import Testing
     @Test(arguments: ["h265-gst-sll.pcap", "h265-ffmpeg-ipv6.pcapng", "h265-10bit-ffmpeg.pcap", "h265-hrd.h265"])
     func theSPSParserEndsAtTheTrailingBits(capture: String) throws {
         let sets = try Self.parameterSets(of: capture, codec: .h265)
-        var fields = HEVCConfigurationFields()
+        var fields = H265ConfigurationFields()
         for nal in sets.all where nal.type == 33 {
             try fields.add(nal)
             #expect(fields.lastSPSEndedAtTrailingBits)

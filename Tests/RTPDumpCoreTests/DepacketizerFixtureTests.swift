@@ -162,7 +162,7 @@ import Testing
     @Test func donlH265ReassemblesToTheDecodingOrder() throws {
         let manifest = try #require(try Fixtures.json("interleaved.json") as? [String: [String: Any]])
         let depth = try #require(manifest["h265-donl.pcap"]?["depth"] as? Int)
-        let depacketizer = HEVCDepacketizer(maxDONDiff: depth)
+        let depacketizer = H265Depacketizer(maxDONDiff: depth)
         let units = try Self.depacketize("h265-donl.pcap", Depacketizer(depacketizer))
         let expected = try AnnexBFile.nalUnits(expected: "h265-donl.pcap.nals.h265")
         #expect(units.flatMap { $0 } == expected)

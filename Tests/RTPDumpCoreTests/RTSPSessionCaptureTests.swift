@@ -1,4 +1,5 @@
 import MediaPipeline
+@testable import RTSPCapture
 import Foundation
 import RTP
 import RTSPClient

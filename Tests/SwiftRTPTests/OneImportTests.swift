@@ -61,3 +61,47 @@ import Testing
         #expect(frames.allSatisfy { !$0.mayBeDamaged && $0.width == 320 && $0.height == 240 })
     }
 }
+
+/// A capture of an RTSP session whose RTP is interleaved in the RTSP connection reads through the library:
+/// `RTSPSessionDatagrams` reassembles and frames the connection, the DESCRIBE answer gives the formats.
+@Suite struct RTSPCaptureTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    @Test func anRTSPOverTCPCaptureDecodesAsGStreamerDecodesIt() throws {
+        let path = Self.fixtures.appendingPathComponent("captures/rtsp-h264-tcp.pcap").path
+        var source = RTSPSessionDatagrams(capture: try CaptureFile(contentsOf: path))
+        let session = try #require(try source.lookAheadForSession())
+        let formats = session.description?.media.compactMap(\.mediaFormat) ?? []
+        #expect(formats.first?.encodingName == "H264")
+        var tracks = CaptureTracks(followsFlows: true)  // an RTSP track is its flow
+        var pipeline = MediaPipeline()
+        var decoders = TrackDecoders { _, codec in try FFmpegVideoDecoder(codec: codec) }
+        var md5s: [String] = []
+        try source.forEachDatagram { datagram in
+            switch tracks.sort(datagram) {
+            case .packet(let received, let isNewTrack):
+                if isNewTrack {
+                    let format = formats.first { $0.payloadType == received.packet.payloadType }
+                    _ = pipeline.addTrack(format.map { Depacketizer(format: $0) } ?? .sniffing())
+                }
+                pipeline.push(received)
+            case .senderReports(let reports):
+                for report in reports { pipeline.receiveSenderReport(report) }
+            case nil:
+                break
+            }
+            while let unit = pipeline.next()?.accessUnit { try decoders.decode(unit) }
+            while let frame = decoders.nextFrame() { md5s.append(FrameDigest.md5(frame)) }
+        }
+        pipeline.finish()
+        while let unit = pipeline.next()?.accessUnit { try decoders.decode(unit) }
+        try decoders.drain()
+        while let frame = decoders.nextFrame() { md5s.append(FrameDigest.md5(frame)) }
+        let expected = try String(
+            contentsOf: Self.fixtures.appendingPathComponent("expected/rtsp-h264-tcp.pcap.gst-frames.md5"), encoding: .utf8
+        ).split(separator: "\n").map(String.init)
+        #expect(md5s.count == 89)
+        #expect(md5s == expected)
+    }
+}

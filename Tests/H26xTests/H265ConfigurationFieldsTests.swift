@@ -5,7 +5,7 @@ import Testing
 /// The hvcC record's parameter-set parser on sets written bit by bit: the syntax no fixture's encoder
 /// produced (predicted reference picture sets, spatial segmentation, tiles and wavefronts), and each of its
 /// limits. ConfigurationRecordTests compares whole records with FFmpeg's on real streams.
-@Suite struct HEVCConfigurationFieldsTests {
+@Suite struct H265ConfigurationFieldsTests {
     /// What the written SPS holds; the defaults make a small valid one.
     struct SPS {
         var pocLSBBitsMinus4: UInt32 = 4
@@ -20,7 +20,7 @@ import Testing
             w.bits(0, 4)  // sps_video_parameter_set_id
             w.bits(0, 3)  // sps_max_sub_layers_minus1
             w.flag(true)  // sps_temporal_id_nesting_flag
-            HEVCConfigurationFieldsTests.profileTierLevel(&w)
+            H265ConfigurationFieldsTests.profileTierLevel(&w)
             w.ue(0)  // sps_seq_parameter_set_id
             w.ue(1)  // chroma_format_idc
             w.ue(64)
@@ -150,9 +150,9 @@ import Testing
     }
 
     static func fields(_ sps: SPS, tiles: Bool = false, wavefronts: Bool = false) throws(H26xError)
-        -> HEVCConfigurationFields
+        -> H265ConfigurationFields
     {
-        var fields = HEVCConfigurationFields()
+        var fields = H265ConfigurationFields()
         try fields.add(vps())
         try fields.add(sps.nal())
         try fields.add(pps(tiles: tiles, wavefronts: wavefronts))
@@ -164,7 +164,7 @@ import Testing
         var sps = SPS()
         sps.shortTermSets = [(3, 1), nil, nil, (1, 0), nil]
         sps.longTermPictures = 2
-        var fields = HEVCConfigurationFields()
+        var fields = H265ConfigurationFields()
         try fields.add(sps.nal())
         #expect(fields.lastSPSEndedAtTrailingBits)
         #expect(fields.level == 93 && fields.profile == 1 && fields.temporalLayers == 1)
@@ -227,11 +227,11 @@ import Testing
     /// Each limit of the parser: just inside, the SPS parses to its end; just outside, a named error.
     @Test(arguments: Limit.allCases)
     func limits(limit: Limit) throws {
-        var fields = HEVCConfigurationFields()
+        var fields = H265ConfigurationFields()
         try fields.add(limit.sps(beyond: false).nal())
         #expect(fields.lastSPSEndedAtTrailingBits)
         do {
-            var beyond = HEVCConfigurationFields()
+            var beyond = H265ConfigurationFields()
             try beyond.add(limit.sps(beyond: true).nal())
             Issue.record("no error beyond the limit of \(limit.reason)")
         } catch {

@@ -1,4 +1,4 @@
-/// The fields of an HEVCDecoderConfigurationRecord that come from inside the parameter sets (ISO/IEC
+/// The fields of an H265DecoderConfigurationRecord that come from inside the parameter sets (ISO/IEC
 /// 14496-15 section 8.3.3.1): the profile, tier and level shared by every VPS and SPS, the chroma format
 /// and bit depths, the temporal layers, and the spatial segmentation and parallelism the encoder promised.
 ///
@@ -6,7 +6,7 @@
 /// tier, profile and level are the highest any VPS or SPS gives, the compatibility and constraint flags
 /// those all share; the SPS fields are the last SPS's; `min_spatial_segmentation_idc` is the lowest any
 /// SPS's VUI gives, and without one the parallelism type is 0 (unknown).
-struct HEVCConfigurationFields {
+struct H265ConfigurationFields {
     var profileSpace: UInt8 = 0
     var tier: UInt8 = 0
     var profile: UInt8 = 0
@@ -72,7 +72,7 @@ struct HEVCConfigurationFields {
         temporalLayers = max(temporalLayers, UInt8(subLayersMinus1 + 1))
         temporalIDNested = UInt8(try r.bit())
         try addProfileTierLevel(&r, subLayersMinus1: subLayersMinus1)
-        let format = try HEVCPictureFormat(reading: &r)
+        let format = try H265PictureFormat(reading: &r)
         chromaFormat = UInt8(format.chromaFormat)
         (bitDepthLumaMinus8, bitDepthChromaMinus8) = (UInt8(format.bitDepthLumaMinus8), UInt8(format.bitDepthChromaMinus8))
         let pocLSBBits = Int(try r.unsignedGolomb()) + 4
@@ -133,7 +133,7 @@ struct HEVCConfigurationFields {
         guard subLayersMinus1 <= 6 else {
             throw H26xError(.invalidParameterSet, "H.265 parameter set with \(subLayersMinus1 + 1) sub-layers")
         }
-        let set = try HEVCProfileTierLevel(reading: &r, subLayersMinus1: subLayersMinus1)
+        let set = try H265ProfileTierLevel(reading: &r, subLayersMinus1: subLayersMinus1)
         profileSpace = set.space
         level = tier < set.tier ? set.level : max(level, set.level)
         tier = max(tier, set.tier)

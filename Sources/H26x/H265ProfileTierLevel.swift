@@ -1,6 +1,6 @@
 /// The general part of an H.265 profile_tier_level() (ITU-T H.265 section 7.3.3), as the VPS and the SPS
 /// carry it; the sub-layers' parts are read past.
-struct HEVCProfileTierLevel {
+struct H265ProfileTierLevel {
     var space: UInt8
     var tier: UInt8
     var profile: UInt8
@@ -27,7 +27,7 @@ struct HEVCProfileTierLevel {
 }
 
 /// What an H.265 SPS says between its profile_tier_level() and its bit depths (section 7.3.2.2.1).
-struct HEVCPictureFormat {
+struct H265PictureFormat {
     var id: UInt32
     var chromaFormat: UInt32
     /// After cropping by the conformance window.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import H26x
 
-@Suite struct HEVCDepacketizerTests {
+@Suite struct H265DepacketizerTests {
     typealias P = Packets
     static let vps: [UInt8] = [0x40, 0x01, 0x0C, 0x01, 0xFF, 0xFF]
     static let sps: [UInt8] = [0x42, 0x01, 0x01, 0x01, 0x60, 0x00]
@@ -14,10 +14,10 @@ import Testing
         [0x02, 0x01, 0xD0] + [UInt8](repeating: fill, count: size - 3)
     }
 
-    static func run(_ packets: [RTPPacket?], maxDONDiff: Int = 0) -> ([Packets.Unit], HEVCDepacketizer) {
-        var d = Depacketizer(HEVCDepacketizer(maxDONDiff: maxDONDiff))
+    static func run(_ packets: [RTPPacket?], maxDONDiff: Int = 0) -> ([Packets.Unit], H265Depacketizer) {
+        var d = Depacketizer(H265Depacketizer(maxDONDiff: maxDONDiff))
         let units = Packets.run(&d, packets)
-        return (units, HEVCDepacketizer(maxDONDiff: maxDONDiff))
+        return (units, H265Depacketizer(maxDONDiff: maxDONDiff))
     }
 
     static func ap(_ nals: [[UInt8]]) -> [UInt8] {
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func nestedPACIAndUndefinedTypesAreRefusedWithAReason() {
-        var d = HEVCDepacketizer()
+        var d = H265Depacketizer()
         let fields: UInt16 = 50 << 9
         d.push(P.rtp(1, ts: 0, [50 << 1, 0x01, UInt8(fields >> 8), UInt8(fields & 0xFF), 1, 2, 3]))
         #expect(d.statistics.unsupportedPackets == 1)
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func truncatedAggregationIsMalformed() {
-        var d = HEVCDepacketizer()
+        var d = H265Depacketizer()
         d.push(P.rtp(1, ts: 0, [0x60, 0x01, 0x00, 0x40, 0x40]))
         #expect(d.statistics.malformedPackets == 1)
     }

@@ -7,7 +7,7 @@ import RTP
 /// DON), and PACI packets, whose payload is unwrapped (the header extension is skipped) and handled as
 /// the packet it carries. Used as ``H264Depacketizer`` is: ``push(_:)`` each packet in sequence order,
 /// ``noteLoss(_:)`` each gap, then take what completed with ``nextAccessUnit()``.
-public struct HEVCDepacketizer: Sendable {
+public struct H265Depacketizer: Sendable {
     @usableFromInline var core: DepacketizerCore
     /// Whether DONL/DOND fields are present (`sprop-max-don-diff` > 0).
     public let usesDecodingOrderNumbers: Bool
@@ -191,3 +191,7 @@ public struct HEVCDepacketizer: Sendable {
         handle(carried[...], nested: true)
     }
 }
+
+/// The H.265 depacketizer's former name.
+@available(*, deprecated, renamed: "H265Depacketizer")
+public typealias HEVCDepacketizer = H265Depacketizer
