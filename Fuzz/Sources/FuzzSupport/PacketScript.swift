@@ -53,5 +53,5 @@ public func runPacketScript(
     }
     depacketizer.flush()
     while let unit = depacketizer.next()?.accessUnit { check(unit) }
-    _ = depacketizer.parameterSets.sequenceParameterSet
+    _ = depacketizer.parameterSets?.sequenceParameterSet
 }
