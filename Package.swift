@@ -95,7 +95,9 @@ let package = Package(
         // The start-code scan (and the copy that is also the scan), vectorized in C: AVX2 or SSE2 on x86, NEON on AArch64.
         .target(name: "CH26x"),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
-        .target(name: "VideoDecoding", dependencies: ["H26x", "RTP"]),
+        .target(
+            name: "VideoDecoding",
+            dependencies: ["H26x", "RTP", .product(name: "Crypto", package: "swift-crypto")]),
         // The AudioDecoder protocol, PCM frames and their sinks.
         .target(name: "AudioDecoding", dependencies: ["Audio", "RTP"]),
         // FFmpeg's headers (pkg-config finds them on Apple platforms; on Linux they are on the default path, and

@@ -58,3 +58,9 @@ public struct RTSPPackets: AsyncSequence, Sendable {
         AsyncIterator(batches: batches.makeAsyncIterator(), backlog: backlog)
     }
 }
+
+/// An RTP packet received in an ``RTSPSession``, in arrival order (not yet reordered): the library's one
+/// received-packet value, ``ReceivedPacket``. Its track indexes ``RTSPSession/tracks``;
+/// its discontinuity marks the first packet of a track after ``RTSPSession/resume()`` (the server dropped
+/// what it did not send while paused: the sequence numbers jump there with nothing lost on the way).
+public typealias RTSPReceivedPacket = ReceivedPacket

@@ -67,7 +67,7 @@ struct PlayCamera: AsyncParsableCommand {
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // Every video track's frames, one decoder per track, until the session ends or is cancelled.
-                group.addTask {
+                group.addTask {  // decoding off the main actor: the sequences are Sendable
                     var counts: [Int: Int] = [:]
                     let frames = try session.accessUnits().frames { _, codec in try FFmpegVideoDecoder(codec: codec) }
                     for try await frame in frames {

@@ -2,66 +2,64 @@
 // that every line of each README block is here, in order). Edit both together.
 import SwiftRTP
 
-enum ReadmeExamples {
-    /// "Reading a capture": every access unit of every video stream of a capture, its codec told from the
-    /// payloads, dated by the capture's RTCP sender reports.
-    static func accessUnits(ofCapture path: String) throws -> [AccessUnit] {
-        var units: [AccessUnit] = []
-        var capture = try CaptureFile(contentsOf: path)
-        var tracks = CaptureTracks()  // each RTP stream of the capture is a track
-        var pipeline = MediaPipeline()
-        while let datagram = try capture.nextDatagram() {
-            switch tracks.sort(datagram) {
-            case .packet(let received, let isNewTrack):
-                if isNewTrack { _ = pipeline.addTrack(.sniffing()) }  // H.264 or H.265, told from its payloads
-                pipeline.push(received)
-            case .senderReports(let reports):
-                for report in reports { pipeline.receiveSenderReport(report) }  // units get captureTime
-            case nil:
-                break  // not RTP: counted in tracks.rejected
-            }
-            while let unit = pipeline.next()?.accessUnit {  // a sniffed track is video or gives nothing
-                units.append(unit)  // unit.track, unit.timestamp, unit.isKeyframe, unit.isComplete, unit.nalUnits
-            }
+/// "Reading a capture": every access unit of every video stream of a capture, its codec told from the
+/// payloads, dated by the capture's RTCP sender reports.
+func accessUnits(ofCapture path: String) throws -> [AccessUnit] {
+    var units: [AccessUnit] = []
+    var capture = try CaptureFile(contentsOf: path)
+    var tracks = CaptureTracks()  // each RTP stream of the capture is a track
+    var pipeline = MediaPipeline()
+    while let datagram = try capture.nextDatagram() {
+        switch tracks.sort(datagram) {
+        case .packet(let received, let isNewTrack):
+            if isNewTrack { _ = pipeline.addTrack(.sniffing()) }  // H.264 or H.265, told from its payloads
+            pipeline.push(received)
+        case .senderReports(let reports):
+            for report in reports { pipeline.receiveSenderReport(report) }  // units get captureTime
+        case nil:
+            break  // not RTP: counted in tracks.rejected
         }
-        pipeline.finish()
-        while let unit = pipeline.next()?.accessUnit { units.append(unit) }
-        return units
+        while let unit = pipeline.next()?.accessUnit {  // a sniffed track is video or gives nothing
+            units.append(unit)  // unit.track, unit.timestamp, unit.isKeyframe, unit.isComplete, unit.nalUnits
+        }
     }
+    pipeline.finish()
+    while let unit = pipeline.next()?.accessUnit { units.append(unit) }
+    return units
+}
 
-    /// "Decoding": the newest frame of those units, as a consumer running at its own pace would take it.
-    static func latestFrame(of units: [AccessUnit], parameterSets: ParameterSets?) throws -> (I420Frame?, Int) {
-        let decoder = try FFmpegVideoDecoder(codec: .h264, parameterSets: parameterSets)
-        let latest = LatestFrameSink()
-        for unit in units {
-            try decoder.decode(unit) { frame in latest.push(frame) }
-        }
-        // elsewhere, e.g. on a WebRTC capturer's tick:
-        let frame = latest.take()  // frame.y, frame.u, frame.v, frame.timestamp, frame.mayBeDamaged
-        return (frame, latest.droppedFrames + latest.deliveredFrames)  // every frame pushed
+/// "Decoding": the newest frame of those units, as a consumer running at its own pace would take it.
+func latestFrame(of units: [AccessUnit], parameterSets: ParameterSets?) throws -> (I420Frame?, Int) {
+    let decoder = try FFmpegVideoDecoder(codec: .h264, parameterSets: parameterSets)
+    let latest = LatestFrameSink()
+    for unit in units {
+        try decoder.decode(unit) { frame in latest.push(frame) }
     }
+    // elsewhere, e.g. on a WebRTC capturer's tick:
+    let frame = latest.take()  // frame.y, frame.u, frame.v, frame.timestamp, frame.mayBeDamaged
+    return (frame, latest.droppedFrames + latest.deliveredFrames)  // every frame pushed
+}
 
-    /// "A camera's video and audio": its video decoded to frames and its audio to 10 ms PCM chunks, each
-    /// dated on the camera's wall clock.
-    static func videoAndAudio(of url: String) async throws -> (frames: [I420Frame], chunks: [PCMFrame]) {
-        var frames: [I420Frame] = []
-        var chunks: [PCMFrame] = []
-        let session = try await RTSPSession.connect(to: url)  // every video and audio track
-        let decoded = try session.media().decoded(
-            video: { _, codec in try FFmpegVideoDecoder(codec: codec) },
-            audio: { _, format in try FFmpegAudioDecoder(format: format) })
-        var chunkers: [Int: PCMChunker] = [:]  // 10 ms blocks, what a WebRTC audio source takes
-        for try await unit in decoded {
-            switch unit {
-            case .video(let frame):
-                frames.append(frame)  // frame.track, frame.captureTime, frame.mayBeDamaged: to a video source
-            case .audio(let pcm):
-                chunkers[pcm.track, default: PCMChunker()].push(pcm)
-                while let chunk = chunkers[pcm.track]?.nextChunk() {
-                    chunks.append(chunk)  // chunk.int16Interleaved, chunk.sampleRate, chunk.captureTime
-                }
+/// "A camera's video and audio": its video decoded to frames and its audio to 10 ms PCM chunks, each
+/// dated on the camera's wall clock.
+func videoAndAudio(of url: String) async throws -> (frames: [I420Frame], chunks: [PCMFrame]) {
+    var frames: [I420Frame] = []
+    var chunks: [PCMFrame] = []
+    let session = try await RTSPSession.connect(to: url)  // every video and audio track
+    let decoded = try session.media().decoded(
+        video: { _, codec in try FFmpegVideoDecoder(codec: codec) },
+        audio: { _, format in try FFmpegAudioDecoder(format: format) })
+    var chunkers: [Int: PCMChunker] = [:]  // 10 ms blocks, what a WebRTC audio source takes
+    for try await unit in decoded {
+        switch unit {
+        case .video(let frame):
+            frames.append(frame)  // frame.track, frame.captureTime, frame.mayBeDamaged: to a video source
+        case .audio(let pcm):
+            chunkers[pcm.track, default: PCMChunker()].push(pcm)
+            while let chunk = chunkers[pcm.track]?.nextChunk() {
+                chunks.append(chunk)  // chunk.int16Interleaved, chunk.sampleRate, chunk.captureTime
             }
         }
-        return (frames, chunks)
     }
+    return (frames, chunks)
 }

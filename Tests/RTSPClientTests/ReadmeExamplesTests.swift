@@ -57,10 +57,10 @@ import Testing
     /// The capture example gives the capture's 90 pictures, complete, and the decoding example decodes them.
     @Test func theCaptureAndDecodingExamplesRun() throws {
         let capture = Self.root.appendingPathComponent("Fixtures/captures/h264-gst.pcap").path
-        let units = try ReadmeExamples.accessUnits(ofCapture: capture)
+        let units = try accessUnits(ofCapture: capture)
         #expect(units.count == 90)
         #expect(units.allSatisfy { $0.isComplete && $0.track == 0 })
-        let (frame, pushed) = try ReadmeExamples.latestFrame(of: units, parameterSets: nil)
+        let (frame, pushed) = try latestFrame(of: units, parameterSets: nil)
         #expect(pushed >= 89)
         #expect(frame?.width == 320 && frame?.mayBeDamaged == false)
     }
@@ -70,7 +70,7 @@ import Testing
     @Test func theVideoAndAudioExampleRuns() async throws {
         let server = try await RealServer(["--audio", "--frames", "60", "--rtcp-interval", "300"])
         defer { server.stop() }
-        let (frames, chunks) = try await ReadmeExamples.videoAndAudio(of: server.url)
+        let (frames, chunks) = try await videoAndAudio(of: server.url)
         #expect((58...60).contains(frames.count))
         #expect(frames.allSatisfy { !$0.mayBeDamaged && $0.track == 0 && $0.width == 320 })
         #expect(frames.filter { $0.captureTime != nil }.count >= frames.count / 2)

@@ -2,25 +2,27 @@ import MediaPipeline
 import H26x
 import RTP
 
-/// The receive pipeline's core fed a script of packets on four streams (H.264 on even ones, H.265 on odd
-/// ones), each through its own reorder buffer and depacketizer, as a session's tracks are. Per packet: a
-/// stream byte (bits 0-1 the stream, bit 2 a new SSRC on it, bits 3-7 milliseconds since the last
-/// packet), a signed sequence step, a control byte (0x80 marker, 0x20 a new timestamp) and a length byte,
-/// then the payload.
+/// The receive pipeline's core fed a script of packets on four streams (H.264 on 0 and 2, H.265 on 1, and
+/// on 3 a depacketizer that sniffs the codec from the payloads), each through its own reorder buffer and
+/// depacketizer, as a session's tracks are. Per packet: a stream byte (bits 0-1 the stream, bit 2 a new
+/// SSRC on it, bits 3-7 milliseconds since the last packet), a signed sequence step, a control byte (0x80
+/// marker, 0x20 a new timestamp, 0x40 the static payload type 8 instead of 96) and a length byte, then the
+/// payload.
 ///
 /// Checked: every packet inserted is released, or counted as a duplicate, late or a jump; a source's
 /// released packets come in increasing extended sequence; every access unit's buffer is its NAL units as
-/// Annex B; nothing is held after the flush.
+/// Annex B; a flow found unplayable (a static payload type, payloads that never decide) gives no unit;
+/// nothing is held after the flush.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     let configuration = ReorderBuffer.Configuration(maxPackets: 16, maxDelay: .milliseconds(5), maxDropout: 64)
+    let limits = DepacketizerConfiguration(maxNALSize: 4096, maxAccessUnitSize: 16384)
     var streams = (0..<4).map { index in
         Stream(
             buffer: ReorderBuffer(configuration: configuration),
-            depacketizer: Depacketizer(
-                codec: index % 2 == 0 ? .h264 : .h265,
-                configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384)))
+            depacketizer: index == 3
+                ? .sniffing(configuration: limits) : Depacketizer(codec: index % 2 == 0 ? .h264 : .h265, configuration: limits))
     }
     var now: Int64 = 0
     var offset = 0
@@ -35,7 +37,7 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         streams[index].sequence &+= UInt16(bitPattern: Int16(step))
         if control & 0x20 != 0 { streams[index].timestamp &+= 3000 }
         let packet = RTPPacketBuilder(
-            marker: control & 0x80 != 0, payloadType: 96, sequenceNumber: streams[index].sequence,
+            marker: control & 0x80 != 0, payloadType: control & 0x40 != 0 ? 8 : 96, sequenceNumber: streams[index].sequence,
             timestamp: streams[index].timestamp, ssrc: streams[index].ssrc, payload: payload
         ).packet()
         streams[index].inserted += 1
@@ -74,13 +76,13 @@ struct Stream {
             lastReleased = nil
         }
         depacketizer.consume(output)
-        while let unit = depacketizer.next()?.accessUnit { Self.check(unit) }
+        while let unit = depacketizer.next()?.accessUnit { check(unit) }
     }
 
     mutating func finish() {
         while let output = buffer.flush() { consume(output) }
         depacketizer.flush()
-        while let unit = depacketizer.next()?.accessUnit { Self.check(unit) }
+        while let unit = depacketizer.next()?.accessUnit { check(unit) }
         guard buffer.count == 0 else { preconditionFailure("\(buffer.count) packets held after the flush") }
         let accounted = buffer.released + buffer.duplicates + buffer.late + buffer.jumps
         guard accounted == inserted else {
@@ -88,7 +90,10 @@ struct Stream {
         }
     }
 
-    static func check(_ unit: AccessUnit) {
+    func check(_ unit: AccessUnit) {
+        if case .unplayable(let reason) = depacketizer.payload {
+            preconditionFailure("a depacketizer found unplayable (\(reason)) gave an access unit")
+        }
         var annexB: [UInt8] = []
         for nal in unit.nalUnits { annexB += [0, 0, 0, 1] + nal.bytes }
         guard let own = unit.nalUnits.annexB, own.elementsEqual(annexB) else {

@@ -1,11 +1,5 @@
 import RTP
 
-/// An RTP packet received in an ``RTSPSession``, in arrival order (not yet reordered): the library's one
-/// received-packet value, ``ReceivedPacket``. Its track indexes ``RTSPSession/tracks``;
-/// its discontinuity marks the first packet of a track after ``RTSPSession/resume()`` (the server dropped
-/// what it did not send while paused: the sequence numbers jump there with nothing lost on the way).
-public typealias RTSPReceivedPacket = ReceivedPacket
-
 /// What an ``RTSPSession`` has received and sent so far.
 public struct RTSPSessionStatistics: Sendable {
     /// Per track, RFC 3550 receiver statistics of the packets as they arrived. A session that reconnects
