@@ -104,6 +104,10 @@ public struct RTSPClientStateMachine: Sendable {
         /// Stepwise: every selected track is set up, with the transport the server agreed on. Waits for
         /// ``RTSPClientStateMachine/play(now:)`` (keepalives go on meanwhile).
         case setUp([Track])
+        /// Multicast: join these tracks' groups (their transports name group and ports), then call
+        /// ``RTSPClientStateMachine/multicastJoined(now:)``, which sends PLAY: joined after PLAY, the
+        /// first packets, and the keyframe among them, would be missed.
+        case joinMulticast([Track])
         /// Media flows now: the tracks and their transports.
         case playing([Track])
         /// PAUSE was answered: the server holds the media (keepalives go on).
@@ -120,7 +124,8 @@ public struct RTSPClientStateMachine: Sendable {
     }
 
     enum State: Sendable {
-        case idle, clearingStale, options, describe, described, setup, ready, play, playing, pausing, paused
+        case idle, clearingStale, options, describe, described, setup, ready, joiningMulticast, play, playing, pausing
+        case paused
         case resuming, tearingDown, done
     }
 
@@ -130,10 +135,10 @@ public struct RTSPClientStateMachine: Sendable {
     private var pending: (cseq: Int, request: RTSPRequest, sentAt: Duration)?
     private var authenticator: Authenticator?
     private var authAttempts = 0
-    private var publicMethods: Set<String> = []
+    private var publicMethods: Set<RTSPMethod> = []
     /// The keepalive request in use: from what `Public` lists, then the next one each time a camera
     /// refuses it or leaves it unanswered.
-    private var keepaliveMethod = "OPTIONS"
+    private var keepaliveMethod = RTSPMethod.options
     private var transport: TransportMode
     public private(set) var session: SessionHeader?
     /// The tracks set up (or being set up); after DESCRIBE and before SETUP, every track offered (of the
@@ -163,14 +168,14 @@ public struct RTSPClientStateMachine: Sendable {
         guard state == .idle else { return [] }
         if let stale = configuration.staleSession {
             state = .clearingStale
-            return send(RTSPRequest(method: "TEARDOWN", url: configuration.url, headers: ["Session": stale]), now: now)
+            return send(RTSPRequest(method: .teardown, url: configuration.url, headers: ["Session": stale]), now: now)
         }
         return sendOptions(now: now)
     }
 
     private mutating func sendOptions(now: Duration) -> [Action] {
         state = .options
-        return send(RTSPRequest(method: "OPTIONS", url: configuration.url), now: now)
+        return send(RTSPRequest(method: .options, url: configuration.url), now: now)
     }
 
     /// The stale session's TEARDOWN was answered, refused or not answered in time: it was worth a try, and
@@ -189,7 +194,7 @@ public struct RTSPClientStateMachine: Sendable {
     public mutating func receive(_ message: RTSPMessage, now: Duration) -> [Action] {
         switch message.kind {
         case .request(let method, _):
-            let supported = ["OPTIONS", "GET_PARAMETER", "SET_PARAMETER"].contains(method.uppercased())
+            let supported = [RTSPMethod.options, .getParameter, .setParameter].contains(RTSPMethod(method))
             return [
                 .respond(
                     status: supported ? 200 : 501, reason: supported ? "OK" : "Not Implemented", cseq: message.cseq ?? 0
@@ -205,7 +210,7 @@ public struct RTSPClientStateMachine: Sendable {
 
     /// The keepalive methods, in the order tried: each camera accepts at least one (RFC 2326 names
     /// GET_PARAMETER with no body, and OPTIONS; some want SET_PARAMETER).
-    static let keepaliveMethods = ["GET_PARAMETER", "OPTIONS", "SET_PARAMETER"]
+    static let keepaliveMethods: [RTSPMethod] = [.getParameter, .options, .setParameter]
 
     /// Whether `request` is a keepalive: its answer, or its silence, is no reason to end the session (the
     /// session lives by its media; the inactivity timeout watches that).
@@ -215,7 +220,7 @@ public struct RTSPClientStateMachine: Sendable {
     }
 
     /// A camera refused the keepalive or left it unanswered: the next method is tried next time.
-    private mutating func switchKeepalive(from method: String) {
+    private mutating func switchKeepalive(from method: RTSPMethod) {
         let methods = Self.keepaliveMethods
         keepaliveMethod = methods[((methods.firstIndex(of: method) ?? 0) + 1) % methods.count]
     }
@@ -233,7 +238,7 @@ public struct RTSPClientStateMachine: Sendable {
         if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
             pending = nil
             state = .done
-            if request.method == "TEARDOWN" { return [.closed] }
+            if request.method == .teardown { return [.closed] }
             return [
                 .failed(
                     RTSPClientError(
@@ -295,11 +300,22 @@ public struct RTSPClientStateMachine: Sendable {
         guard let session else {
             return fail(RTSPClientError(.protocolViolation, "no Session to play: SETUP gave none"))
         }
+        if transport == .multicast, state != .joiningMulticast, tracks.contains(where: { $0.transport?.isMulticast == true }) {
+            state = .joiningMulticast
+            return [.joinMulticast(tracks)]
+        }
         state = .play
         return send(
             RTSPRequest(
-                method: "PLAY", url: configuration.url, headers: ["Session": session.id, "Range": "npt=0.000-"]),
+                method: .play, url: configuration.url, headers: ["Session": session.id, "Range": "npt=0.000-"]),
             now: now)
+    }
+
+    /// The multicast groups of ``Action/joinMulticast(_:)`` are joined: PLAY goes now. Nothing happens
+    /// unless the machine waits for that.
+    public mutating func multicastJoined(now: Duration) -> [Action] {
+        guard state == .joiningMulticast else { return [] }
+        return sendPlay(now: now)
     }
 
     /// Asks the server to hold the media (PAUSE); ``Action/paused`` follows its answer. Nothing happens
@@ -307,7 +323,7 @@ public struct RTSPClientStateMachine: Sendable {
     public mutating func pause(now: Duration) -> [Action] {
         guard state == .playing, let session else { return [] }  // a pending keepalive's answer is then ignored
         state = .pausing
-        return send(RTSPRequest(method: "PAUSE", url: configuration.url, headers: ["Session": session.id]), now: now)
+        return send(RTSPRequest(method: .pause, url: configuration.url, headers: ["Session": session.id]), now: now)
     }
 
     /// Resumes a paused session (PLAY without a range: from where it paused, RFC 2326 section 10.5);
@@ -315,7 +331,7 @@ public struct RTSPClientStateMachine: Sendable {
     public mutating func resume(now: Duration) -> [Action] {
         guard state == .paused, let session else { return [] }
         state = .resuming
-        return send(RTSPRequest(method: "PLAY", url: configuration.url, headers: ["Session": session.id]), now: now)
+        return send(RTSPRequest(method: .play, url: configuration.url, headers: ["Session": session.id]), now: now)
     }
 
     /// Ends the session: TEARDOWN when there is one.
@@ -326,14 +342,14 @@ public struct RTSPClientStateMachine: Sendable {
             return [.closed]
         }
         state = .tearingDown
-        return send(RTSPRequest(method: "TEARDOWN", url: configuration.url, headers: ["Session": session.id]), now: now)
+        return send(RTSPRequest(method: .teardown, url: configuration.url, headers: ["Session": session.id]), now: now)
     }
 
     private mutating func send(_ request: RTSPRequest, now: Duration) -> [Action] {
         var request = request
         if var authenticator {
             request.headers["Authorization"] = authenticator.authorization(
-                method: request.method, uri: request.url.description)
+                method: request.method.name, uri: request.url.description)
             self.authenticator = authenticator
         }
         cseq += 1
@@ -371,7 +387,7 @@ public struct RTSPClientStateMachine: Sendable {
             state = .done
             return [.redirect(target)]
         }
-        if status == 461, request.method == "SETUP", transport != .tcpInterleaved {
+        if status == 461, request.method == .setup, transport != .tcpInterleaved {
             transport = .tcpInterleaved  // the server does not do UDP (or multicast): ask for TCP instead
             return setupNext(now: now)
         }
@@ -403,11 +419,11 @@ public struct RTSPClientStateMachine: Sendable {
         switch state {
         case .options:
             publicMethods = Set(
-                (message.header("Public") ?? "").split(separator: ",").map { $0.trimmingCharacters().uppercased() })
-            keepaliveMethod = publicMethods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
+                (message.header("Public") ?? "").split(separator: ",").map { RTSPMethod($0.trimmingCharacters()) })
+            keepaliveMethod = publicMethods.contains(.getParameter) ? .getParameter : .options
             state = .describe
             return send(
-                RTSPRequest(method: "DESCRIBE", url: configuration.url, headers: ["Accept": "application/sdp"]),
+                RTSPRequest(method: .describe, url: configuration.url, headers: ["Accept": "application/sdp"]),
                 now: now)
         case .describe:
             let description: SessionDescription
@@ -479,7 +495,7 @@ public struct RTSPClientStateMachine: Sendable {
         case .resuming:
             state = .playing
             return [.resumed]
-        case .playing, .paused, .idle, .done, .described, .ready, .clearingStale:
+        case .playing, .paused, .idle, .done, .described, .ready, .clearingStale, .joiningMulticast:
             return []
         }
     }
@@ -520,7 +536,7 @@ public struct RTSPClientStateMachine: Sendable {
         }
         var headers = ["Transport": transportValue]
         if let session { headers["Session"] = session.id }
-        return send(RTSPRequest(method: "SETUP", url: tracks[setupIndex].control, headers: headers), now: now)
+        return send(RTSPRequest(method: .setup, url: tracks[setupIndex].control, headers: headers), now: now)
     }
 
     private mutating func unauthorized(_ message: RTSPMessage, request: RTSPRequest, now: Duration) -> [Action] {

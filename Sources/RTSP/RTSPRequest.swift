@@ -1,10 +1,10 @@
 /// An RTSP request, serialized for the wire.
 public struct RTSPRequest: Sendable, Hashable {
-    public var method: String
+    public var method: RTSPMethod
     public var url: RTSPURL
     public var headers: [String: String]
 
-    public init(method: String, url: RTSPURL, headers: [String: String] = [:]) {
+    public init(method: RTSPMethod, url: RTSPURL, headers: [String: String] = [:]) {
         self.method = method
         self.url = url
         self.headers = headers

@@ -297,12 +297,12 @@ final class SessionDriver: @unchecked Sendable {
         for action in actions {
             guard phase != .closed else { return }
             switch action {
-            case .send(let request, let cseq)
-            where request.method == "PLAY" && transport == .multicast && udpPairs.isEmpty
-                && machine.tracks.contains(where: { $0.transport?.isMulticast == true }):
-                // Join the groups first, so that the first packets (and keyframe) are not missed.
-                requestsSent += 1
-                joinMulticast(machine.tracks) { [self] in write(request.serialized(cseq: cseq)) }
+            case .joinMulticast(let tracks):
+                guard udpPairs.isEmpty else {  // joined on an earlier connection of the session
+                    perform(machine.multicastJoined(now: now))
+                    continue
+                }
+                joinMulticast(tracks) { [self] in perform(machine.multicastJoined(now: now)) }
             case .send(let request, let cseq):
                 requestsSent += 1
                 write(request.serialized(cseq: cseq))

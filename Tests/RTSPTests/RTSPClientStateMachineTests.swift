@@ -306,6 +306,25 @@ import Testing
         #expect(tcp.first?.0.headers["Transport"] == "RTP/AVP/TCP;unicast;interleaved=0-1")
     }
 
+    /// The groups are joined before PLAY (joined after, the first keyframe would be missed): the machine
+    /// asks for the join and sends PLAY only when told it is done; a unicast answer needs no join.
+    @Test func multicastJoinsItsGroupsBeforePlay() throws {
+        var m = try Self.machine(transport: .multicast)
+        _ = try #require(Self.throughDescribe(&m))
+        let transport = "RTP/AVP;multicast;destination=232.0.1.2;port=5000-5001;ttl=1"
+        let afterSetup = m.receive(Self.answer(200, 3, [("Session", "abc"), ("Transport", transport)]), now: .zero)
+        #expect(Self.sent(afterSetup).isEmpty)
+        let join = afterSetup.compactMap { if case .joinMulticast(let tracks) = $0 { tracks } else { nil } }
+        #expect(join.first?.first?.transport?.destination == "232.0.1.2")
+        #expect(Self.sent(m.multicastJoined(now: .seconds(1))).map(\.0.method) == [.play])
+        #expect(m.multicastJoined(now: .seconds(1)).isEmpty)  // once
+        var unicast = try Self.machine(transport: .multicast)
+        _ = try #require(Self.throughDescribe(&unicast))
+        let play = unicast.receive(
+            Self.answer(200, 3, [("Session", "abc"), ("Transport", "RTP/AVP;unicast;client_port=5000-5001")]), now: .zero)
+        #expect(Self.sent(play).map(\.0.method) == [.play])
+    }
+
     @Test func pauseThenResumeWithKeepalivesInBetween() throws {
         var m = try Self.machine()
         _ = try #require(Self.throughDescribe(&m))
