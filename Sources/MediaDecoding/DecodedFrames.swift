@@ -35,6 +35,7 @@ where Units.Element == AccessUnit {
         var decoders: TrackDecoders<Decoder>
         var dating = FrameDating()
         var drained = false
+        var drainFailure: (any Error)?
 
         public mutating func next() async throws -> I420Frame? {
             while true {
@@ -42,10 +43,14 @@ where Units.Element == AccessUnit {
                     dating.date(&frame)
                     return frame
                 }
-                if drained { return nil }
+                if drained {
+                    // What draining found wrong comes after the frames it gave.
+                    if let failure = drainFailure.take() { throw failure }
+                    return nil
+                }
                 guard let unit = try await units.next() else {
                     drained = true
-                    try decoders.drain()
+                    do { try decoders.drain() } catch { drainFailure = error }
                     continue
                 }
                 dating.note(unit)

@@ -61,6 +61,7 @@ where Units.Element == MediaUnit {
         var pcm: [PCMFrame] = []
         var dating = FrameDating()
         var drained = false
+        var drainFailure: (any Error)?
 
         public mutating func next() async throws -> DecodedUnit? {
             while true {
@@ -69,10 +70,14 @@ where Units.Element == MediaUnit {
                     return .video(frame)
                 }
                 if !pcm.isEmpty { return .audio(pcm.removeFirst()) }
-                if drained { return nil }
+                if drained {
+                    // What draining found wrong comes after the frames it gave.
+                    if let failure = drainFailure.take() { throw failure }
+                    return nil
+                }
                 guard let unit = try await units.next() else {
                     drained = true
-                    try video.drain()
+                    do { try video.drain() } catch { drainFailure = error }
                     for track in audio.keys.sorted() {
                         try audio[track]?.drain { pcm.append(Self.stamped($0, track: track, from: nil)) }
                     }

@@ -65,9 +65,10 @@ package enum FrameDecoding {
         if let failure { throw failure }
         streams.finish(emit: take)
         summary.streamsNotVideo = streams.streamsNotVideo
-        try decoders.drain()
+        var drainFailure: (any Error)?
+        do { try decoders.drain() } catch { drainFailure = error }
         handOnFrames()
-        if let failure { throw failure }
+        if let failure = failure ?? drainFailure { throw failure }
         let track = chosen.flatMap { streams.track(of: $0) }
         summary.decodeErrors = track.flatMap { decoders.decoder(track: $0)?.decodeErrors } ?? 0
         return summary

@@ -18,6 +18,8 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
     private let makeDecoder: (_ track: Int, _ codec: VideoCodec) throws -> Decoder
     private let parameterSets: (_ track: Int) -> ParameterSets?
     private var decoders: [Int: Decoder] = [:]
+    /// Per track, the units decoded and the frames they gave.
+    private var counts: [Int: (units: Int, frames: Int)] = [:]
     /// Frames decoded and not yet taken.
     private var ready: [I420Frame] = []
 
@@ -49,17 +51,31 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
         } else if unit.isDiscontinuity {
             discontinuities.insert(track)
         }
+        counts[track, default: (0, 0)].units += 1
         try decoders[track]?.decode(unit) { frame in
             var frame = Self.stamped(frame, track: track)
             if discontinuities.remove(track) != nil { frame.isDiscontinuity = true }
+            counts[track, default: (0, 0)].frames += 1
             ready.append(frame)
         }
     }
 
     /// Ends every track: its decoder gives up the frames it still holds.
+    /// - Throws: what a decoder's `drain` throws; and, once every frame is out, ``VideoDecodingError``
+    ///   `.noFrames` when a track's units all decoded to nothing (units in and no frame out is never quiet
+    ///   success: a stream that is not what its format says, or lacks its parameter sets and keyframes).
     public mutating func drain() throws {
         for track in decoders.keys.sorted() {
-            try decoders[track]?.drain { ready.append(Self.stamped($0, track: track)) }
+            try decoders[track]?.drain { frame in
+                counts[track, default: (0, 0)].frames += 1
+                ready.append(Self.stamped(frame, track: track))
+            }
+        }
+        if let (track, count) = counts.sorted(by: { $0.key < $1.key }).first(where: { $0.value.frames == 0 }) {
+            throw VideoDecodingError(
+                .noFrames,
+                "track \(track): \(count.units) access unit(s) decoded to no frame: the stream may not be what its "
+                    + "format says, or lack its parameter sets and keyframes")
         }
     }
 

@@ -33,6 +33,8 @@ public struct VideoDecodingError: Error, Hashable, Sendable, CustomStringConvert
         public static let outputFailure = Code(name: "outputFailure")
         /// A setting is out of its range (the reason names it).
         public static let invalidConfiguration = Code(name: "invalidConfiguration")
+        /// A track's access units all decoded to nothing.
+        public static let noFrames = Code(name: "noFrames")
         /// A call the sequence cannot serve (a decoder given for one track met a second).
         public static let invalidCall = Code(name: "invalidCall")
         public var description: String { name }

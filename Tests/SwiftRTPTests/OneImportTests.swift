@@ -60,6 +60,27 @@ import Testing
         #expect(frames.count == 90)
         #expect(frames.allSatisfy { !$0.mayBeDamaged && $0.width == 320 && $0.height == 240 })
     }
+
+    /// Units in and no frame out is an error, not a quiet end: slices with no parameter sets or keyframe.
+    @Test func unitsThatDecodeToNothingEndInAnError() async throws {
+        var pipeline = MediaPipeline(depacketizers: [Depacketizer(codec: .h264)])
+        let (units, continuation) = AsyncStream.makeStream(of: AccessUnit.self)
+        for index in 0..<30 {
+            let bytes = RTPPacketBuilder(
+                marker: true, payloadType: 96, sequenceNumber: UInt16(index), timestamp: UInt32(index) * 3000,
+                ssrc: 7, payload: [0x41, 0x9A, 0x02, 0x03, 0x04]
+            ).bytes()
+            pipeline.push(ReceivedPacket(track: 0, packet: try RTPPacket(bytes[...]), arrival: ArrivalTime(nanoseconds: 0)))
+            while let unit = pipeline.next()?.accessUnit { continuation.yield(unit) }
+        }
+        pipeline.finish()
+        while let unit = pipeline.next()?.accessUnit { continuation.yield(unit) }
+        continuation.finish()
+        let frames = units.decoded { _, codec in try FFmpegVideoDecoder(codec: codec) }
+        let error = await #expect(throws: VideoDecodingError.self) { for try await _ in frames {} }
+        #expect(error?.code == .noFrames)
+        #expect(error?.reason.contains("30 access unit(s) decoded to no frame") == true, "\(String(describing: error))")
+    }
 }
 
 /// A capture of an RTSP session whose RTP is interleaved in the RTSP connection reads through the library:
