@@ -10,11 +10,14 @@ public struct RTSPRequest: Sendable, Hashable {
         self.headers = headers
     }
 
-    /// The bytes of the request with `cseq`, headers sorted by name (after CSeq) for a stable form.
+    /// The bytes of the request with `cseq`, headers sorted by name (after CSeq and User-Agent) for a
+    /// stable form.
     public func serialized(cseq: Int, userAgent: String = "swift-rtp") -> [UInt8] {
-        var text = "\(method) \(url) RTSP/1.0\r\nCSeq: \(cseq)\r\nUser-Agent: \(userAgent)\r\n"
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
-        text += "\r\n"
-        return Array(text.utf8)
+        let fixed = [("CSeq", "\(cseq)"), ("User-Agent", userAgent)]
+        let sorted = headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return RTSPMessage(
+            kind: .request(method: method.name, uri: url.description),
+            headers: (fixed + sorted).map { (name: $0.0, value: $0.1) }, body: []
+        ).serialized()
     }
 }

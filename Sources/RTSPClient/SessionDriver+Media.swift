@@ -185,8 +185,7 @@ extension SessionDriver {
 
     func sendRTCP(_ bytes: [UInt8], track: Int) {
         if let channel = media.tracks[track].rtcpChannel {
-            var frame: [UInt8] = [0x24, channel, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)]
-            frame += bytes
+            guard let frame = RTSPFramer.interleavedFrame(channel: channel, payload: bytes) else { return }
             write(frame)
         } else if let address = media.tracks[track].rtcpAddress, track < udpPairs.count {
             (udpPairs[track].rtcpSender ?? udpPairs[track].rtcp).writeAndFlush(

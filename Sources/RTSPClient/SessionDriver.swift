@@ -307,7 +307,7 @@ final class SessionDriver: @unchecked Sendable {
                 requestsSent += 1
                 write(request.serialized(cseq: cseq))
             case .respond(let status, let reason, let cseq):
-                write(Array("RTSP/1.0 \(status) \(reason)\r\nCSeq: \(cseq)\r\n\r\n".utf8))
+                write(RTSPMessage.response(status: status, reason: reason, cseq: cseq).serialized())
             case .described(let tracks), .setUp(let tracks):
                 stepRequest?.succeed(tracks)
                 stepRequest = nil

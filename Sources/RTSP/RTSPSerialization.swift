@@ -1,0 +1,32 @@
+// The serializers paired with RTSPFramer's parsers: what the client writes is what the framer reads back.
+
+extension RTSPMessage {
+    /// The message as it goes on the wire: its start line, each header in order, a Content-Length for a
+    /// body that has none, then the body.
+    public func serialized() -> [UInt8] {
+        var text: String
+        switch kind {
+        case .request(let method, let uri): text = "\(method) \(uri) RTSP/1.0\r\n"
+        case .response(let status, let reason): text = "RTSP/1.0 \(status) \(reason)\r\n"
+        }
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if !body.isEmpty, header("Content-Length") == nil { text += "Content-Length: \(body.count)\r\n" }
+        text += "\r\n"
+        return Array(text.utf8) + body
+    }
+
+    /// An answer with no body: what a client gives a server's own request (its keepalive, a method it
+    /// does not serve).
+    public static func response(status: Int, reason: String, cseq: Int) -> RTSPMessage {
+        RTSPMessage(kind: .response(statusCode: status, reason: reason), headers: [("CSeq", "\(cseq)")], body: [])
+    }
+}
+
+extension RTSPFramer {
+    /// An interleaved frame (RFC 2326 section 10.12): `$`, the channel, the payload's length in two bytes,
+    /// the payload. Nil for a payload longer than 65,535 bytes, which no frame can carry.
+    public static func interleavedFrame(channel: UInt8, payload: some Collection<UInt8>) -> [UInt8]? {
+        guard payload.count <= Int(UInt16.max) else { return nil }
+        return [0x24, channel, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
+    }
+}
