@@ -123,10 +123,37 @@ public struct RTSPClientStateMachine: Sendable {
         case closed
     }
 
-    enum State: Sendable {
-        case idle, clearingStale, options, describe, described, setup, ready, joiningMulticast, play, playing, pausing
-        case paused
-        case resuming, tearingDown, done
+    /// Where the session is, with what only that step needs.
+    enum State: Sendable, Equatable {
+        case idle, clearingStale, options, describe, described
+        /// SETUP of `tracks[index]` is under way.
+        case setup(index: Int)
+        /// Stepwise: every track is set up, PLAY waits for the caller; a keepalive is due at `keepalive`.
+        case ready(keepalive: Duration)
+        case joiningMulticast, play
+        case playing(keepalive: Duration)
+        case pausing(keepalive: Duration)
+        case paused(keepalive: Duration)
+        case resuming(keepalive: Duration)
+        case tearingDown, done
+
+        /// When the next keepalive is due, in the states that send them (set up, playing, paused).
+        var keepaliveDue: Duration? {
+            switch self {
+            case .ready(let due), .playing(let due), .paused(let due): due
+            default: nil
+            }
+        }
+
+        /// The same state with its next keepalive due at `due`.
+        func keepalive(at due: Duration) -> State {
+            switch self {
+            case .ready: .ready(keepalive: due)
+            case .playing: .playing(keepalive: due)
+            case .paused: .paused(keepalive: due)
+            default: self
+            }
+        }
     }
 
     public let configuration: Configuration
@@ -152,8 +179,6 @@ public struct RTSPClientStateMachine: Sendable {
     public private(set) var tracksWithoutPorts: [Track] = []
     /// The DESCRIBE answer's session description, once it has arrived.
     public private(set) var sessionDescription: SessionDescription?
-    private var setupIndex = 0
-    private var nextKeepalive: Duration?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -215,8 +240,7 @@ public struct RTSPClientStateMachine: Sendable {
     /// Whether `request` is a keepalive: its answer, or its silence, is no reason to end the session (the
     /// session lives by its media; the inactivity timeout watches that).
     private func isKeepalive(_ request: RTSPRequest) -> Bool {
-        (state == .playing || state == .paused || state == .ready)
-            && Self.keepaliveMethods.contains(request.method) && request.headers["Session"] != nil
+        state.keepaliveDue != nil && Self.keepaliveMethods.contains(request.method) && request.headers["Session"] != nil
     }
 
     /// A camera refused the keepalive or left it unanswered: the next method is tried next time.
@@ -246,13 +270,10 @@ public struct RTSPClientStateMachine: Sendable {
                         "the RTSP server did not answer \(request.method) within \(configuration.requestTimeout)"))
             ]
         }
-        guard state == .playing || state == .paused || state == .ready, let due = nextKeepalive, now >= due,
-            pending == nil,
-            let session
-        else {
+        guard let due = state.keepaliveDue, now >= due, pending == nil, let session else {
             return pending.map { [.wakeUp(at: $0.sentAt + configuration.requestTimeout)] } ?? []
         }
-        nextKeepalive = now + session.keepaliveInterval
+        state = state.keepalive(at: now + session.keepaliveInterval)
         return send(
             RTSPRequest(method: keepaliveMethod, url: configuration.url, headers: ["Session": session.id]), now: now)
             + [.wakeUp(at: now + session.keepaliveInterval)]
@@ -269,7 +290,7 @@ public struct RTSPClientStateMachine: Sendable {
     /// Stepwise, after ``Action/setUp(_:)``: PLAY; ``Action/playing(_:)`` follows its answer. Nothing
     /// happens in another state.
     public mutating func play(now: Duration) -> [Action] {
-        guard state == .ready, pending == nil else { return [] }
+        guard case .ready = state, pending == nil else { return [] }
         return sendPlay(now: now)
     }
 
@@ -291,8 +312,7 @@ public struct RTSPClientStateMachine: Sendable {
                 return fail(RTSPClientError(.unsupported, "no UDP ports were bound for the tracks: use TCP"))
             }
         }
-        state = .setup
-        setupIndex = 0
+        state = .setup(index: 0)
         return setupNext(now: now)
     }
 
@@ -321,16 +341,17 @@ public struct RTSPClientStateMachine: Sendable {
     /// Asks the server to hold the media (PAUSE); ``Action/paused`` follows its answer. Nothing happens
     /// unless the session is playing.
     public mutating func pause(now: Duration) -> [Action] {
-        guard state == .playing, let session else { return [] }  // a pending keepalive's answer is then ignored
-        state = .pausing
+        // A pending keepalive's answer is then ignored.
+        guard case .playing(let keepalive) = state, let session else { return [] }
+        state = .pausing(keepalive: keepalive)
         return send(RTSPRequest(method: .pause, url: configuration.url, headers: ["Session": session.id]), now: now)
     }
 
     /// Resumes a paused session (PLAY without a range: from where it paused, RFC 2326 section 10.5);
     /// ``Action/resumed`` follows its answer. Nothing happens unless the session is paused.
     public mutating func resume(now: Duration) -> [Action] {
-        guard state == .paused, let session else { return [] }
-        state = .resuming
+        guard case .paused(let keepalive) = state, let session else { return [] }
+        state = .resuming(keepalive: keepalive)
         return send(RTSPRequest(method: .play, url: configuration.url, headers: ["Session": session.id]), now: now)
     }
 
@@ -391,10 +412,12 @@ public struct RTSPClientStateMachine: Sendable {
             transport = .tcpInterleaved  // the server does not do UDP (or multicast): ask for TCP instead
             return setupNext(now: now)
         }
-        if state == .setup, !(200...299).contains(status), tracks[setupIndex].format.kind == .audio, tracks.count > 1 {
+        if case .setup(let index) = state, !(200...299).contains(status), tracks[index].format.kind == .audio,
+            tracks.count > 1
+        {
             // A camera with its audio switched off refuses the audio track: play the others.
-            refusedTracks.append((tracks.remove(at: setupIndex), status))
-            if setupIndex < tracks.count { return setupNext(now: now) }
+            refusedTracks.append((tracks.remove(at: index), status))
+            if index < tracks.count { return setupNext(now: now) }  // the next track is at the same index now
             return setupDone(now: now)
         }
         guard (200...299).contains(status) else {
@@ -462,19 +485,18 @@ public struct RTSPClientStateMachine: Sendable {
                 return [.described(tracks)]
             }
             return startSetup(configuration.trackSelection, now: now)
-        case .setup:
+        case .setup(let index):
             guard let value = message.header("Session"), let header = SessionHeader(value) else {
                 return fail(RTSPClientError(.protocolViolation, "the SETUP answer has no Session header"))
             }
             session = session ?? header
             let transport = message.header("Transport").map(TransportHeader.init)
-            tracks[setupIndex].transport = transport
-            tracks[setupIndex].announcedSSRCs = (transport?.ssrcReadings ?? []).subtracting([0])
-            setupIndex += 1
-            if setupIndex < tracks.count { return setupNext(now: now) }
-            return setupDone(now: now)
+            tracks[index].transport = transport
+            tracks[index].announcedSSRCs = (transport?.ssrcReadings ?? []).subtracting([0])
+            guard index + 1 < tracks.count else { return setupDone(now: now) }
+            state = .setup(index: index + 1)
+            return setupNext(now: now)
         case .play:
-            state = .playing
             if let value = message.header("RTP-Info") {
                 let entries = RTPInfo(value).entries(for: tracks.map(\.control), base: configuration.url)
                 for (index, entry) in entries.enumerated() {
@@ -484,16 +506,16 @@ public struct RTSPClientStateMachine: Sendable {
                 }
             }
             let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
-            nextKeepalive = now + interval
+            state = .playing(keepalive: now + interval)
             return [.playing(tracks), .wakeUp(at: now + interval)]
         case .tearingDown:
             state = .done
             return [.closed]
-        case .pausing:
-            state = .paused
+        case .pausing(let keepalive):
+            state = .paused(keepalive: keepalive)
             return [.paused]
-        case .resuming:
-            state = .playing
+        case .resuming(let keepalive):
+            state = .playing(keepalive: keepalive)
             return [.resumed]
         case .playing, .paused, .idle, .done, .described, .ready, .clearingStale, .joiningMulticast:
             return []
@@ -516,27 +538,28 @@ public struct RTSPClientStateMachine: Sendable {
     /// Every track is set up: PLAY, or (stepwise) wait for ``play(now:)`` with keepalives.
     private mutating func setupDone(now: Duration) -> [Action] {
         guard configuration.stepwise else { return sendPlay(now: now) }
-        state = .ready
         let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
-        nextKeepalive = now + interval
+        state = .ready(keepalive: now + interval)
         return [.setUp(tracks), .wakeUp(at: now + interval)]
     }
 
+    /// SETUP of the track the state names.
     private mutating func setupNext(now: Duration) -> [Action] {
+        guard case .setup(let index) = state, tracks.indices.contains(index) else { return [] }
         let transportValue: String
-        let profile = tracks[setupIndex].isSecure ? "RTP/SAVP" : "RTP/AVP"
+        let profile = tracks[index].isSecure ? "RTP/SAVP" : "RTP/AVP"
         switch transport {
         case .tcpInterleaved:
-            transportValue = "\(profile)/TCP;unicast;interleaved=\(setupIndex * 2)-\(setupIndex * 2 + 1)"
+            transportValue = "\(profile)/TCP;unicast;interleaved=\(index * 2)-\(index * 2 + 1)"
         case .udp(let first, _):
-            let port = Int(first) + setupIndex * 2
+            let port = Int(first) + index * 2
             transportValue = "\(profile);unicast;client_port=\(port)-\(port + 1)"
         case .multicast:
             transportValue = "\(profile);multicast"
         }
         var headers = ["Transport": transportValue]
         if let session { headers["Session"] = session.id }
-        return send(RTSPRequest(method: .setup, url: tracks[setupIndex].control, headers: headers), now: now)
+        return send(RTSPRequest(method: .setup, url: tracks[index].control, headers: headers), now: now)
     }
 
     private mutating func unauthorized(_ message: RTSPMessage, request: RTSPRequest, now: Duration) -> [Action] {

@@ -106,6 +106,26 @@ struct MediaState {
         var isRTCP: Bool
     }
 
+    /// What an RTCP BYE meant.
+    enum Goodbye: Equatable {
+        /// Not from the track's sender (an older session's, a stray one): nothing ends.
+        case notTheSender
+        /// The track's stream is over; others still stream.
+        case trackEnded
+        /// Every track's sender has said BYE (a track that never sent anything, as a camera's audio with its
+        /// microphone off, does not hold the session open): the stream is over.
+        case streamEnded
+    }
+
+    /// A BYE for `ssrcs` on `track`'s RTCP.
+    mutating func goodbye(_ ssrcs: [UInt32], track: Int) -> Goodbye {
+        guard tracks.indices.contains(track), let sender = tracks[track].senderSSRC, ssrcs.contains(sender) else {
+            return .notTheSender
+        }
+        tracks[track].ended = true
+        return tracks.allSatisfy { $0.ended || $0.senderSSRC == nil } ? .streamEnded : .trackEnded
+    }
+
     /// Packets held from before the PLAY answer (some servers start sending first).
     static let maxEarlyPackets = 1024
 

@@ -143,14 +143,17 @@ extension SessionDriver {
         // BYE from the track's sender: its stream is over; when every track's is, so is the session. A track
         // that never sent anything does not hold the session open: cameras describe, and set up, an audio
         // track they never send when their microphone is off.
+        var streamEnded = false
         for case .goodbye(let bye) in packets {
-            guard let sender = media.tracks[track].senderSSRC, bye.ssrcs.contains(sender) else { continue }
-            logger.info("track \(track): the sender said BYE")
-            media.tracks[track].ended = true
+            switch media.goodbye(bye.ssrcs, track: track) {
+            case .notTheSender: continue
+            case .trackEnded: logger.info("track \(track): the sender said BYE")
+            case .streamEnded:
+                logger.info("track \(track): the sender said BYE")
+                streamEnded = true
+            }
         }
-        if phase == .playing && media.tracks.contains(where: \.ended)
-            && media.tracks.allSatisfy({ $0.ended || $0.senderSSRC == nil })
-        {
+        if phase == .playing && streamEnded {
             // RTP and RTCP can travel separately (UDP, or separate queues in the server): the last packets
             // may come after the BYE, so the session lingers a moment before it is torn down. An end the
             // server chose, not a break: a reconnecting session ends too, and says why.
