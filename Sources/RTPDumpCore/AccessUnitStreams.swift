@@ -6,7 +6,7 @@ import RTP
 /// The RTP streams of a capture (or a live session's datagrams) through the library's ``MediaPipeline``,
 /// one track per stream: what `rtpdump nals`, `extract` and `decode` read.
 ///
-/// The codec is the one given, or sniffed per stream from its first payloads (``MediaPipeline/addTrack(sniffing:)``).
+/// The codec is the one given, or sniffed per stream from its first payloads (`Depacketizer.sniffing()`).
 package struct AccessUnitStreams: Sendable {
     package let codec: VideoCodec?
     package let configuration: DepacketizerConfiguration
