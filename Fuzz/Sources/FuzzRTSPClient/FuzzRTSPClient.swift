@@ -90,7 +90,10 @@ public func fuzzRTSPClient(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let selection = script.byte() ?? 0x80
             let tracks = selection & 0x80 != 0 ? nil : (0..<7).filter { selection & (1 << $0) != 0 }
             player.perform(machine.setup(tracks: tracks, now: now))
-        default: player.perform(machine.play(now: now))
+        default:
+            // PLAY when set up stepwise; the multicast groups joined when the machine waits for that.
+            player.perform(machine.play(now: now))
+            player.perform(machine.multicastJoined(now: now))
         }
         // What the framer has, as the driver hands it on; a framing error ends the connection.
         do {
@@ -145,6 +148,9 @@ struct Player {
                         written.count == (bytes.count + 2) / 3 * 4 && written.allSatisfy(alphabet.contains),
                         "the tunnel's base64 of the request is malformed")
                 }
+            case .joinMulticast(let tracks):
+                if ended { preconditionFailure("a multicast join asked after the session ended") }
+                precondition(!tracks.isEmpty, "a multicast join of no track")
             case .failed(let error):
                 Secret.check(error.reason)
                 ended = true
