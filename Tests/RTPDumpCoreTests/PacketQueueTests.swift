@@ -19,9 +19,12 @@ import Testing
 
     /// Pushes `batches` from a thread of its own (as the event loop does) once a consumer runs on the
     /// pushing thread (a fixed sleep lost that race on a loaded machine), then ends the queue with `ending`.
-    static func pushLater(_ queue: PacketQueue, _ batches: [ArraySlice<RTSPReceivedPacket>], ending: (any Error)?) {
+    static func pushLater(
+        _ queue: PacketQueue, _ batches: [ArraySlice<RTSPReceivedPacket>], ending: (any Error)?,
+        pusher: ThreadMark? = nil
+    ) {
         Thread.detachNewThread {
-            Thread.current.name = "pusher"
+            pusher?.mark()
             for _ in 0..<10_000 where !queue.hasConsumer { Thread.sleep(forTimeInterval: 0.001) }
             for batch in batches { queue.push(batch) }
             queue.end(ending)
@@ -46,14 +49,17 @@ import Testing
         let queue = PacketQueue()
         queue.push(try Self.packets(1...3)[...])
         let later = try Self.packets(4...9)
-        Self.pushLater(queue, [later[..<2], later[2...]], ending: nil)
-        var seen: [(UInt16, String?)] = []
+        // The pushing thread told by its pthread identity: thread names read through Foundation were the
+        // test's own thread's name on the pusher under load.
+        let pusher = ThreadMark()
+        Self.pushLater(queue, [later[..<2], later[2...]], ending: nil, pusher: pusher)
+        var seen: [(UInt16, onPusher: Bool)] = []
         try queue.consumeOnPushingThread(
-            { seen.append(($0.packet.sequenceNumber, Thread.current.name)) },
+            { seen.append(($0.packet.sequenceNumber, pusher.isCurrent)) },
             stop: { Issue.record("stop is for a consumer that fails") })
         #expect(seen.map(\.0) == Array(1...9))
-        #expect(seen.prefix(3).allSatisfy { $0.1 != "pusher" })
-        #expect(seen.dropFirst(3).allSatisfy { $0.1 == "pusher" }, "\(seen)")
+        #expect(seen.prefix(3).allSatisfy { !$0.onPusher })
+        #expect(seen.dropFirst(3).allSatisfy { $0.onPusher }, "\(seen)")
     }
 
     @Test func aConsumerThatThrowsStopsTheSessionAndSeesNothingMore() throws {
@@ -111,5 +117,27 @@ import Testing
         while read < held, try queue.next() != nil { read += 1 }
         #expect(read == held)
         #expect(queue.held == (0, 0))
+    }
+}
+
+/// A thread, marked by its pthread identity, to ask later whether code runs on it.
+final class ThreadMark: @unchecked Sendable {
+    // @unchecked: `thread` is only read and written under `lock`.
+    private let lock = NSLock()
+    private var thread: pthread_t?
+
+    /// Marks the calling thread.
+    func mark() {
+        lock.lock()
+        thread = pthread_self()
+        lock.unlock()
+    }
+
+    /// Whether the calling thread is the one marked.
+    var isCurrent: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let thread else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
     }
 }
