@@ -33,16 +33,12 @@ where Units.Element == AccessUnit {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var units: Units.AsyncIterator
         var decoders: TrackDecoders<Decoder>
-        var dating = FrameDating()
         var drained = false
         var drainFailure: (any Error)?
 
         public mutating func next() async throws -> I420Frame? {
             while true {
-                if var frame = decoders.nextFrame() {
-                    dating.date(&frame)
-                    return frame
-                }
+                if let frame = decoders.nextFrame() { return frame }
                 if drained {
                     // What draining found wrong comes after the frames it gave.
                     if let failure = drainFailure.take() { throw failure }
@@ -53,7 +49,6 @@ where Units.Element == AccessUnit {
                     do { try decoders.drain() } catch { drainFailure = error }
                     continue
                 }
-                dating.note(unit)
                 try decoders.decode(unit)
             }
         }

@@ -59,16 +59,12 @@ where Units.Element == MediaUnit {
         var gaps: [Int: PCMGapFiller] = [:]
         /// PCM decoded and not yet taken.
         var pcm: [PCMFrame] = []
-        var dating = FrameDating()
         var drained = false
         var drainFailure: (any Error)?
 
         public mutating func next() async throws -> DecodedUnit? {
             while true {
-                if var frame = video.nextFrame() {
-                    dating.date(&frame)
-                    return .video(frame)
-                }
+                if let frame = video.nextFrame() { return .video(frame) }
                 if !pcm.isEmpty { return .audio(pcm.removeFirst()) }
                 if drained {
                     // What draining found wrong comes after the frames it gave.
@@ -85,7 +81,6 @@ where Units.Element == MediaUnit {
                 }
                 switch unit {
                 case .video(let accessUnit):
-                    dating.note(accessUnit)
                     try video.decode(accessUnit)
                 case .audio(let frame):
                     try decode(frame)

@@ -21,7 +21,7 @@ public struct I420Frame: Sendable {
     public let strideY: Int
     public let strideUV: Int
     /// When the sender captured it, on its wall clock (RTCP sender reports), when known. Set by whoever
-    /// knows the sender's clock (`DecodedFrames`, `DecodedMedia`, from their units); decoders leave it nil.
+    /// dates frames from their units (`TrackDecoders`, under the decoded sequences); decoders leave it nil.
     public var captureTime: WallClockTime? = nil
     /// The track of the access unit it was decoded from (``AccessUnit/track``): set by whoever runs a
     /// decoder per track (`TrackDecoders`); decoders leave it 0.

@@ -3,11 +3,12 @@ import RTP
 
 /// One decoder per track: made when the track's first access unit comes, configured with the track's
 /// parameter sets (from its SDP) before it decodes anything. Push units, then take the frames they
-/// completed, each naming its track, in each track's presentation order:
+/// completed, each naming its track, in each track's presentation order, and dated on the sender's wall
+/// clock from the units decoded before it (``I420Frame/captureTime``, once the units carry theirs):
 ///
 /// ```swift
 /// var decoders = TrackDecoders(makeDecoder: { _, codec in try FFmpegVideoDecoder(codec: codec) },
-///                              parameterSets: { pipeline.parameterSets(track: $0) })
+///                              parameterSets: { pipeline.depacketizer(track: $0)?.parameterSets })
 /// try decoders.decode(unit)
 /// while let frame = decoders.nextFrame() { sink.push(frame) }
 /// // at the end:
@@ -22,6 +23,8 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
     private var counts: [Int: (units: Int, frames: Int)] = [:]
     /// Frames decoded and not yet taken.
     private var ready: [I420Frame] = []
+    /// What dates the frames: the capture times of the units decoded.
+    private var dating = FrameDating()
 
     /// `makeDecoder` makes a track's decoder for its codec; `parameterSets` gives a track's sets from its
     /// SDP (nil or empty: none, the stream's in-band sets serve).
@@ -52,8 +55,9 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
             discontinuities.insert(track)
         }
         counts[track, default: (0, 0)].units += 1
+        dating.note(unit)
         try decoders[track]?.decode(unit) { frame in
-            var frame = Self.stamped(frame, track: track)
+            var frame = Self.stamped(frame, track: track, dating: dating)
             if discontinuities.remove(track) != nil { frame.isDiscontinuity = true }
             counts[track, default: (0, 0)].frames += 1
             ready.append(frame)
@@ -61,14 +65,15 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
     }
 
     /// Ends every track: its decoder gives up the frames it still holds.
-    /// - Throws: what a decoder's `drain` throws; and, once every frame is out, ``VideoDecodingError``
-    ///   `.noFrames` when a track's units all decoded to nothing (units in and no frame out is never quiet
-    ///   success: a stream that is not what its format says, or lacks its parameter sets and keyframes).
+    /// - Throws: what a decoder's `drain` throws; and, with every frame held given up (take them with
+    ///   ``nextFrame()`` before acting on the error), ``VideoDecodingError`` `.noFrames` when a track's units
+    ///   all decoded to nothing (units in and no frame out is never quiet success: a stream that is not
+    ///   what its format says, or lacks its parameter sets and keyframes).
     public mutating func drain() throws {
         for track in decoders.keys.sorted() {
             try decoders[track]?.drain { frame in
                 counts[track, default: (0, 0)].frames += 1
-                ready.append(Self.stamped(frame, track: track))
+                ready.append(Self.stamped(frame, track: track, dating: dating))
             }
         }
         if let (track, count) = counts.sorted(by: { $0.key < $1.key }).first(where: { $0.value.frames == 0 }) {
@@ -87,9 +92,11 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
     /// The decoder of `track`, once its first unit has come (for its counters).
     public func decoder(track: Int) -> Decoder? { decoders[track] }
 
-    private static func stamped(_ frame: I420Frame, track: Int) -> I420Frame {
+    /// A frame the decoder of `track` gave, named and dated.
+    private static func stamped(_ frame: I420Frame, track: Int, dating: FrameDating) -> I420Frame {
         var frame = frame
         frame.track = track
+        dating.date(&frame)
         return frame
     }
 }

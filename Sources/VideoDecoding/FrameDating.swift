@@ -1,6 +1,5 @@
 import H26x
 import RTP
-import VideoDecoding
 
 /// Dates decoded video frames from the units they were decoded from. A decoder gives a frame after the
 /// units it needed (B-frames: a few later), so each track keeps the latest dated unit as a reference and a
