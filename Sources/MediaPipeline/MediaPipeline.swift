@@ -227,12 +227,7 @@ public struct MediaPipeline: Sendable {
     private static func feed(
         _ track: inout Track, _ output: consuming ReorderBuffer.Output, into ready: inout [MediaUnit], track index: Int
     ) {
-        if case .discontinuity = output {
-            track.depacketizer.cutOff()
-            collect(&track, into: &ready, track: index)
-            track.discontinuityPending = true
-            return
-        }
+        if case .discontinuity = output { return cutOff(&track, into: &ready, track: index) }
         track.depacketizer.consume(consume output)  // moved: no copy of the packet, no retain of its bytes
         collect(&track, into: &ready, track: index)
     }
@@ -245,13 +240,19 @@ public struct MediaPipeline: Sendable {
         }
     }
 
+    /// The track's stream broke: the unit in progress ends (lost, when its end did not come), the next is
+    /// flagged.
+    private static func cutOff(_ track: inout Track, into ready: inout [MediaUnit], track index: Int) {
+        track.depacketizer.cutOff()
+        collect(&track, into: &ready, track: index)
+        track.discontinuityPending = true
+    }
+
     /// A break the source announced: what was held ends here, the next unit is flagged, and the numbering
     /// starts again.
     private static func restart(_ track: inout Track, into ready: inout [MediaUnit], track index: Int) {
         while let output = track.reorder.flush() { feed(&track, output, into: &ready, track: index) }
-        track.depacketizer.cutOff()
-        collect(&track, into: &ready, track: index)
-        track.discontinuityPending = true
+        cutOff(&track, into: &ready, track: index)
         track.reorder = ReorderBuffer(configuration: track.reorder.configuration)
     }
 }
