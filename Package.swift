@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
         .library(name: "RTSPCapture", targets: ["RTSPCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
+        .library(name: "JPEG", targets: ["JPEG"]),
         .library(name: "Audio", targets: ["Audio"]),
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "RTSP", targets: ["RTSP"]),
@@ -78,7 +79,7 @@ let package = Package(
         // the packets. No SwiftNIO and no capture code: sources feed it.
         .target(
             name: "MediaPipeline",
-            dependencies: ["RTP", "SDP", "H26x", "Audio", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["RTP", "SDP", "H26x", "JPEG", "Audio", .product(name: "Logging", package: "swift-log")]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
@@ -92,6 +93,8 @@ let package = Package(
             ]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP", "CH26x"]),
+        // The Motion JPEG depacketizer (RFC 2435): JPEG pictures, as access units, with their headers rebuilt.
+        .target(name: "JPEG", dependencies: ["RTP", "H26x"]),
         // The start-code scan (and the copy that is also the scan), vectorized in C: AVX2 or SSE2 on x86, NEON on AArch64.
         .target(name: "CH26x"),
         // The decoder protocol, I420 frames, the frame pool and the stock frame sinks. No C dependencies.
@@ -150,7 +153,7 @@ let package = Package(
         .target(
             name: "SwiftRTP",
             dependencies: [
-                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "MediaDecoding", "MediaPipeline", "PacketCapture", "RTP", "RTSPCapture",
+                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "MediaPipeline", "PacketCapture", "RTP", "RTSPCapture",
                 "RTPTransport", "RTSP", "RTSPClient", "SDP", "SRTP", "VideoDecoding",
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the
@@ -167,6 +170,12 @@ let package = Package(
         .testTarget(name: "SwiftRTPTests", dependencies: ["SwiftRTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "MediaPipeline", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
+        .testTarget(
+            name: "JPEGTests",
+            dependencies: [
+                "JPEG", "H26x", "MediaPipeline", "MediaDecoding", "FFmpegDecoding", "VideoDecoding", "PacketCapture", "SDP",
+                "RTP", "TestSupport",
+            ]),
         .testTarget(
             name: "AudioTests",
             dependencies: [

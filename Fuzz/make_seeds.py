@@ -173,9 +173,32 @@ def audio_formats():
           b"indexdeltalength=32\r\n\x00" + bytes([0xA0, len(many) // 4]) + many)
 
 
+def jpeg_depacketizer():
+    """FuzzJPEGDepacketizer: the packets of the first pictures of the MJPEG fixtures as packet scripts (the
+    2560-pixel capture with its size configured), each payload whole (the length is 16 bits)."""
+    for name, size, pictures in (("mjpeg-420-gst", 0, 2), ("mjpeg-422-gst", 0, 1), ("mjpeg-restart-gst", 0, 2),
+                                 ("mjpeg-ffmpeg", 0, 2), ("mjpeg-q50-gst-rfc-tables", 0, 1),
+                                 ("mjpeg-q50-gst-cached-tables", 0, 2), ("mjpeg-2560-gst", (2560, 64), 1)):
+        data = open(os.path.join(ROOT, "Fixtures", "captures", name + ".pcap"), "rb").read()
+        width, height = size or (0, 0)
+        script, offset, timestamp, done = struct.pack(">HHB", width, height, 4), 24, None, 0
+        while offset + 16 <= len(data) and done < pictures:
+            length = struct.unpack("<I", data[offset + 8:offset + 12])[0]
+            rtp = data[offset + 16 + 42:offset + 16 + length]
+            offset += 16 + length
+            stamp = struct.unpack(">I", rtp[4:8])[0]
+            step = 0x20 if timestamp is not None and stamp != timestamp else 0
+            timestamp = stamp
+            marker = rtp[1] & 0x80
+            script += bytes([(0x80 if marker else 0) | step]) + struct.pack(">H", len(rtp) - 12) + rtp[12:]
+            done += 1 if marker else 0
+        write("FuzzJPEGDepacketizer", name, script)
+
+
 rtsp_client()
 rtsp_client_reconnecting()
 pipeline()
 small_targets()
 audio_depacketizer()
 audio_formats()
+jpeg_depacketizer()

@@ -4,15 +4,16 @@
 usage: caps_to_sdp.py GST_VERBOSE_OUTPUT PORT OUT.sdp
 
 Reads the last `application/x-rtp` caps in the output (the payloader's), and writes one media section:
-`m=audio PORT RTP/AVP PT`, `a=rtpmap:PT NAME/RATE[/CHANNELS]` and `a=fmtp:PT` with the caps' format
-parameters, as GStreamer's own RTSP server would describe them.
+`m=MEDIA PORT RTP/AVP PT`, `a=rtpmap:PT NAME/RATE[/CHANNELS]`, `a=fmtp:PT` with the caps' format
+parameters and `a=x-dimensions:W,H` for the size a JPEG payloader announces (rtpjpegpay, above 2040
+pixels), as GStreamer's own RTSP server would describe them.
 """
 import re
 import sys
 
 # Caps fields that are RTP's, not the format's.
 NOT_FMTP = {"media", "clock-rate", "encoding-name", "encoding-params", "payload", "ssrc", "timestamp-offset",
-            "seqnum-offset", "a-framerate", "sprop-stereo", "sprop-maxcapturerate"}
+            "seqnum-offset", "a-framerate", "sprop-stereo", "sprop-maxcapturerate", "x-dimensions"}
 
 
 def main():
@@ -24,10 +25,12 @@ def main():
     channels = fields.get("encoding-params")
     fmtp = ";".join(f"{k}={v}" for k, v in fields.items() if k not in NOT_FMTP)
     lines = ["v=0", "o=- 0 0 IN IP4 127.0.0.1", "s=GStreamer sender", "c=IN IP4 127.0.0.1", "t=0 0",
-             f"m=audio {sys.argv[2]} RTP/AVP {pt}",
+             f"m={fields.get('media', 'audio')} {sys.argv[2]} RTP/AVP {pt}",
              f"a=rtpmap:{pt} {name}/{rate}" + (f"/{channels}" if channels else "")]
     if fmtp:
         lines.append(f"a=fmtp:{pt} {fmtp}")
+    if "x-dimensions" in fields:
+        lines.append(f"a=x-dimensions:{fields['x-dimensions'].replace(chr(92), '')}")
     open(sys.argv[3], "w").write("\r\n".join(lines) + "\r\n")
 
 

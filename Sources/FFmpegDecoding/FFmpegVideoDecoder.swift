@@ -3,11 +3,12 @@ import CFFmpegLoader
 import H26x
 import VideoDecoding
 
-/// Decodes H.264 and H.265 access units with libavcodec into I420 frames.
+/// Decodes H.264, H.265 and JPEG access units with libavcodec into I420 frames.
 ///
-/// Access units go in as Annex B, with the known parameter sets put before keyframes that lack them.
-/// Pictures that are not 8-bit 4:2:0 are converted with libswscale (or, when even that is impossible, a
-/// ``VideoDecodingError`` names the format). Frames keep the access unit's RTP timestamp through the
+/// H.264 and H.265 units go in as Annex B, with the known parameter sets put before keyframes that lack
+/// them; JPEG units as their files. Pictures that are not 8-bit 4:2:0 are converted with libswscale (or, when
+/// even that is impossible, a ``VideoDecodingError`` names the format); full-range pictures (JPEG's) stay
+/// full range (``I420Frame/isFullRange``). Frames keep the access unit's RTP timestamp through the
 /// decoder's reordering (B-frames). Errors on damaged input are counted and decoding goes on.
 ///
 /// Not thread-safe: use one decoder from one task at a time.
@@ -71,7 +72,13 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         self.pool = FramePool(capacity: configuration.poolCapacity)
         self.parameterSets = parameterSets ?? ParameterSets(codec: codec)
         self.initialParameterSets = self.parameterSets
-        guard let decoder = ff.avcodec_find_decoder(codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC) else {
+        let codecID =
+            switch codec {
+            case .h264: AV_CODEC_ID_H264
+            case .h265: AV_CODEC_ID_HEVC
+            case .jpeg: AV_CODEC_ID_MJPEG
+            }
+        guard let decoder = ff.avcodec_find_decoder(codecID) else {
             throw VideoDecodingError(.decoderUnavailable, "this libavcodec has no \(codec) decoder")
         }
         guard let context = ff.avcodec_alloc_context3(decoder), let frame = ff.av_frame_alloc(),
@@ -123,7 +130,11 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         if inFlight.count >= 64, let oldest = inFlight.keys.min() { inFlight[oldest] = nil }
         inFlight[pts] = (unit.isKeyframe, damagedUntilKeyframe)
         input.removeAll(keepingCapacity: true)
-        writer.write(unit, parameterSets: parameterSets, into: &input)
+        if let jpeg = unit.jpeg {
+            input.append(contentsOf: jpeg)
+        } else {
+            writer.write(unit, parameterSets: parameterSets, into: &input)
+        }
         let size = input.count
         input.append(contentsOf: repeatElement(0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE)))
         var status = send(size: size, pts: pts, keyframe: unit.isKeyframe)
@@ -196,7 +207,11 @@ public final class FFmpegVideoDecoder: VideoDecoder {
     {
         let width = Int(frame.pointee.width)
         let height = Int(frame.pointee.height)
-        let format = AVPixelFormat(frame.pointee.format)
+        let decodedFormat = AVPixelFormat(frame.pointee.format)
+        let fullRange = Self.isFullRange(decodedFormat) || frame.pointee.color_range == AVCOL_RANGE_JPEG
+        // libswscale takes the range from the format: a full-range picture is converted as its J format, into
+        // YUVJ420P, so that its samples keep their range.
+        let format = fullRange ? Self.fullRangeFormat(decodedFormat) : decodedFormat
         let (outWidth, outHeight) = configuration.outputSize ?? (width, height)
         let strideY = outWidth
         let strideUV = (outWidth + 1) / 2
@@ -204,7 +219,8 @@ public final class FFmpegVideoDecoder: VideoDecoder {
         let direct = (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P) && configuration.outputSize == nil
         if !direct {
             scaler = ff.sws_getCachedContext(
-                scaler, Int32(width), Int32(height), format, Int32(outWidth), Int32(outHeight), AV_PIX_FMT_YUV420P,
+                scaler, Int32(width), Int32(height), format, Int32(outWidth), Int32(outHeight),
+                fullRange ? AV_PIX_FMT_YUVJ420P : AV_PIX_FMT_YUV420P,
                 SWS_BILINEAR, nil, nil, nil)
             guard scaler != nil else {
                 let name = ff.av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "format \(format.rawValue)"
@@ -253,9 +269,32 @@ public final class FFmpegVideoDecoder: VideoDecoder {
                 }
             }
         }
-        return I420Frame(
+        var converted = I420Frame(
             width: outWidth, height: outHeight, timestamp: timestamp, isKeyframe: keyframe, mayBeDamaged: damaged,
             storage: storage, strideY: strideY, strideUV: strideUV)
+        converted.isFullRange = fullRange
+        return converted
+    }
+
+    /// The J (full-range) planar YUV formats libavcodec's JPEG decoder gives.
+    private static func isFullRange(_ format: AVPixelFormat) -> Bool {
+        switch format {
+        case AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P:
+            true
+        default: false
+        }
+    }
+
+    /// The J format of a planar YUV format whose frame says it is full range (as newer decoders mark it).
+    private static func fullRangeFormat(_ format: AVPixelFormat) -> AVPixelFormat {
+        switch format {
+        case AV_PIX_FMT_YUV420P: AV_PIX_FMT_YUVJ420P
+        case AV_PIX_FMT_YUV422P: AV_PIX_FMT_YUVJ422P
+        case AV_PIX_FMT_YUV444P: AV_PIX_FMT_YUVJ444P
+        case AV_PIX_FMT_YUV440P: AV_PIX_FMT_YUVJ440P
+        case AV_PIX_FMT_YUV411P: AV_PIX_FMT_YUVJ411P
+        default: format
+        }
     }
 }
 

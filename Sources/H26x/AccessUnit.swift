@@ -1,17 +1,18 @@
 import RTP
 
-/// One coded picture's NAL units, with its timestamp and what the receiver knows about its integrity.
+/// One coded picture, with its timestamp and what the receiver knows about its integrity: an H.264 or H.265
+/// picture's NAL units (``nalUnits``), or a JPEG picture (``jpeg``, from the RFC 2435 depacketizer).
 ///
-/// The NAL units live in one buffer, copied there once from the RTP payloads. The depacketizer reuses
+/// The NAL units (or the JPEG file) live in one buffer, copied there once from the RTP payloads. The depacketizer reuses
 /// that buffer for the next unit when this one has been let go of by then; keeping the value is safe
 /// (the next unit then gets a new buffer) but costs that allocation.
 public struct AccessUnit: Sendable {
     public let codec: VideoCodec
     /// The RTP timestamp extended to 64 bits (it never wraps), in 90 kHz units.
     public let timestamp: UInt64
-    /// The NAL units, in decoding order.
+    /// The NAL units, in decoding order (none for JPEG).
     public let nalUnits: NALUnits
-    /// Whether it holds an IDR (H.264) or IRAP (H.265) picture.
+    /// Whether it holds an IDR (H.264) or IRAP (H.265) picture; every JPEG picture is one.
     public let isKeyframe: Bool
     /// Whether a VPS, SPS or PPS in it is new or differs from the one with its id.
     public let parameterSetsChanged: Bool
@@ -46,8 +47,16 @@ public struct AccessUnit: Sendable {
     /// The RTP timestamp as sent (32 bits).
     public var rtpTimestamp: UInt32 { UInt32(truncatingIfNeeded: timestamp) }
 
-    /// The bytes of all NAL units, without start codes.
-    public var payloadSize: Int { nalUnits.ranges.reduce(0) { $0 + $1.count } }
+    /// The bytes of all NAL units, without start codes (of a JPEG picture, its file).
+    public var payloadSize: Int {
+        codec == .jpeg ? nalUnits.storage.count : nalUnits.ranges.reduce(0) { $0 + $1.count }
+    }
+
+    /// A JPEG picture's file, from SOI to EOI, as a decoder or an image viewer takes it (nil for H.264 and
+    /// H.265).
+    public var jpeg: ArraySlice<UInt8>? {
+        codec == .jpeg ? nalUnits.storage[...] : nil
+    }
 
     /// The NAL units of an access unit: views into its buffer.
     public struct NALUnits: RandomAccessCollection, Sendable {
@@ -79,5 +88,14 @@ public struct AccessUnit: Sendable {
         public subscript(position: Int) -> NALUnit {
             NALUnit(codec: codec, bytes: storage[ranges[position]])
         }
+    }
+}
+
+extension AccessUnit {
+    /// A JPEG picture in `file` (SOI to EOI), complete, as the RFC 2435 depacketizer assembles it.
+    package init(jpeg file: [UInt8], timestamp: UInt64, ssrc: UInt32) {
+        self.init(
+            codec: .jpeg, timestamp: timestamp, nalUnits: NALUnits(codec: .jpeg, storage: file, ranges: []),
+            isKeyframe: true, parameterSetsChanged: false, lostPackets: 0, ssrc: ssrc)
     }
 }

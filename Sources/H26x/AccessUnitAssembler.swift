@@ -282,6 +282,7 @@ struct AccessUnitAssembler: Sendable {
                 return nal.bytes.count > 2 && nal.bytes[nal.bytes.startIndex + 2] & 0x80 != 0  // first_slice_segment_in_pic_flag
             default: return false
             }
+        case .jpeg: return false  // no NAL units: an assembler is made for H.264 and H.265 only
         }
     }
 

@@ -1,5 +1,6 @@
 /// Writes access units as an elementary stream: Annex B (start codes) or length-prefixed NAL units (the
-/// avcC / hvcC sample format of MP4 and of Apple's VideoToolbox).
+/// avcC / hvcC sample format of MP4 and of Apple's VideoToolbox). JPEG pictures are written as their files,
+/// one after the other (Motion JPEG, as players open it), whatever the framing.
 public struct ElementaryStreamWriter: Sendable {
     /// How NAL units are delimited.
     public enum Framing: Sendable, Hashable {
@@ -21,6 +22,7 @@ public struct ElementaryStreamWriter: Sendable {
 
     /// Appends `unit` to `out`. `parameterSets` are the depacketizer's (SDP and in band).
     public func write(_ unit: AccessUnit, parameterSets: ParameterSets, into out: inout [UInt8]) {
+        if let jpeg = unit.jpeg { return out.append(contentsOf: jpeg) }
         if needsParameterSets(unit) {
             for set in parameterSets.all { append(set.bytes, to: &out) }
         }
@@ -37,6 +39,7 @@ public struct ElementaryStreamWriter: Sendable {
     public func write<E: Error>(
         _ unit: AccessUnit, parameterSets: ParameterSets, to write: (ArraySlice<UInt8>) throws(E) -> Void
     ) throws(E) {
+        if let jpeg = unit.jpeg { return try write(jpeg) }
         guard framing == .annexB, let bytes = unit.nalUnits.annexB else {
             var out: [UInt8] = []
             self.write(unit, parameterSets: parameterSets, into: &out)

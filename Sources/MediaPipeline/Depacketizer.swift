@@ -1,5 +1,6 @@
 import Audio
 import H26x
+import JPEG
 import RTP
 import SDP
 
@@ -13,7 +14,8 @@ import SDP
 /// ```
 ///
 /// - H.264 (RFC 6184) and H.265 (RFC 7798) give access units (``MediaUnit/video(_:)``), starting from the
-///   SDP's parameter sets and de-interleaving as the format says.
+///   SDP's parameter sets and de-interleaving as the format says; Motion JPEG (RFC 2435) gives JPEG pictures
+///   as access units of codec `.jpeg`, sized as the SDP announces above 2040 pixels.
 /// - G.711, L16, AAC (RFC 3640, RFC 6416) and Opus give audio frames (``MediaUnit/audio(_:)``).
 /// - A depacketizer for a capture without a description tells H.264 from H.265 by the first payloads
 ///   (``sniffing(configuration:)``).
@@ -40,6 +42,7 @@ public struct Depacketizer: Sendable {
     // it, the buffers the units are assembled in).
     @usableFromInline var h264: H264Depacketizer?
     @usableFromInline var h265: H265Depacketizer?
+    @usableFromInline var jpeg: JPEGDepacketizer?
     @usableFromInline var audioDepacketizer: AudioDepacketizer?
     /// While sniffing: what the reorder buffer released before a payload told the codec.
     private var sniffed: (configuration: DepacketizerConfiguration, held: [ReorderBuffer.Output])?
@@ -78,12 +81,13 @@ public struct Depacketizer: Sendable {
         switch codec {
         case .h264: h264 = H264Depacketizer(configuration: configuration)
         case .h265: h265 = H265Depacketizer(configuration: configuration)
+        case .jpeg: jpeg = JPEGDepacketizer(configuration: .init(payloadType: configuration.payloadType))
         }
     }
 
     /// A depacketizer that tells H.264 from H.265 by the first payloads (``CodecSniffer``), for a capture
-    /// with no SDP: until a payload decides, up to ``maxSniffedPackets`` packets are held. A packet of a
-    /// static payload type (below 96: PCMU, PCMA, JPEG...) decides that the flow is not video; a flow whose
+    /// with no SDP: until a payload decides, up to ``maxSniffedPackets`` packets are held. Static payload
+    /// type 26 decides JPEG; another static type (below 96: PCMU, PCMA...) decides that the flow is not video; a flow whose
     /// payloads never decide is reported as such (``Payload/unplayable(reason:)``), not taken for either.
     public static func sniffing(configuration: DepacketizerConfiguration = DepacketizerConfiguration()) -> Depacketizer {
         var depacketizer = Depacketizer(payload: .sniffing)
@@ -104,6 +108,12 @@ public struct Depacketizer: Sendable {
         h265 = depacketizer
     }
 
+    /// Wraps a Motion JPEG depacketizer.
+    public init(_ depacketizer: JPEGDepacketizer) {
+        self.init(payload: .video(.jpeg))
+        jpeg = depacketizer
+    }
+
     /// Wraps an audio depacketizer.
     public init(audio depacketizer: AudioDepacketizer) {
         self.init(payload: .audio(depacketizer.format.codec))
@@ -115,6 +125,10 @@ public struct Depacketizer: Sendable {
     }
 
     private init(video format: VideoFormat, warn: (String) -> Void) {
+        if format.codec == .jpeg {
+            self.init(JPEGDepacketizer(configuration: .init(size: format.pictureSize, payloadType: format.payloadType)))
+            return
+        }
         let sets = ParameterSets(format: format) { warn("\($0); the stream's own parameter sets serve instead") }
         // Mode 2 (H.264) and DON (H.265) need a de-interleaving buffer; a missing depth means the sender keeps
         // the order. The configuration's initializer bounds what the SDP says (depth, bytes).
@@ -128,6 +142,8 @@ public struct Depacketizer: Sendable {
             self.init(H264Depacketizer(configuration: configuration, parameterSets: sets))
         case .h265:
             self.init(H265Depacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
+        case .jpeg:
+            self.init(JPEGDepacketizer(configuration: .init(size: format.pictureSize, payloadType: format.payloadType)))
         }
     }
 
@@ -149,6 +165,7 @@ public struct Depacketizer: Sendable {
     public mutating func push(_ packet: RTPPacket) {
         h264?.push(packet)
         h265?.push(packet)
+        jpeg?.push(packet)
         audioDepacketizer?.push(packet)
         if case .unplayable = payload { droppedPackets += 1 }
     }
@@ -157,6 +174,7 @@ public struct Depacketizer: Sendable {
     public mutating func noteLoss(_ count: Int) {
         h264?.noteLoss(count)
         h265?.noteLoss(count)
+        jpeg?.noteLoss(count)
         audioDepacketizer?.noteLoss(count)
     }
 
@@ -166,6 +184,7 @@ public struct Depacketizer: Sendable {
         if isSniffing { giveUpSniffing(held: sniffed?.held.count ?? 0) }
         h264?.flush()
         h265?.flush()
+        jpeg?.flush()
         audioDepacketizer?.flush()
     }
 
@@ -174,6 +193,7 @@ public struct Depacketizer: Sendable {
     public mutating func cutOff() {
         h264?.cutOff()
         h265?.cutOff()
+        jpeg?.cutOff()
         audioDepacketizer?.cutOff()
     }
 
@@ -186,7 +206,7 @@ public struct Depacketizer: Sendable {
     @inlinable
     mutating func next(track: Int, isDiscontinuity: Bool) -> MediaUnit? {
         // Asked after every packet, and mostly nothing is ready: each answer is inlined into the caller.
-        if var unit = h264?.nextAccessUnit() ?? h265?.nextAccessUnit() {
+        if var unit = h264?.nextAccessUnit() ?? h265?.nextAccessUnit() ?? jpeg?.nextAccessUnit() {
             unit.track = track
             if isDiscontinuity { unit.isDiscontinuity = true }
             return .video(unit)
@@ -198,6 +218,9 @@ public struct Depacketizer: Sendable {
         }
         return nil
     }
+
+    /// The Motion JPEG depacketizer, with its counters (nil for other payloads).
+    public var jpegDepacketizer: JPEGDepacketizer? { jpeg }
 
     /// The H.264 or H.265 parameter sets seen, from the SDP and in band (nil for other payloads).
     public var parameterSets: ParameterSets? { h264?.parameterSets ?? h265?.parameterSets }
@@ -215,12 +238,14 @@ public struct Depacketizer: Sendable {
 
     /// The most recent payload it refused, and why.
     public var lastError: String? {
-        (h264?.lastError ?? h265?.lastError).map { "\($0)" }
+        (h264?.lastError ?? h265?.lastError).map { "\($0)" } ?? jpeg?.lastError.map { "\($0)" }
     }
 
     /// Packets it could not take apart (malformed payloads), whatever the payload.
     public var malformedPackets: Int {
-        videoStatistics.map { $0.malformedPackets + $0.unsupportedPackets } ?? audio?.statistics.malformedPackets ?? 0
+        if let statistics = jpeg?.statistics { return statistics.malformedPackets + statistics.unsupportedPackets }
+        return videoStatistics.map { $0.malformedPackets + $0.unsupportedPackets } ?? audio?.statistics.malformedPackets
+            ?? 0
     }
 
     // MARK: Sniffing
@@ -229,17 +254,20 @@ public struct Depacketizer: Sendable {
         guard var sniffed else { return }
         var codec: VideoCodec?
         if case .packet(let packet, _) = output {
-            // A static payload type (RFC 3551: 0 PCMU, 8 PCMA, 26 JPEG...) names its codec, and it is not
-            // H.264 or H.265 (dynamic types, 96-127): whatever its bytes look like, the flow is not video.
-            if packet.payloadType < Self.firstDynamicPayloadType {
+            // A static payload type (RFC 3551: 0 PCMU, 8 PCMA, 26 JPEG...) names its codec: JPEG is taken; the
+            // others are not video (H.264 and H.265 have dynamic types, 96-127), whatever their bytes look like.
+            if packet.payloadType == VideoFormat.jpegPayloadType {
+                codec = .jpeg
+            } else if packet.payloadType < Self.firstDynamicPayloadType {
                 self.sniffed = nil
                 isSniffing = false
                 droppedPackets += sniffed.held.count + 1
                 payload = .unplayable(
-                    reason: "payload type \(packet.payloadType) is static (RFC 3551: G.711, JPEG...), not H.264 or H.265")
+                    reason: "payload type \(packet.payloadType) is static (RFC 3551: G.711, G.722...), not video")
                 return
+            } else {
+                codec = CodecSniffer.codec(ofPayload: packet.payload)
             }
-            codec = CodecSniffer.codec(ofPayload: packet.payload)
         }
         self.sniffed = nil  // held alone while it grows: no copy of the list
         sniffed.held.append(output)

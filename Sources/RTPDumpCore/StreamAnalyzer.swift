@@ -85,7 +85,8 @@ package struct StreamAnalyzer: Sendable {
                     statistics: ReceiverStatistics(
                         clockRate: rate, tracker: SequenceTracker(minSequential: probation ? 2 : 1)),
                     codec: described?.encodingName
-                        ?? AudioFormat.staticFormat(payloadType: header.payloadType)?.codec.encodingName))
+                        ?? AudioFormat.staticFormat(payloadType: header.payloadType)?.codec.encodingName
+                        ?? (header.payloadType == VideoFormat.jpegPayloadType ? VideoCodec.jpeg.encodingName : nil)))
         }
         if all[position].codec == nil && all[position].sniffed < Self.maxSniffedPackets {
             all[position].sniffed += 1

@@ -6,6 +6,7 @@
 @_exported import AudioDecoding
 @_exported import FFmpegDecoding
 @_exported import H26x
+@_exported import JPEG
 @_exported import MediaDecoding
 @_exported import MediaPipeline
 @_exported import PacketCapture

@@ -29,6 +29,9 @@ public struct I420Frame: Sendable {
     /// Whether it is the first frame of its track after a break (the access unit it came from was a
     /// discontinuity): its timestamp does not follow the previous frame's. Set by `TrackDecoders`.
     public var isDiscontinuity = false
+    /// Whether the samples use the full 0-255 range (JPEG pictures), rather than video's 16-235 (16-240 for
+    /// chroma): what a renderer or encoder must be told.
+    public var isFullRange = false
 
     /// Chroma plane size: (width + 1) / 2 by (height + 1) / 2.
     public var chromaWidth: Int { (width + 1) / 2 }

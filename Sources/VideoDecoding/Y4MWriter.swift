@@ -4,7 +4,8 @@
     import Darwin
 #endif
 
-/// Writes frames to a YUV4MPEG2 file (`.y4m`), which ffplay, mpv and FFmpeg read.
+/// Writes frames to a YUV4MPEG2 file (`.y4m`), which ffplay, mpv and FFmpeg read. Full-range frames (JPEG's)
+/// are marked so (`XCOLORRANGE=FULL`, as FFmpeg writes and reads it).
 public final class Y4MWriter {
     private let file: UnsafeMutablePointer<FILE>
     private let path: String
@@ -29,8 +30,10 @@ public final class Y4MWriter {
             size = (frame.width, frame.height)
             try put(
                 Array(
-                    "YUV4MPEG2 W\(frame.width) H\(frame.height) F\(frameRate.numerator):\(frameRate.denominator) Ip A1:1 C420jpeg\n"
+                    "YUV4MPEG2 W\(frame.width) H\(frame.height) F\(frameRate.numerator):\(frameRate.denominator) Ip A1:1 C420jpeg"
                         .utf8)[...])
+            if frame.isFullRange { try put(Array(" XCOLORRANGE=FULL".utf8)[...]) }
+            try put([0x0A])
         }
         guard let size, size == (frame.width, frame.height) else {
             throw VideoDecodingError(

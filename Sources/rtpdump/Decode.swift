@@ -79,7 +79,7 @@ struct Decode: ParsableCommand {
         noteNotVideo(summary.streamsNotVideo)
         guard let codec = summary.codec else {
             if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
-            throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")
+            throw RTPDumpError("no H.264, H.265 or JPEG stream found in \(options.displayName)")
         }
         printError(
             "\(codec): \(summary.accessUnits) access units, \(summary.frames) frames (\(summary.damagedFrames) may be damaged),"

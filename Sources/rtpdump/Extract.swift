@@ -23,7 +23,8 @@ struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
         abstract:
-            "Write the complete access units of a stream as an Annex B elementary stream (.h264, .h265), or an audio "
+            "Write the complete access units of a stream as an Annex B elementary stream (.h264, .h265), the JPEG "
+            + "pictures of a Motion JPEG stream one after the other (.mjpeg), or an audio "
             + "stream in a file players open (.aac for AAC, .opus for Opus, .wav for G.711 and L16).")
 
     @OptionGroup var options: InputOptions
@@ -31,7 +32,7 @@ struct Extract: ParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "The output file: OUT.h264 or OUT.h265 for video; OUT.aac, OUT.opus or OUT.wav for the audio the SDP "
+            "The output file: OUT.h264, OUT.h265 or OUT.mjpeg for video; OUT.aac, OUT.opus or OUT.wav for the audio the SDP "
                 + "(--sdp, or the session's) describes."))
     var output: String
 
@@ -50,9 +51,14 @@ struct Extract: ParsableCommand {
         noteNotVideo(summary.streamsNotVideo)
         guard let codec = summary.codec else {
             if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
-            throw RTPDumpError("no H.264 or H.265 stream found in \(options.displayName)")
+            throw RTPDumpError("no H.264, H.265 or JPEG stream found in \(options.displayName)")
         }
-        let expected = codec == .h264 ? ".h264" : ".h265"
+        let expected =
+            switch codec {
+            case .h264: ".h264"
+            case .h265: ".h265"
+            case .jpeg: ".mjpeg"
+            }
         if !output.hasSuffix(expected) {
             printError("warning: the stream is \(codec) but \(output) does not end in \(expected)")
         }

@@ -100,7 +100,7 @@ struct InputOptions: ParsableArguments {
     @Option(name: .customLong("payload-type"), help: "Only this RTP payload type.")
     var payloadType: UInt8?
 
-    @Option(help: "The video codec: h264 or h265 (default: from --sdp, else sniffed from the payloads).")
+    @Option(help: "The video codec: h264, h265 or jpeg (default: from --sdp, else sniffed from the payloads).")
     var codec: VideoCodec?
 
     @Option(help: "A session description (SDP file) for the stream: codec, clock rate, parameter sets, packetization.")
@@ -187,7 +187,7 @@ struct InputOptions: ParsableArguments {
         do { description = try SessionDescription(text) } catch { throw RTPDumpError("\(sdp): \(error)") }
         guard let format = description.videoFormat(payloadType: payloadType) else {
             throw RTPDumpError(
-                "\(sdp) describes no H.264 or H.265 stream\(payloadType.map { " with payload type \($0)" } ?? "")")
+                "\(sdp) describes no H.264, H.265 or JPEG stream\(payloadType.map { " with payload type \($0)" } ?? "")")
         }
         return format
     }

@@ -14,7 +14,7 @@ func audioBenchmarks() {
     for name in ["audio-pcmu-gst", "audio-aac-gst", "audio-aac-ffmpeg"] {
         guard let sdp = try? String(contentsOf: fixtures.appendingPathComponent(name + ".sdp"), encoding: .utf8),
             let format = (try? SessionDescription(sdp))?.media.first?.audioFormat,
-            let step = audioTimestampStep(name + ".pcap", frame: format.codec == .pcmu ? 160 : 1024)
+            let step = repetitionTimestampStep(name + ".pcap", frame: format.codec == .pcmu ? 160 : 1024)
         else { continue }
         let (capture, perLoop) = repeatedCapture(name + ".pcap", loops: loops, timestampStep: step)
         guard !capture.isEmpty else { continue }
@@ -45,7 +45,7 @@ func audioBenchmarks() {
 }
 
 /// The RTP ticks a capture spans, plus one frame: what a repetition moves its timestamps on by.
-func audioTimestampStep(_ name: String, frame: UInt32) -> UInt32? {
+func repetitionTimestampStep(_ name: String, frame: UInt32) -> UInt32? {
     guard var file = try? CaptureFile(contentsOf: fixtures.appendingPathComponent(name).path) else { return nil }
     var first: UInt32?
     var last: UInt32 = 0

@@ -68,6 +68,7 @@ let benchmarks: @Sendable () -> Void = {
 
     depacketizerBenchmarks()
     audioBenchmarks()
+    jpegBenchmarks()
     decoderBenchmarks()
 
     // A whole real capture: pcap records -> Ethernet -> IPv4 -> UDP -> RTP, per pass over 1080 packets.
