@@ -129,7 +129,7 @@ def audio_formats():
     escapes past an Int, constantduration=2^62 with two AUs in a packet, a clock of 2^32 - 1 Hz with 32-bit
     index deltas and 60 AU headers."""
     for name in ("audio-aac-gst", "audio-aac-ffmpeg", "audio-latm-gst", "audio-opus-gst", "audio-pcmu-gst",
-                 "audio-l16-gst"):
+                 "audio-l16-gst", "audio-g722-gst", "audio-g726-24-ffmpeg", "audio-g726-40-gst"):
         sdp = open(os.path.join(ROOT, "Fixtures", "captures", name + ".sdp"), "rb").read().split(b"\n")
         lines = [l.strip() for l in sdp if l.startswith(b"a=rtpmap") or l.startswith(b"a=fmtp")]
         data = open(os.path.join(ROOT, "Fixtures", "captures", name + ".pcap"), "rb").read()

@@ -11,7 +11,8 @@ import SDP
 /// while let frame = depacketizer.nextFrame() { print(frame.timestamp, frame.bytes.count) }
 /// ```
 ///
-/// - G.711 (PCMU, PCMA) and L16: each packet's payload is a frame.
+/// - G.711 (PCMU, PCMA), L16, G.722 and G.726: each packet's payload is a frame (``AudioFrame/sampleCount``
+///   at the format's ``AudioFormat/sampleRate``: G.722's 16 kHz).
 /// - AAC, RFC 3640 (`mpeg4-generic`): AU headers as the fmtp describes them (AAC-hbr, AAC-lbr, constant
 ///   sizes), several access units per packet, an access unit fragmented over packets, interleaving
 ///   (restored by timestamp).
@@ -75,7 +76,12 @@ public struct AudioDepacketizer: Sendable {
             } else if !format.muxConfigPresent {
                 throw AudioError("the MP4A-LATM format says cpresent=0 and gives no config: nothing says how to decode it")
             }
-        case .pcmu, .pcma, .l16, .opus:
+        case .g726:
+            guard (2...5).contains(format.bitsPerSample) else {
+                throw AudioError(
+                    "G.726 needs 2 to 5 bits a sample (G726-16 to G726-40), not \(format.bitsPerSample)")
+            }
+        case .pcmu, .pcma, .l16, .opus, .g722:
             break
         }
         updateFrameTicks()
@@ -112,7 +118,7 @@ public struct AudioDepacketizer: Sendable {
         guard packet.payloadType == format.payloadType else { return statistics.otherPayloadTypePackets += 1 }
         let timestamp = timestamps.extend(packet.timestamp)
         switch format.codec {
-        case .pcmu, .pcma, .l16: pcm(packet, timestamp: timestamp)
+        case .pcmu, .pcma, .l16, .g722, .g726: pcm(packet, timestamp: timestamp)
         case .opus: opus(packet, timestamp: timestamp)
         case .aac: aac(packet, timestamp: timestamp)
         case .aacLATM: latm(packet, timestamp: timestamp)
@@ -182,11 +188,20 @@ public struct AudioDepacketizer: Sendable {
 
     // MARK: G.711, L16, Opus: a packet is a frame
 
+    /// A payload of samples (G.711, L16) or code words (G.722, G.726), whole: the frame is the payload.
     mutating func pcm(_ packet: RTPPacket, timestamp: UInt64) {
         let payload = packet.payload
-        let width = (format.codec == .l16 ? 2 : 1) * max(1, format.channels)
         guard !payload.isEmpty else { return statistics.malformedPackets += 1 }
-        emit(timestamp: timestamp, samples: payload.count / width, bytes: payload, ssrc: packet.ssrc)
+        let channels = max(1, format.channels)
+        let samples =
+            switch format.codec {
+            case .l16: payload.count / (2 * channels)
+            // Two 4-bit code words a byte at 16 kHz (RFC 3551 4.5.2): a byte is one tick of the 8000 Hz clock.
+            case .g722: payload.count * 2 / channels
+            case .g726: payload.count * 8 / (format.bitsPerSample * channels)
+            default: payload.count / channels
+            }
+        emit(timestamp: timestamp, samples: samples, bytes: payload, ssrc: packet.ssrc)
     }
 
     mutating func opus(_ packet: RTPPacket, timestamp: UInt64) {

@@ -1,8 +1,8 @@
 import RTP
 import SDP
 
-/// One coded audio frame as the sender made it: an AAC access unit, an Opus packet, or a G.711 / L16
-/// packet's samples, with its timestamp and what the receiver knows of the loss before it.
+/// One coded audio frame as the sender made it: an AAC access unit, an Opus packet, or a G.711 / L16 /
+/// G.722 / G.726 packet's samples, with its timestamp and what the receiver knows of the loss before it.
 ///
 /// The bytes are a view into the packet they came in (no copy), except for an AAC access unit fragmented
 /// over several packets, which is put together once.
@@ -12,9 +12,11 @@ public struct AudioFrame: Sendable {
     public let timestamp: UInt64
     /// The track's RTP clock: its sampling rate (48000 for Opus).
     public let clockRate: Int
-    /// Samples per channel it holds when its header or its format says (0 when unknown).
+    /// Samples per channel it holds when its header or its format says (0 when unknown), at the format's
+    /// sampling rate (`AudioFormat.sampleRate`: 16 kHz for G.722 on its 8000 Hz clock, 48 kHz for Opus).
     public let sampleCount: Int
-    /// The coded bytes: an AAC raw data block, an Opus packet, G.711 bytes, L16 big-endian samples.
+    /// The coded bytes: an AAC raw data block, an Opus packet, G.711 bytes, L16 big-endian samples, G.722 or
+    /// G.726 code words.
     public let bytes: ArraySlice<UInt8>
     /// The SSRC of the source it came from: whose sender reports date it.
     public let ssrc: UInt32

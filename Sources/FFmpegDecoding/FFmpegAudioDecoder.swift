@@ -60,6 +60,9 @@ public final class FFmpegAudioDecoder: AudioDecoder {
             case .l16: AV_CODEC_ID_PCM_S16BE
             case .aac, .aacLATM: AV_CODEC_ID_AAC
             case .opus: AV_CODEC_ID_OPUS
+            case .g722: AV_CODEC_ID_ADPCM_G722
+            // libavcodec's "g726" reads AAL2's bit order, "g726le" RFC 3551's.
+            case .g726: format.packing == .aal2 ? AV_CODEC_ID_ADPCM_G726 : AV_CODEC_ID_ADPCM_G726LE
             }
         guard let decoder = ff.avcodec_find_decoder(id) else {
             throw AudioDecodingError(.decoderUnavailable, "this libavcodec has no \(format.codec) decoder")
@@ -71,7 +74,14 @@ public final class FFmpegAudioDecoder: AudioDecoder {
         self.frame = frame
         self.packet = packet
         var channels = format.channels
-        var rate = format.codec == .opus ? 48000 : format.clockRate
+        var rate = format.sampleRate
+        if format.codec == .g726 {
+            guard (2...5).contains(format.bitsPerSample) else {
+                throw AudioDecodingError(
+                    .invalidConfiguration, "G.726 needs 2 to 5 bits a sample, not \(format.bitsPerSample)")
+            }
+            context.pointee.bits_per_coded_sample = Int32(format.bitsPerSample)
+        }
         if format.codec == .aac || format.codec == .aacLATM {
             let config = try configuration ?? Self.configuration(of: format)
             (rate, channels) = (config.samplingRate, max(1, config.channelConfiguration))

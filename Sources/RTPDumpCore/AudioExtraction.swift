@@ -12,6 +12,9 @@ package enum AudioContainer: String, Sendable, CaseIterable {
     case oggOpus
     /// RIFF/WAVE of G.711 or 16-bit PCM (`.wav`).
     case wav
+    /// G.722 or G.726 code words as they came (`.g722`, `.g726`): what FFmpeg's raw demuxers read (`-f g722`;
+    /// `-f g726le`, or `g726` for AAL2's bit order, with `-code_size`). Lost frames are not filled.
+    case raw
 
     /// The container a path's extension names; nil for another.
     package init?(path: String) {
@@ -19,6 +22,7 @@ package enum AudioContainer: String, Sendable, CaseIterable {
         case "aac", "adts": self = .adts
         case "opus", "ogg": self = .oggOpus
         case "wav": self = .wav
+        case "g722", "g726": self = .raw
         default: return nil
         }
     }
@@ -29,6 +33,8 @@ package enum AudioContainer: String, Sendable, CaseIterable {
         case .aac, .aacLATM: (.adts, ".aac")
         case .opus: (.oggOpus, ".opus")
         case .pcmu, .pcma, .l16: (.wav, ".wav")
+        case .g722: (.raw, ".g722")
+        case .g726: (.raw, ".g726")
         }
     }
 }
@@ -138,6 +144,8 @@ package enum AudioExtraction {
                     return
                 }
                 out += header
+                out += frame.bytes
+            case .raw:
                 out += frame.bytes
             case .oggOpus:
                 if !started { out += ogg.headers() }

@@ -13,6 +13,11 @@ public enum AudioCodec: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case aacLATM
     /// Opus (RFC 7587): one packet per RTP payload.
     case opus
+    /// G.722 (RFC 3551 `G722`, static payload type 9): 16 kHz audio on an 8000 Hz RTP clock.
+    case g722
+    /// G.726 ADPCM at 16, 24, 32 or 40 kbit/s (RFC 3551 `G726-16` ... `G726-40`; `AAL2-G726-*` for the other
+    /// bit order): ``AudioFormat/bitsPerSample`` and ``AudioFormat/packing`` say which.
+    case g726
 
     /// The codec an `a=rtpmap` encoding name names (any case); nil for one this library does not take.
     public init?(encodingName: some StringProtocol) {
@@ -23,6 +28,8 @@ public enum AudioCodec: String, Sendable, Hashable, CaseIterable, CustomStringCo
         case "MPEG4-GENERIC": self = .aac
         case "MP4A-LATM": self = .aacLATM
         case "OPUS": self = .opus
+        case "G722": self = .g722
+        case let name where G726Packing.parse(name) != nil: self = .g726
         default: return nil
         }
     }
@@ -36,6 +43,8 @@ public enum AudioCodec: String, Sendable, Hashable, CaseIterable, CustomStringCo
         case .aac: "MPEG4-GENERIC"
         case .aacLATM: "MP4A-LATM"
         case .opus: "opus"
+        case .g722: "G722"
+        case .g726: "G726"
         }
     }
 
@@ -77,6 +86,28 @@ public struct AudioFormat: Sendable, Hashable {
     /// MP4A-LATM's `cpresent`: whether the StreamMuxConfig travels in band (1, the default) or only in the
     /// fmtp (0).
     public var muxConfigPresent: Bool
+    /// G.726's code word size: 2, 3, 4 or 5 bits (16, 24, 32, 40 kbit/s); 0 for the other codecs.
+    public var bitsPerSample: Int
+    /// How G.726 code words are packed into bytes: as RFC 3551 says (`G726-*`), or in AAL2's order
+    /// (`AAL2-G726-*`). A sender that names one and sends the other (GStreamer's `rtpg726pay` with its
+    /// default `force-aal2=true`, and cameras built on it) is played by setting this.
+    public var packing: G726Packing
+
+    /// The rate the audio is sampled at: the RTP clock's, except G.722's (16 kHz on an 8000 Hz clock, RFC 3551
+    /// section 4.5.2) and Opus's (always 48 kHz).
+    public var sampleRate: Int {
+        switch codec {
+        case .g722: 16000
+        case .opus: 48000
+        default: clockRate
+        }
+    }
+
+    /// The encoding name as SDP writes it, with G.726's rate and bit order (`G726-32`, `AAL2-G726-24`).
+    public var encodingName: String {
+        guard codec == .g726 else { return codec.encodingName }
+        return (packing == .aal2 ? "AAL2-" : "") + "G726-\(bitsPerSample * 8)"
+    }
 
     public init(codec: AudioCodec, payloadType: UInt8, clockRate: Int, channels: Int = 1) {
         self.codec = codec
@@ -92,6 +123,16 @@ public struct AudioFormat: Sendable, Hashable {
         streamStateIndication = 0
         auxiliaryDataSizeLength = 0
         muxConfigPresent = true
+        bitsPerSample = 0
+        packing = .rfc3551
+    }
+
+    /// A G.726 format: `bitsPerSample` 2 to 5 (16 to 40 kbit/s), 8000 Hz.
+    public static func g726(payloadType: UInt8, bitsPerSample: Int, packing: G726Packing = .rfc3551) -> AudioFormat {
+        var format = AudioFormat(codec: .g726, payloadType: payloadType, clockRate: 8000)
+        format.bitsPerSample = bitsPerSample
+        format.packing = packing
+        return format
     }
 
     /// The static payload types of RFC 3551 that carry these codecs without an `a=rtpmap`.
@@ -101,6 +142,7 @@ public struct AudioFormat: Sendable, Hashable {
         case 8: AudioFormat(codec: .pcma, payloadType: 8, clockRate: 8000)
         case 10: AudioFormat(codec: .l16, payloadType: 10, clockRate: 44100, channels: 2)
         case 11: AudioFormat(codec: .l16, payloadType: 11, clockRate: 44100)
+        case 9: AudioFormat(codec: .g722, payloadType: 9, clockRate: 8000)
         default: nil
         }
     }
@@ -119,6 +161,9 @@ extension MediaDescription {
             var format = AudioFormat(
                 codec: codec, payloadType: payloadType, clockRate: map.clockRate,
                 channels: max(1, min(map.channels ?? 1, 255)))
+            if codec == .g726, let (packing, bits) = G726Packing.parse(map.encodingName) {
+                (format.packing, format.bitsPerSample) = (packing, bits)
+            }
             let fmtp = formatParameters(for: payloadType)
             // Bounded where input decides how many bits are read: a field is at most 32 bits.
             func bits(_ name: String) -> Int { min(32, max(0, fmtp.integer(name) ?? 0)) }
@@ -146,6 +191,29 @@ extension MediaDescription {
             return format
         }
         return nil
+    }
+}
+
+/// The two orders G.726 code words are packed in (RFC 3551 section 4.5.4).
+public enum G726Packing: String, Sendable, Hashable, CaseIterable {
+    /// `G726-*`: the first code word in the least significant bits of the first byte.
+    case rfc3551
+    /// `AAL2-G726-*` (ITU-T I.366.2 annex E): the first code word in the most significant bits.
+    case aal2
+
+    /// The bit order and code word size a G.726 encoding name says (`G726-32`, `AAL2-G726-24`; any case); nil
+    /// for another name or rate.
+    static func parse(_ name: some StringProtocol) -> (order: G726Packing, bitsPerSample: Int)? {
+        var rest = name.uppercased()[...]
+        var order = G726Packing.rfc3551
+        if rest.hasPrefix("AAL2-") {
+            order = .aal2
+            rest = rest.dropFirst(5)
+        }
+        guard rest.hasPrefix("G726-"), let rate = Int(rest.dropFirst(5)), [16, 24, 32, 40].contains(rate) else {
+            return nil
+        }
+        return (order, rate / 8)
     }
 }
 
@@ -178,11 +246,11 @@ public enum MediaFormat: Sendable, Hashable {
         }
     }
 
-    /// The codec's encoding name as SDP writes it (`H264`, `mpeg4-generic`, `PCMU`, ...).
+    /// The codec's encoding name as SDP writes it (`H264`, `mpeg4-generic`, `PCMU`, `G726-32`, ...).
     public var encodingName: String {
         switch self {
         case .video(let format): format.codec.encodingName
-        case .audio(let format): format.codec.encodingName
+        case .audio(let format): format.encodingName
         }
     }
 

@@ -106,6 +106,13 @@ struct InputOptions: ParsableArguments {
     @Option(help: "A session description (SDP file) for the stream: codec, clock rate, parameter sets, packetization.")
     var sdp: String?
 
+    @Option(
+        name: .customLong("g726-packing"),
+        help: ArgumentHelp(
+            "G.726's bit order, where the sender's name for it is wrong: rfc3551 or aal2 (GStreamer's rtpg726pay, by "
+                + "default, and cameras built on it send AAL2's order named G726-*)."))
+    var g726Packing: G726Packing?
+
     /// The longest `--duration`: a year (a bound, so that no value overflows a clock).
     static let maxDuration = 31_536_000.0
 
@@ -198,7 +205,8 @@ struct InputOptions: ParsableArguments {
     /// `-o out.aac` where G.711 comes first).
     func sdpAudioFormat(session: RTSPSessionInfo? = nil, for container: AudioContainer? = nil) throws -> AudioFormat? {
         let formats = try sdpDescription(session: session)?.media.compactMap { media -> AudioFormat? in
-            guard case .audio(let format)? = media.mediaFormat else { return nil }
+            guard case .audio(var format)? = media.mediaFormat else { return nil }
+            if format.codec == .g726, let g726Packing { format.packing = g726Packing }
             return payloadType.map { $0 == format.payloadType } ?? true ? format : nil
         } ?? []
         return formats.first { AudioContainer.for($0.codec).container == container } ?? formats.first
@@ -209,7 +217,7 @@ struct InputOptions: ParsableArguments {
         guard let format = try sdpAudioFormat(session: session, for: container) else {
             throw RTPDumpError(
                 "\(sdp ?? displayName) describes no audio this tool takes apart (PCMU, PCMA, L16, MPEG4-GENERIC, "
-                    + "MP4A-LATM, opus): give the stream's SDP with --sdp")
+                    + "MP4A-LATM, opus, G722, G726-16 to -40): give the stream's SDP with --sdp")
         }
         return format
     }
@@ -313,6 +321,7 @@ func finish(_ warnings: CaptureWarnings) {
 
 
 extension VideoCodec: ExpressibleByArgument {}
+extension G726Packing: ExpressibleByArgument {}
 extension RTSPSessionOptions.Transport: ExpressibleByArgument {}
 
 /// Streams whose codec was sniffed and whose payload type is static (PCMU, PCMA...), on stderr: they are

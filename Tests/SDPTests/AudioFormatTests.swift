@@ -48,7 +48,7 @@ import Testing
             v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=x\r\nt=0 0\r\n\
             m=audio 0 RTP/AVP 98\r\na=rtpmap:98 MP4A-LATM/44100/2\r\na=fmtp:98 cpresent=0;config=400024203fc0;object=2\r\n\
             m=audio 0 RTP/AVP 99\r\na=rtpmap:99 mpeg4-generic/8000\r\na=fmtp:99 sizelength=99;indexlength=-4\r\n\
-            m=audio 0 RTP/AVP 100\r\na=rtpmap:100 G726-32/8000\r\n\
+            m=audio 0 RTP/AVP 100\r\na=rtpmap:100 G723/8000\r\n\
             m=audio 0 RTP/AVP 11\r\n
             """
         let formats = try SessionDescription(text).media.map(\.audioFormat)
@@ -58,5 +58,26 @@ import Testing
         #expect(formats[2] == nil)  // a codec this library does not take
         #expect(formats[3]?.codec == .l16 && formats[3]?.clockRate == 44100 && formats[3]?.channels == 1)
         #expect(AudioCodec(encodingName: "mpeg4-GENERIC") == .aac)
+    }
+
+    /// G.722 by static payload type 9 (8000 Hz clock, 16 kHz samples) or by name; G.726 by its names, with
+    /// the code word size and bit order they say; other G.726 rates are not G.726.
+    @Test func g722AndG726() throws {
+        let text = """
+            v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=x\r\nt=0 0\r\n\
+            m=audio 0 RTP/AVP 9\r\n\
+            m=audio 0 RTP/AVP 96\r\na=rtpmap:96 g726-24/8000\r\n\
+            m=audio 0 RTP/AVP 97\r\na=rtpmap:97 AAL2-G726-40/8000\r\n\
+            m=audio 0 RTP/AVP 98\r\na=rtpmap:98 G726-48/8000\r\n\
+            m=audio 0 RTP/AVP 99\r\na=rtpmap:99 G722/8000\r\n
+            """
+        let formats = try SessionDescription(text).media.map(\.audioFormat)
+        #expect(formats[0]?.codec == .g722 && formats[0]?.clockRate == 8000 && formats[0]?.sampleRate == 16000)
+        #expect(formats[1]?.codec == .g726 && formats[1]?.bitsPerSample == 3 && formats[1]?.packing == .rfc3551)
+        #expect(formats[1]?.encodingName == "G726-24")
+        #expect(formats[2]?.codec == .g726 && formats[2]?.bitsPerSample == 5 && formats[2]?.packing == .aal2)
+        #expect(formats[2]?.encodingName == "AAL2-G726-40")
+        #expect(formats[3] == nil)
+        #expect(formats[4]?.codec == .g722 && formats[4]?.payloadType == 99)
     }
 }
