@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "RTSPCapture", targets: ["RTSPCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
         .library(name: "JPEG", targets: ["JPEG"]),
+        .library(name: "Metadata", targets: ["Metadata"]),
         .library(name: "Audio", targets: ["Audio"]),
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "RTSP", targets: ["RTSP"]),
@@ -79,7 +80,9 @@ let package = Package(
         // the packets. No SwiftNIO and no capture code: sources feed it.
         .target(
             name: "MediaPipeline",
-            dependencies: ["RTP", "SDP", "H26x", "JPEG", "Audio", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "RTP", "SDP", "H26x", "JPEG", "Audio", "Metadata", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
@@ -93,6 +96,10 @@ let package = Package(
             ]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP", "CH26x"]),
+        // zlib's header (the library is on every Linux and Apple system), for gzip-compressed ONVIF metadata.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // ONVIF metadata documents (plain and gzip) and any other payload handed on as raw units.
+        .target(name: "Metadata", dependencies: ["RTP", "CZlib"]),
         // The Motion JPEG depacketizer (RFC 2435): JPEG pictures, as access units, with their headers rebuilt.
         .target(name: "JPEG", dependencies: ["RTP", "H26x"]),
         // The start-code scan (and the copy that is also the scan), vectorized in C: AVX2 or SSE2 on x86, NEON on AArch64.
@@ -115,7 +122,7 @@ let package = Package(
         // session's, a capture's), one decoder per track, dated from their units.
         .target(
             name: "MediaDecoding",
-            dependencies: ["MediaPipeline", "VideoDecoding", "AudioDecoding", "H26x", "Audio", "SDP", "RTP"]),
+            dependencies: ["MediaPipeline", "VideoDecoding", "AudioDecoding", "H26x", "Audio", "Metadata", "SDP", "RTP"]),
         // The FFmpeg (libavcodec) implementations of VideoDecoder and AudioDecoder.
         .target(
             name: "FFmpegDecoding",
@@ -130,7 +137,7 @@ let package = Package(
         .target(
             name: "RTPDumpCore",
             dependencies: [
-                "RTP", "PacketCapture", "RTSPCapture", "H26x", "Audio", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP",
+                "RTP", "PacketCapture", "RTSPCapture", "H26x", "Audio", "Metadata", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP",
                 "VideoDecoding", "AudioDecoding", "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
@@ -153,7 +160,7 @@ let package = Package(
         .target(
             name: "SwiftRTP",
             dependencies: [
-                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "MediaPipeline", "PacketCapture", "RTP", "RTSPCapture",
+                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "Metadata", "MediaPipeline", "PacketCapture", "RTP", "RTSPCapture",
                 "RTPTransport", "RTSP", "RTSPClient", "SDP", "SRTP", "VideoDecoding",
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the
@@ -170,6 +177,9 @@ let package = Package(
         .testTarget(name: "SwiftRTPTests", dependencies: ["SwiftRTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "MediaPipeline", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
+        .testTarget(
+            name: "MetadataTests",
+            dependencies: ["Metadata", "MediaPipeline", "MediaDecoding", "PacketCapture", "SDP", "RTP", "VideoDecoding"]),
         .testTarget(
             name: "JPEGTests",
             dependencies: [

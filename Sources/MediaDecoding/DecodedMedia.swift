@@ -11,7 +11,7 @@ import VideoDecoding
 /// decoder per audio track, each made when its track's first unit comes. Frames come in each track's
 /// presentation order; video frames after a loss are flagged until the next keyframe; audio lost on the way
 /// becomes silence of its duration (``PCMGapFiller``, flagged ``PCMFrame/followsLoss``), so that the PCM
-/// keeps the stream's time. Iterate once.
+/// keeps the stream's time. Metadata documents and raw units are handed on as they came. Iterate once.
 ///
 /// ```swift
 /// let decoded = try session.media().decoded(
@@ -21,6 +21,8 @@ import VideoDecoding
 ///     switch unit {
 ///     case .video(let frame): videoSink.push(frame)
 ///     case .audio(let pcm): chunker.push(pcm)
+///     case .metadata(let document): events.handle(document.text)
+///     case .raw: break
 ///     }
 /// }
 /// ```
@@ -59,6 +61,8 @@ where Units.Element == MediaUnit {
         var gaps: [Int: PCMGapFiller] = [:]
         /// PCM decoded and not yet taken.
         var pcm: [PCMFrame] = []
+        /// A metadata document or raw unit to hand on.
+        var passed: DecodedUnit?
         var drained = false
         var drainFailure: (any Error)?
 
@@ -66,6 +70,7 @@ where Units.Element == MediaUnit {
             while true {
                 if let frame = video.nextFrame() { return .video(frame) }
                 if !pcm.isEmpty { return .audio(pcm.removeFirst()) }
+                if let unit = passed.take() { return unit }
                 if drained {
                     // What draining found wrong comes after the frames it gave.
                     if let failure = drainFailure.take() { throw failure }
@@ -84,6 +89,10 @@ where Units.Element == MediaUnit {
                     try video.decode(accessUnit)
                 case .audio(let frame):
                     try decode(frame)
+                case .metadata(let document):
+                    passed = .metadata(document)
+                case .raw(let unit):
+                    passed = .raw(unit)
                 }
             }
         }

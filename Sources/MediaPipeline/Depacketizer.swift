@@ -1,6 +1,7 @@
 import Audio
 import H26x
 import JPEG
+import Metadata
 import RTP
 import SDP
 
@@ -30,6 +31,10 @@ public struct Depacketizer: Sendable {
         case sniffing
         case video(VideoCodec)
         case audio(AudioCodec)
+        /// ONVIF metadata documents.
+        case metadata
+        /// Raw units: the payloads of a track the library does not take apart.
+        case raw
         /// Nothing: the reason says why (a format that cannot be read, a flow that is not video). Its
         /// packets are counted in ``Depacketizer/droppedPackets``.
         case unplayable(reason: String)
@@ -44,6 +49,8 @@ public struct Depacketizer: Sendable {
     @usableFromInline var h265: H265Depacketizer?
     @usableFromInline var jpeg: JPEGDepacketizer?
     @usableFromInline var audioDepacketizer: AudioDepacketizer?
+    @usableFromInline var metadataDepacketizer: MetadataDepacketizer?
+    @usableFromInline var rawDepacketizer: RawDepacketizer?
     /// While sniffing: what the reorder buffer released before a payload told the codec.
     private var sniffed: (configuration: DepacketizerConfiguration, held: [ReorderBuffer.Output])?
     /// Whether `sniffed` is there: asked per packet, where looking at the optional would copy it out.
@@ -72,7 +79,28 @@ public struct Depacketizer: Sendable {
                 warn("\(error)")
                 self.init(payload: .unplayable(reason: "\(error)"))
             }
+        case .data(let data):
+            switch data.content {
+            case .onvifMetadata(let gzip):
+                self.init(
+                    MetadataDepacketizer(
+                        configuration: .init(payloadType: data.payloadType, clockRate: data.clockRate, gzip: gzip)))
+            case .raw:
+                self.init(RawDepacketizer(configuration: .init(payloadType: data.payloadType, clockRate: data.clockRate)))
+            }
         }
+    }
+
+    /// Wraps an ONVIF metadata depacketizer.
+    public init(_ depacketizer: MetadataDepacketizer) {
+        self.init(payload: .metadata)
+        metadataDepacketizer = depacketizer
+    }
+
+    /// Wraps a raw depacketizer.
+    public init(_ depacketizer: RawDepacketizer) {
+        self.init(payload: .raw)
+        rawDepacketizer = depacketizer
     }
 
     /// A depacketizer for `codec` with no SDP parameter sets (a capture whose codec is known).
@@ -148,7 +176,10 @@ public struct Depacketizer: Sendable {
     }
 
     /// The RTP clock rate of what it takes apart (90 kHz for video and while sniffing).
-    public var clockRate: Int { audioDepacketizer?.format.clockRate ?? Self.videoClockRate }
+    public var clockRate: Int {
+        audioDepacketizer?.format.clockRate ?? metadataDepacketizer?.configuration.clockRate
+            ?? rawDepacketizer?.configuration.clockRate ?? Self.videoClockRate
+    }
 
     /// Takes what a ``ReorderBuffer`` released: a packet is pushed, a loss noted, a discontinuity (the
     /// sender restarted) cuts off what was being assembled.
@@ -167,6 +198,8 @@ public struct Depacketizer: Sendable {
         h265?.push(packet)
         jpeg?.push(packet)
         audioDepacketizer?.push(packet)
+        metadataDepacketizer?.push(packet)
+        rawDepacketizer?.push(packet)
         if case .unplayable = payload { droppedPackets += 1 }
     }
 
@@ -176,6 +209,8 @@ public struct Depacketizer: Sendable {
         h265?.noteLoss(count)
         jpeg?.noteLoss(count)
         audioDepacketizer?.noteLoss(count)
+        metadataDepacketizer?.noteLoss(count)
+        rawDepacketizer?.noteLoss(count)
     }
 
     /// Ends the stream: completes what is still held (a sniffing depacketizer that never decided is
@@ -186,6 +221,8 @@ public struct Depacketizer: Sendable {
         h265?.flush()
         jpeg?.flush()
         audioDepacketizer?.flush()
+        metadataDepacketizer?.flush()
+        rawDepacketizer?.flush()
     }
 
     /// Ends the stream where it broke (a reconnect, a new source): completes what is held; a unit whose end
@@ -195,6 +232,8 @@ public struct Depacketizer: Sendable {
         h265?.cutOff()
         jpeg?.cutOff()
         audioDepacketizer?.cutOff()
+        metadataDepacketizer?.cutOff()
+        rawDepacketizer?.cutOff()
     }
 
     /// The oldest unit completed and not yet taken; nil until the next packet, loss or flush.
@@ -216,8 +255,24 @@ public struct Depacketizer: Sendable {
             if isDiscontinuity { frame.isDiscontinuity = true }
             return .audio(frame)
         }
+        if var document = metadataDepacketizer?.nextDocument() {
+            document.track = track
+            if isDiscontinuity { document.isDiscontinuity = true }
+            return .metadata(document)
+        }
+        if var unit = rawDepacketizer?.nextUnit() {
+            unit.track = track
+            if isDiscontinuity { unit.isDiscontinuity = true }
+            return .raw(unit)
+        }
         return nil
     }
+
+    /// The ONVIF metadata depacketizer, with its counters (nil for other payloads).
+    public var metadata: MetadataDepacketizer? { metadataDepacketizer }
+
+    /// The raw depacketizer, with its counters (nil for other payloads).
+    public var raw: RawDepacketizer? { rawDepacketizer }
 
     /// The Motion JPEG depacketizer, with its counters (nil for other payloads).
     public var jpegDepacketizer: JPEGDepacketizer? { jpeg }

@@ -52,7 +52,8 @@ public struct MediaPipeline: Sendable {
     /// A pipeline with no track yet, for a source whose tracks appear as it is read (a capture: add each with
     /// ``addTrack(_:reorder:)``). With a `logger`, the first loss, change of source, camera quirk, skipped
     /// packet kind and change of parameter sets of each track are logged (the rest are counted); nothing
-    /// else, and nothing per packet. `reorder` orders video tracks, `audioReorder` audio tracks.
+    /// else, and nothing per packet. `reorder` orders video tracks, `audioReorder` audio tracks and the
+    /// sparse data tracks (metadata, raw), whose packets can be as far apart as audio's.
     public init(
         reorder: ReorderBuffer.Configuration = .init(), audioReorder: ReorderBuffer.Configuration = .audio,
         logger: Logger? = nil
@@ -98,8 +99,12 @@ public struct MediaPipeline: Sendable {
     /// reordered as `reorder` says (by default as the pipeline's video or audio tracks are); returns its
     /// index.
     public mutating func addTrack(_ depacketizer: Depacketizer, reorder: ReorderBuffer.Configuration? = nil) -> Int {
-        let isAudio = if case .audio = depacketizer.payload { true } else { false }
-        let configuration = reorder ?? (isAudio ? audioReorderConfiguration : reorderConfiguration)
+        let isSparse =
+            switch depacketizer.payload {
+            case .audio, .metadata, .raw: true
+            case .video, .sniffing, .unplayable: false
+            }
+        let configuration = reorder ?? (isSparse ? audioReorderConfiguration : reorderConfiguration)
         tracks.append(Track(reorder: ReorderBuffer(configuration: configuration), depacketizer: depacketizer))
         log?.addTrack()
         return tracks.count - 1

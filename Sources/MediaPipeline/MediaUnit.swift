@@ -1,5 +1,6 @@
 import Audio
 import H26x
+import Metadata
 import RTP
 
 /// One unit of a track's media, whatever the payload: what every ``Depacketizer`` gives and every source
@@ -10,14 +11,20 @@ import RTP
 public enum MediaUnit: Sendable {
     /// A coded picture's NAL units (H.264, H.265).
     case video(AccessUnit)
-    /// A coded audio frame (AAC, Opus, G.711, L16).
+    /// A coded audio frame (AAC, Opus, G.711, L16, G.722, G.726).
     case audio(AudioFrame)
+    /// An ONVIF metadata document (XML, inflated when it came gzip-compressed).
+    case metadata(MetadataDocument)
+    /// The payloads of a track the library does not take apart, up to a marker bit: KLV, MPEG-TS, a vendor's.
+    case raw(RawUnit)
 
     /// The track it belongs to, by index in its source.
     public var track: Int {
         switch self {
         case .video(let unit): unit.track
         case .audio(let frame): frame.track
+        case .metadata(let document): document.track
+        case .raw(let unit): unit.track
         }
     }
 
@@ -26,6 +33,8 @@ public enum MediaUnit: Sendable {
         switch self {
         case .video(let unit): unit.timestamp
         case .audio(let frame): frame.timestamp
+        case .metadata(let document): document.timestamp
+        case .raw(let unit): unit.timestamp
         }
     }
 
@@ -34,6 +43,8 @@ public enum MediaUnit: Sendable {
         switch self {
         case .video: Depacketizer.videoClockRate
         case .audio(let frame): frame.clockRate
+        case .metadata(let document): document.clockRate
+        case .raw(let unit): unit.clockRate
         }
     }
 
@@ -42,6 +53,8 @@ public enum MediaUnit: Sendable {
         switch self {
         case .video(let unit): unit.ssrc
         case .audio(let frame): frame.ssrc
+        case .metadata(let document): document.ssrc
+        case .raw(let unit): unit.ssrc
         }
     }
 
@@ -50,6 +63,8 @@ public enum MediaUnit: Sendable {
         switch self {
         case .video(let unit): unit.captureTime
         case .audio(let frame): frame.captureTime
+        case .metadata(let document): document.captureTime
+        case .raw(let unit): unit.captureTime
         }
     }
 
@@ -59,6 +74,8 @@ public enum MediaUnit: Sendable {
         switch self {
         case .video(let unit): unit.isDiscontinuity
         case .audio(let frame): frame.isDiscontinuity
+        case .metadata(let document): document.isDiscontinuity
+        case .raw(let unit): unit.isDiscontinuity
         }
     }
 
@@ -67,6 +84,8 @@ public enum MediaUnit: Sendable {
         switch self {
         case .video(let unit): unit.lostPackets
         case .audio(let frame): frame.lostPacketsBefore
+        case .metadata(let document): document.lostPacketsBefore
+        case .raw(let unit): unit.lostPackets
         }
     }
 
@@ -80,11 +99,23 @@ public enum MediaUnit: Sendable {
         if case .audio(let frame) = self { frame } else { nil }
     }
 
+    /// The metadata document, when it is one.
+    public var metadataDocument: MetadataDocument? {
+        if case .metadata(let document) = self { document } else { nil }
+    }
+
+    /// The raw unit, when it is one.
+    public var rawUnit: RawUnit? {
+        if case .raw(let unit) = self { unit } else { nil }
+    }
+
     /// Dates it by `clock` (unchanged without a clock, or before its first report).
     func captured(by clock: SenderClock) -> MediaUnit {
         switch self {
         case .video(let unit): .video(unit.captured(by: clock))
         case .audio(let frame): .audio(frame.captured(by: clock))
+        case .metadata(let document): .metadata(document.captured(by: clock))
+        case .raw(let unit): .raw(unit.captured(by: clock))
         }
     }
 }

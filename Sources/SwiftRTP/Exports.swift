@@ -9,6 +9,7 @@
 @_exported import JPEG
 @_exported import MediaDecoding
 @_exported import MediaPipeline
+@_exported import Metadata
 @_exported import PacketCapture
 @_exported import RTP
 @_exported import RTPTransport

@@ -24,7 +24,8 @@ struct Extract: ParsableCommand {
         commandName: "extract",
         abstract:
             "Write the complete access units of a stream as an Annex B elementary stream (.h264, .h265), the JPEG "
-            + "pictures of a Motion JPEG stream one after the other (.mjpeg), or an audio "
+            + "pictures of a Motion JPEG stream one after the other (.mjpeg), the documents of an ONVIF metadata "
+            + "track in order (.xml), or an audio "
             + "stream in a file players open (.aac for AAC, .opus for Opus, .wav for G.711 and L16).")
 
     @OptionGroup var options: InputOptions
@@ -32,11 +33,12 @@ struct Extract: ParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "The output file: OUT.h264, OUT.h265 or OUT.mjpeg for video; OUT.aac, OUT.opus or OUT.wav for the audio the SDP "
+            "The output file: OUT.h264, OUT.h265 or OUT.mjpeg for video; OUT.xml for ONVIF metadata; OUT.aac, OUT.opus or OUT.wav for the audio the SDP "
                 + "(--sdp, or the session's) describes."))
     var output: String
 
     func run() throws {
+        if output.lowercased().hasSuffix(".xml") { return try extractMetadata() }
         if let container = AudioContainer(path: output) { return try extractAudio(container) }
         var (capture, session) = try options.openSource(media: [.video])
         let format = try options.sdpFormat(session: session)
@@ -93,6 +95,37 @@ extension Extract {
         if summary.skippedFrames > 0 { line += "; \(summary.skippedFrames) frames too large for the file left out" }
         printError(line)
         if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
+    }
+}
+
+extension Extract {
+    /// The documents of the first ONVIF metadata track the SDP (--sdp, or the session's) describes, in order.
+    func extractMetadata() throws {
+        var (capture, session) = try options.openSource(media: [.metadata])
+        guard let format = try options.sdpDataFormat(session: session, metadataOnly: true) else {
+            throw RTPDumpError(
+                "\(options.sdp ?? options.displayName) describes no ONVIF metadata track (vnd.onvif.metadata): give "
+                    + "the stream's SDP with --sdp")
+        }
+        let file = try OutputFile(path: output)
+        var streams = DataUnitStreams(format: format, filter: options.filter, followsFlows: session != nil)
+        var documents = 0
+        var bytes = 0
+        let write = { (_: StreamKey, unit: MediaUnit) throws in
+            guard let document = unit.metadataDocument else { return }
+            try file.write(document.bytes[...])
+            documents += 1
+            bytes += document.bytes.count
+        }
+        let inputFailure = failure { try capture.forEachDatagram { try streams.add($0, emit: write) } }
+        try streams.finish(emit: write)
+        try file.close()
+        finish(capture.warnings)
+        printError(
+            "metadata: \(documents) documents, \(bytes) bytes written; \(streams.droppedDocuments) dropped (a loss in or "
+                + "before them, or too large)")
+        if let inputFailure { throw naming(options.displayName, inputFailure) }
         try exitIfInterrupted()
     }
 }

@@ -22,12 +22,18 @@ import VideoDecoding
 struct Frames: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "frames",
-        abstract: "One line per audio frame (G.711, L16, AAC, Opus), as the SDP (--sdp, or the session's) describes it.")
+        abstract:
+            "One line per audio frame (G.711, L16, AAC, Opus, G.722, G.726), as the SDP (--sdp, or the session's) "
+            + "describes it; for an SDP without audio, one line per ONVIF metadata document or raw unit of its first "
+            + "data track.")
 
     @OptionGroup var options: InputOptions
 
     func run() throws {
-        var (capture, session) = try options.openSource(media: [.audio])
+        var (capture, session) = try options.openSource(media: [.audio, .metadata, .application])
+        if try options.sdpAudioFormat(session: session) == nil, let data = try options.sdpDataFormat(session: session) {
+            return try listData(&capture, format: data, followsFlows: session != nil)
+        }
         let format = try options.requireAudioFormat(session: session)
         var streams: AudioFrameStreams
         do {
@@ -53,5 +59,25 @@ struct Frames: ParsableCommand {
                 "no \(format.codec.encodingName) frame in \(options.displayName): all \(malformed) packets of the stream "
                     + "are malformed as \(format.codec.encodingName); check that the SDP (--sdp, --payload-type) describes it")
         }
+    }
+}
+
+extension Frames {
+    /// One line per metadata document or raw unit of the streams of `format`.
+    func listData(_ capture: inout some DatagramSource, format: DataFormat, followsFlows: Bool) throws {
+        var streams = DataUnitStreams(format: format, filter: options.filter, followsFlows: followsFlows)
+        var index = 0
+        let emit = { (key: StreamKey, unit: MediaUnit) in
+            print(DataUnitStreams.line(key, index: index, unit))
+            index += 1
+        }
+        let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
+        streams.finish(emit: emit)
+        finish(capture.warnings)
+        if streams.droppedDocuments > 0 {
+            printError("note: \(streams.droppedDocuments) metadata documents dropped (a loss in or before them, or too large)")
+        }
+        if let inputFailure { throw naming(options.displayName, inputFailure) }
+        try exitIfInterrupted()
     }
 }

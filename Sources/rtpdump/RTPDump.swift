@@ -212,6 +212,16 @@ struct InputOptions: ParsableArguments {
         return formats.first { AudioContainer.for($0.codec).container == container } ?? formats.first
     }
 
+    /// The first data section's format (ONVIF metadata, or a payload handed on raw) of --sdp (or the one of
+    /// --payload-type), else of the session's description; nil when neither has one.
+    func sdpDataFormat(session: RTSPSessionInfo? = nil, metadataOnly: Bool = false) throws -> DataFormat? {
+        try sdpDescription(session: session)?.media.lazy.compactMap { media -> DataFormat? in
+            guard case .data(let format)? = media.mediaFormat else { return nil }
+            guard payloadType.map({ $0 == format.payloadType }) ?? true else { return nil }
+            return !metadataOnly || format.content != .raw ? format : nil
+        }.first
+    }
+
     /// ``sdpAudioFormat(session:for:)``, or an error that says what to give when there is none.
     func requireAudioFormat(session: RTSPSessionInfo?, for container: AudioContainer? = nil) throws -> AudioFormat {
         guard let format = try sdpAudioFormat(session: session, for: container) else {

@@ -45,6 +45,7 @@ import Testing
                     #expect(accessUnit.track == 0)
                     units += 1
                 case .audio(let frame): frames.append(frame)
+                case .metadata, .raw: Issue.record("a unit of a kind no track carries")
                 }
             }
         }
@@ -53,6 +54,7 @@ import Testing
             switch unit {
             case .video: units += 1
             case .audio(let frame): frames.append(frame)
+            case .metadata, .raw: Issue.record("a unit of a kind no track carries")
             }
         }
         #expect(units == 90)

@@ -59,6 +59,8 @@ func videoAndAudio(of url: String) async throws -> (frames: [I420Frame], chunks:
             while let chunk = chunkers[pcm.track]?.nextChunk() {
                 chunks.append(chunk)  // chunk.int16Interleaved, chunk.sampleRate, chunk.captureTime
             }
+        case .metadata, .raw:
+            break  // a session sets up metadata and application tracks only when asked (media: [.metadata])
         }
     }
     return (frames, chunks)

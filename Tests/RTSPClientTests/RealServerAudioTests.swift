@@ -61,6 +61,8 @@ import Testing
                     let loudest = pcm.int16Interleaved.map { $0 == .min ? .max : abs($0) }.max() ?? 0
                     tracks[frame.track].loudest = max(tracks[frame.track].loudest, loudest)
                 }
+            case .metadata, .raw:
+                Issue.record("a metadata or raw unit from a session asked for video and audio")
             }
         }
         let statistics = await session.statistics()

@@ -68,7 +68,7 @@ let benchmarks: @Sendable () -> Void = {
 
     depacketizerBenchmarks()
     audioBenchmarks()
-    jpegBenchmarks()
+    payloadBenchmarks()
     decoderBenchmarks()
 
     // A whole real capture: pcap records -> Ethernet -> IPv4 -> UDP -> RTP, per pass over 1080 packets.
