@@ -4,7 +4,7 @@
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
-                      [--rtcp-interval MS] [--shared] [--audio [--no-video]] [--constant-quantizer]
+                      [--rtcp-interval MS] [--shared] [--audio [--no-video]] [--payloads] [--constant-quantizer]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds. With --shared, every
@@ -78,6 +78,9 @@ def main():
     parser.add_argument("--shared", action="store_true", help="one media, encoded once, for every client")
     parser.add_argument("--audio", action="store_true", help="two audio tracks beside the video: PCMU and AAC")
     parser.add_argument("--no-video", action="store_true", help="with --audio: the audio tracks only")
+    parser.add_argument("--payloads", action="store_true",
+                        help="beside the video: G.726-32 (rtpg726pay force-aal2=false: RFC 3551's bit order), G.722, "
+                             "and an application track (rtpgstpay's X-GST, which a client hands on raw)")
     parser.add_argument("--constant-quantizer", action="store_true",
                         help="x264 at a constant quantizer: every session gets the same bytes whatever its timing "
                              "(rate control follows the live timestamps, which differ from one session to the next)")
@@ -115,6 +118,16 @@ def main():
                    f"audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay name=pay{first} pt=0"
                    f" audiotestsrc is-live=true wave=ticks num-buffers={int(seconds * 48000 / 1024)} samplesperbuffer=1024 ! "
                    f"audio/x-raw,rate=48000,channels=1 ! avenc_aac ! rtpmp4gpay name=pay{first + 1} pt=97")
+    if args.payloads:
+        seconds = args.frames / 30
+        first = (1 if video else 0) + (2 if args.audio else 0)
+        launch += (f" audiotestsrc is-live=true wave=sine num-buffers={int(seconds * 50)} samplesperbuffer=160 ! "
+                   f"audio/x-raw,rate=8000,channels=1 ! avenc_g726 bitrate=32000 ! "
+                   f"rtpg726pay force-aal2=false max-ptime=20000000 name=pay{first} pt=98"
+                   f" audiotestsrc is-live=true wave=sine freq=880 num-buffers={int(seconds * 50)} samplesperbuffer=320 ! "
+                   f"audio/x-raw,rate=16000,channels=1 ! avenc_g722 ! rtpg722pay name=pay{first + 1} pt=9"
+                   f" audiotestsrc is-live=true wave=ticks num-buffers={int(seconds * 10)} samplesperbuffer=800 ! "
+                   f"audio/x-raw,rate=8000,channels=1 ! rtpgstpay name=pay{first + 2} pt=99")
     launch += " )"
     server = GstRtspServer.RTSPServer()
     server.set_address(args.address)

@@ -1,0 +1,64 @@
+import Audio
+import AudioDecoding
+import FFmpegDecoding
+import Foundation
+import RTP
+import RTSPClient
+import SDP
+import TestSupport
+import Testing
+
+/// A camera's session with the payloads beside H.264 and AAC: gst-rtsp-server's video, G.726-32, G.722 and an
+/// application track (`rtsp-server.py --payloads`: 2 s; rtpgstpay's X-GST stands for a vendor's data track,
+/// since Debian's GStreamer cannot serve ONVIF metadata), played through one sequence.
+@Suite(.serialized) struct RealServerPayloadTests {
+    @Test(arguments: [RTSPSessionOptions.Transport.tcp, .udp])
+    func videoG726G722AndAnApplicationTrackPlayTogether(transport: RTSPSessionOptions.Transport) async throws {
+        let server = try await RealServer(["--payloads", "--frames", "60"])
+        defer { server.stop() }
+        var options = RTSPSessionOptions(transport: transport)
+        options.mediaKinds = [.video, .audio, .application]
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        #expect(session.tracks.map(\.format.encodingName) == ["H264", "G726-32", "G722", "X-GST"])
+        #expect(session.tracks.map(\.format.kind) == [.video, .audio, .audio, .application])
+        var decoders: [Int: FFmpegAudioDecoder] = [:]
+        for (index, track) in session.tracks.enumerated() {
+            if let format = track.format.audioFormat { decoders[index] = try FFmpegAudioDecoder(format: format) }
+        }
+        var units = [0, 0, 0, 0]
+        var samples = [0, 0, 0, 0]
+        var codedSamples = [0, 0, 0, 0]
+        var loudest: [Int16] = [0, 0, 0, 0]
+        var rawBytes = 0
+        for try await unit in try session.media() {
+            units[unit.track] += 1
+            switch unit {
+            case .audio(let frame):
+                codedSamples[frame.track] += frame.sampleCount
+                try decoders[frame.track]?.decode(frame) { pcm in
+                    samples[frame.track] += pcm.sampleCount
+                    #expect(pcm.sampleRate == (frame.codec == .g722 ? 16000 : 8000))
+                    loudest[frame.track] = max(
+                        loudest[frame.track], pcm.int16Interleaved.map { $0 == .min ? .max : abs($0) }.max() ?? 0)
+                }
+            case .raw(let raw):
+                #expect(raw.payloadType == 99 && raw.endedByMarker)
+                rawBytes += raw.bytes.count
+            case .video, .metadata: break
+            }
+        }
+        for (track, decoder) in decoders { try decoder.drain { samples[track] += $0.sampleCount } }
+        // 60 pictures; 2 s of G.722 in 20 ms packets (100); G.726 in packets of up to 20 ms (libavcodec's
+        // encoder gives 1024-sample frames, which the payloader cuts); 20 application units.
+        #expect((58...60).contains(units[0]), "\(units[0]) pictures")
+        #expect(units[1] >= 50 && (98...100).contains(units[2]), "\(units) \(samples)")
+        #expect((18...20).contains(units[3]), "\(units[3]) application units")
+        // Decoded: every sample the frames hold (G.722 at 16 kHz on its 8 kHz clock), and the sines (0.8 of full
+        // scale) heard, not noise read in the wrong bit order.
+        #expect(samples == codedSamples && samples[2] == units[2] * 320, "\(samples) \(codedSamples)")
+        #expect(loudest[1] > 16_000 && loudest[2] > 16_000, "\(loudest)")
+        #expect(rawBytes > 0)
+        let statistics = await session.statistics()
+        #expect(statistics.tracks.allSatisfy { $0.lost == 0 })
+    }
+}
