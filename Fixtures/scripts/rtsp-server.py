@@ -62,7 +62,8 @@ def shorten_rtcp_interval(factory, milliseconds):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("port", type=int)
-    parser.add_argument("--codec", choices=["h264", "h265"], default="h264")
+    parser.add_argument("--codec", choices=["h264", "h265", "jpeg"], default="h264",
+                        help="jpeg: jpegenc ! rtpjpegpay (Motion JPEG, static payload type 26)")
     parser.add_argument("--frames", type=int, default=90)
     parser.add_argument("--lifetime", type=int, default=60)
     parser.add_argument("--size", default="320x240")
@@ -104,6 +105,7 @@ def main():
         encoder = {
             "h264": f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30{rate} ! rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1",
             "h265": f"x265enc tune=zerolatency speed-preset=ultrafast key-int-max=30{rate} ! rtph265pay name=pay0 pt=96 mtu=1200 config-interval=-1",
+            "jpeg": "jpegenc quality=80 ! rtpjpegpay name=pay0 mtu=1200",
         }[args.codec]
     width, height = (int(v) for v in args.size.split("x"))
     video = not (args.audio and args.no_video)
