@@ -16,6 +16,16 @@ public enum CodecSniffer {
         }
     }
 
+    /// What a payload is when its first bytes are the signature of data, not video: KLV (a SMPTE 336M
+    /// universal label, 06 0E 2B 34), XML (an ONVIF metadata document: `<?xml`, `<tt:`), gzip (1F 8B 08). The
+    /// NAL unit headers they would be read as (an H.264 SEI, an FU-A) are otherwise plausible.
+    public static func dataSignature(ofPayload payload: ArraySlice<UInt8>) -> String? {
+        if payload.starts(with: [0x06, 0x0E, 0x2B, 0x34]) { return "KLV" }
+        if payload.starts(with: Array("<?xml".utf8)) || payload.starts(with: Array("<tt:".utf8)) { return "XML" }
+        if payload.starts(with: [0x1F, 0x8B, 0x08]) { return "gzip" }
+        return nil
+    }
+
     static func plausibleH264(_ payload: ArraySlice<UInt8>) -> Bool {
         guard let first = payload.first, first & 0x80 == 0 else { return false }
         return [1, 5, 6, 7, 8, 9, 24, 25, 26, 27, 28, 29].contains(first & 0x1F)

@@ -320,6 +320,13 @@ public struct Depacketizer: Sendable {
                 payload = .unplayable(
                     reason: "payload type \(packet.payloadType) is static (RFC 3551: G.711, G.722...), not video")
                 return
+            } else if let data = CodecSniffer.dataSignature(ofPayload: packet.payload) {
+                // KLV, XML or gzip: a data track (its SDP says which), not a video stream.
+                self.sniffed = nil
+                isSniffing = false
+                droppedPackets += sniffed.held.count + 1
+                payload = .unplayable(reason: "its payloads are \(data), not video: give the SDP to take it as data")
+                return
             } else {
                 codec = CodecSniffer.codec(ofPayload: packet.payload)
             }

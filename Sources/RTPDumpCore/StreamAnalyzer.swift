@@ -90,10 +90,12 @@ package struct StreamAnalyzer: Sendable {
         }
         if all[position].codec == nil && all[position].sniffed < Self.maxSniffedPackets {
             all[position].sniffed += 1
-            if let packet = try? RTPPacket(datagram.payload),
-                let codec = CodecSniffer.codec(ofPayload: packet.payload)
-            {
-                all[position].codec = codec.encodingName
+            if let packet = try? RTPPacket(datagram.payload) {
+                if let data = CodecSniffer.dataSignature(ofPayload: packet.payload) {
+                    all[position].codec = data  // told apart before a data payload passes for a NAL unit
+                } else if let codec = CodecSniffer.codec(ofPayload: packet.payload) {
+                    all[position].codec = codec.encodingName
+                }
             }
         }
         all[position].statistics.record(
