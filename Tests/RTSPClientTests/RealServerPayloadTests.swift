@@ -61,4 +61,21 @@ import Testing
         let statistics = await session.statistics()
         #expect(statistics.tracks.allSatisfy { $0.lost == 0 })
     }
+
+    /// A session of the application track alone: its packets (10 a second) are the session's liveness, so an
+    /// inactivity timeout of 400 ms never fires while they come, and the session plays to the stream's end.
+    @Test func anApplicationTrackAloneKeepsTheSessionAlive() async throws {
+        let server = try await RealServer(["--payloads", "--frames", "60"])
+        defer { server.stop() }
+        var options = RTSPSessionOptions(transport: .tcp, inactivityTimeout: .milliseconds(400))
+        options.mediaKinds = [.application]
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        #expect(session.tracks.map(\.format.kind) == [.application])
+        var units = 0
+        for try await unit in try session.media() {
+            #expect(unit.rawUnit != nil)
+            units += 1
+        }
+        #expect((18...20).contains(units), "\(units) units")
+    }
 }
