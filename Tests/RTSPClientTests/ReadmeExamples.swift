@@ -65,3 +65,24 @@ func videoAndAudio(of url: String) async throws -> (frames: [I420Frame], chunks:
     }
     return (frames, chunks)
 }
+
+/// "Metadata": a camera's ONVIF metadata documents (analytics, events) and any other data track beside its
+/// video.
+func metadata(of url: String) async throws -> (documents: [MetadataDocument], rawUnits: [RawUnit]) {
+    var options = RTSPSessionOptions()
+    options.mediaKinds = [.video, .metadata, .application]  // data tracks are set up only when asked for
+    let session = try await RTSPSession.connect(to: url, options: options)
+    var documents: [MetadataDocument] = []
+    var rawUnits: [RawUnit] = []
+    for try await unit in try session.media() {
+        switch unit {
+        case .metadata(let document):
+            documents.append(document)  // document.text (the XML, inflated), document.captureTime
+        case .raw(let raw):
+            rawUnits.append(raw)  // raw.bytes as sent (KLV, a vendor's track), raw.lostPackets
+        case .video, .audio:
+            break
+        }
+    }
+    return (documents, rawUnits)
+}

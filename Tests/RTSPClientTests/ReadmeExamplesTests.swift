@@ -82,4 +82,16 @@ import Testing
         #expect((180...200).contains(aac.count), "\(aac.count) AAC chunks")
         #expect(chunks.filter { $0.captureTime != nil }.count >= chunks.count / 2)
     }
+
+    /// The metadata example against gst-rtsp-server's video and data tracks (`--payloads`: its application
+    /// track stands for a vendor's; Debian's GStreamer cannot serve ONVIF metadata, whose documents the
+    /// capture tests check): the application track's 20 units, handed on raw, and no document.
+    @Test func theMetadataExampleRuns() async throws {
+        let server = try await RealServer(["--payloads", "--frames", "60"])
+        defer { server.stop() }
+        let (documents, rawUnits) = try await metadata(of: server.url)
+        #expect(documents.isEmpty)
+        #expect((18...20).contains(rawUnits.count), "\(rawUnits.count) raw units")
+        #expect(rawUnits.allSatisfy { $0.track == 1 && !$0.bytes.isEmpty && $0.lostPackets == 0 })
+    }
 }
