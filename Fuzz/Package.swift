@@ -55,6 +55,9 @@ let package = Package(
             ]),
         .executableTarget(name: "FuzzRTSPClient", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(
+            name: "FuzzDataDepacketizer",
+            dependencies: [.product(name: "Metadata", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp")]),
+        .executableTarget(
             name: "FuzzJPEGDepacketizer",
             dependencies: [
                 .product(name: "JPEG", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp"),

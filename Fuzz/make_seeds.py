@@ -173,26 +173,46 @@ def audio_formats():
           b"indexdeltalength=32\r\n\x00" + bytes([0xA0, len(many) // 4]) + many)
 
 
+def marker_script(name, units):
+    """The packets of a fixture's first `units` marker-ended units as a script of 16-bit-length packets: per
+    packet a control byte (0x80 marker, 0x20 a new timestamp), the length, the payload whole."""
+    data = open(os.path.join(ROOT, "Fixtures", "captures", name + ".pcap"), "rb").read()
+    script, offset, timestamp, done = b"", 24, None, 0
+    while offset + 16 <= len(data) and done < units:
+        length = struct.unpack("<I", data[offset + 8:offset + 12])[0]
+        rtp = data[offset + 16 + 42:offset + 16 + length]  # past Ethernet, IPv4 and UDP headers
+        offset += 16 + length
+        stamp = struct.unpack(">I", rtp[4:8])[0]
+        step = 0x20 if timestamp is not None and stamp != timestamp else 0
+        timestamp = stamp
+        marker = rtp[1] & 0x80
+        script += bytes([(0x80 if marker else 0) | step]) + struct.pack(">H", len(rtp) - 12) + rtp[12:]
+        done += 1 if marker else 0
+    return script
+
+
 def jpeg_depacketizer():
     """FuzzJPEGDepacketizer: the packets of the first pictures of the MJPEG fixtures as packet scripts (the
-    2560-pixel capture with its size configured), each payload whole (the length is 16 bits)."""
+    2560-pixel capture with its size configured)."""
     for name, size, pictures in (("mjpeg-420-gst", 0, 2), ("mjpeg-422-gst", 0, 1), ("mjpeg-restart-gst", 0, 2),
                                  ("mjpeg-ffmpeg", 0, 2), ("mjpeg-q50-gst-rfc-tables", 0, 1),
                                  ("mjpeg-q50-gst-cached-tables", 0, 2), ("mjpeg-2560-gst", (2560, 64), 1)):
-        data = open(os.path.join(ROOT, "Fixtures", "captures", name + ".pcap"), "rb").read()
         width, height = size or (0, 0)
-        script, offset, timestamp, done = struct.pack(">HHB", width, height, 4), 24, None, 0
-        while offset + 16 <= len(data) and done < pictures:
-            length = struct.unpack("<I", data[offset + 8:offset + 12])[0]
-            rtp = data[offset + 16 + 42:offset + 16 + length]
-            offset += 16 + length
-            stamp = struct.unpack(">I", rtp[4:8])[0]
-            step = 0x20 if timestamp is not None and stamp != timestamp else 0
-            timestamp = stamp
-            marker = rtp[1] & 0x80
-            script += bytes([(0x80 if marker else 0) | step]) + struct.pack(">H", len(rtp) - 12) + rtp[12:]
-            done += 1 if marker else 0
-        write("FuzzJPEGDepacketizer", name, script)
+        write("FuzzJPEGDepacketizer", name, struct.pack(">HHB", width, height, 4) + marker_script(name, pictures))
+
+
+def data_depacketizer():
+    """FuzzDataDepacketizer: the packets of the first units of the data fixtures (KLV raw, ONVIF metadata plain
+    and gzip-compressed), and a gzip bomb (a 4 MiB document of one byte, compressed to a few KiB)."""
+    for name, kind, units in (("data-klv-gst", 0, 4), ("metadata-onvif", 1, 3), ("metadata-onvif-gzip", 2, 3)):
+        write("FuzzDataDepacketizer", name, bytes([kind | 0x50]) + marker_script(name, units))
+    import gzip as gz
+    bomb = gz.compress(b"A" * (4 << 20), mtime=0)
+    script = bytes([2 | 0x50])
+    for start in range(0, len(bomb), 1000):
+        piece = bomb[start:start + 1000]
+        script += bytes([0x80 if start + 1000 >= len(bomb) else 0]) + struct.pack(">H", len(piece)) + piece
+    write("FuzzDataDepacketizer", "gzip-bomb", script)
 
 
 rtsp_client()
@@ -202,3 +222,4 @@ small_targets()
 audio_depacketizer()
 audio_formats()
 jpeg_depacketizer()
+data_depacketizer()

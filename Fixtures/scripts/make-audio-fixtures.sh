@@ -18,19 +18,11 @@ bash "$fixtures/../scripts/ensure-packages.sh" tcpdump gstreamer1.0-tools gstrea
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+source "$here/loopback_capture.sh"
+
 # capture NAME PORT -- SENDER...: the sender's RTP to PORT, and its verbose output (for the caps).
 capture() {
-    local name="$1" port="$2"
-    shift 3
-    rm -f "$captures/$name.pcap"
-    tcpdump -i lo -U -s 0 -w "$captures/$name.pcap" "udp dst port $port" 2>/dev/null &
-    local pid=$!
-    sleep 2
-    "$@" > "$work/$name.log" 2>&1
-    sleep 1
-    kill -INT "$pid"
-    wait "$pid" || true
-    chmod 644 "$captures/$name.pcap"
+    capture_on_lo "$captures/$1.pcap" "$2" "${@:3}" > "$work/$1.log" 2>&1 || { cat "$work/$1.log"; exit 1; }
 }
 
 # gst NAME PORT SOURCE_CAPS ENCODER PAYLOADER: two seconds of a live test tone through GStreamer's payloader.

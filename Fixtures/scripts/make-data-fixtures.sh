@@ -15,20 +15,12 @@ captures="$fixtures/captures"
 expected="$fixtures/expected"
 bash "$fixtures/../scripts/ensure-packages.sh" tcpdump gstreamer1.0-tools gstreamer1.0-plugins-base \
     gstreamer1.0-plugins-good python3-gi
+source "$here/loopback_capture.sh"
 
 # capture NAME PORT SDP_MEDIA -- SENDER...: the sender's RTP to PORT; what it printed is the reference.
 capture() {
     local name="$1" port="$2" media="$3"
-    shift 4
-    rm -f "$captures/$name.pcap"
-    tcpdump -i lo -U -s 0 -w "$captures/$name.pcap" "udp dst port $port" 2>/dev/null &
-    local pid=$!
-    sleep 2
-    "$@" > "$expected/$name.pcap.sent-units.txt"
-    sleep 1
-    kill -INT "$pid"
-    wait "$pid" || true
-    chmod 644 "$captures/$name.pcap"
+    capture_on_lo "$captures/$name.pcap" "$port" "${@:4}" > "$expected/$name.pcap.sent-units.txt"
     printf 'v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=data sender\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n%b' "$media" \
         > "$captures/$name.sdp"
     echo "$name: $(wc -l < "$expected/$name.pcap.sent-units.txt") units"

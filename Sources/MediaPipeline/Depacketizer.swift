@@ -314,19 +314,13 @@ public struct Depacketizer: Sendable {
             if packet.payloadType == VideoFormat.jpegPayloadType {
                 codec = .jpeg
             } else if packet.payloadType < Self.firstDynamicPayloadType {
-                self.sniffed = nil
-                isSniffing = false
-                droppedPackets += sniffed.held.count + 1
-                payload = .unplayable(
+                return notVideo(
+                    held: sniffed.held.count + 1,
                     reason: "payload type \(packet.payloadType) is static (RFC 3551: G.711, G.722...), not video")
-                return
             } else if let data = CodecSniffer.dataSignature(ofPayload: packet.payload) {
                 // KLV, XML or gzip: a data track (its SDP says which), not a video stream.
-                self.sniffed = nil
-                isSniffing = false
-                droppedPackets += sniffed.held.count + 1
-                payload = .unplayable(reason: "its payloads are \(data), not video: give the SDP to take it as data")
-                return
+                return notVideo(
+                    held: sniffed.held.count + 1, reason: "its payloads are \(data), not video: give the SDP to take it as data")
             } else {
                 codec = CodecSniffer.codec(ofPayload: packet.payload)
             }
@@ -343,11 +337,16 @@ public struct Depacketizer: Sendable {
     }
 
     private mutating func giveUpSniffing(held: Int) {
+        notVideo(
+            held: held, reason: "its payloads (\(held) packets) never told H.264 from H.265, nor anything else: name the codec")
+    }
+
+    /// Ends sniffing: the flow is not video, for `reason`; the `held` packets are dropped.
+    private mutating func notVideo(held: Int, reason: String) {
         sniffed = nil
         isSniffing = false
         droppedPackets += held
-        payload = .unplayable(
-            reason: "its payloads (\(held) packets) never told H.264 from H.265, nor anything else: name the codec")
+        payload = .unplayable(reason: reason)
     }
 }
 
