@@ -59,6 +59,40 @@ def shorten_rtcp_interval(factory, milliseconds):
     factory.connect("media-configure", lambda _, media: media.connect("prepared", prepared))
 
 
+def feed_metadata(factory, count, name):
+    """With --payloads: each media's appsrc `name` gets `count` ONVIF metadata documents, 10 a second, as RTP
+    packets packetized as ONVIF's streaming specification says: send_data.py's documents, the first `count` of
+    the metadata-onvif fixture's (its sent-units.txt lists them)."""
+    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    import random
+    import send_data
+
+    def configure(_, media):
+        source = media.get_element().get_by_name(name)
+        rng = random.Random(send_data.SEED)
+        _ = (rng.getrandbits(16), rng.getrandbits(32), rng.getrandbits(32))  # as send_data.py draws them first
+        state = {"index": 0, "sequence": 0}
+
+        def push():
+            if state["index"] == count:
+                source.emit("end-of-stream")
+                return False
+            document = send_data.onvif_document(state["index"], rng)
+            pieces = [document[i:i + 1000] for i in range(0, len(document), 1000)]
+            for n, piece in enumerate(pieces):
+                marker = 0x80 if n == len(pieces) - 1 else 0
+                header = bytes([0x80, marker | 107]) + state["sequence"].to_bytes(2, "big") + \
+                    (state["index"] * 9000).to_bytes(4, "big") + (0x0DA7A).to_bytes(4, "big")
+                source.emit("push-buffer", Gst.Buffer.new_wrapped(header + piece))
+                state["sequence"] = (state["sequence"] + 1) & 0xFFFF
+            state["index"] += 1
+            return True
+
+        GLib.timeout_add(100, push)
+
+    factory.connect("media-configure", configure)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("port", type=int)
@@ -81,7 +115,8 @@ def main():
     parser.add_argument("--no-video", action="store_true", help="with --audio: the audio tracks only")
     parser.add_argument("--payloads", action="store_true",
                         help="beside the video: G.726-32 (rtpg726pay force-aal2=false: RFC 3551's bit order), G.722, "
-                             "and an application track (rtpgstpay's X-GST, which a client hands on raw)")
+                             "an application track (rtpgstpay's X-GST, which a client hands on raw) and an ONVIF "
+                             "metadata track (send_data.py's documents, 10 a second, pushed into an appsrc)")
     parser.add_argument("--constant-quantizer", action="store_true",
                         help="x264 at a constant quantizer: every session gets the same bytes whatever its timing "
                              "(rate control follows the live timestamps, which differ from one session to the next)")
@@ -129,7 +164,10 @@ def main():
                    f" audiotestsrc is-live=true wave=sine freq=880 num-buffers={int(seconds * 50)} samplesperbuffer=320 ! "
                    f"audio/x-raw,rate=16000,channels=1 ! avenc_g722 ! rtpg722pay name=pay{first + 1} pt=9"
                    f" audiotestsrc is-live=true wave=ticks num-buffers={int(seconds * 10)} samplesperbuffer=800 ! "
-                   f"audio/x-raw,rate=8000,channels=1 ! rtpgstpay name=pay{first + 2} pt=99")
+                   f"audio/x-raw,rate=8000,channels=1 ! rtpgstpay name=pay{first + 2} pt=99"
+                   f" appsrc name=pay{first + 3} is-live=true format=time do-timestamp=true "
+                   "caps=application/x-rtp,media=application,clock-rate=90000,encoding-name=VND.ONVIF.METADATA,"
+                   "payload=107")
     launch += " )"
     server = GstRtspServer.RTSPServer()
     server.set_address(args.address)
@@ -146,6 +184,8 @@ def main():
         factory.set_address_pool(pool)
     if args.rtcp_interval:
         shorten_rtcp_interval(factory, args.rtcp_interval)
+    if args.payloads:
+        feed_metadata(factory, int(args.frames / 3), f"pay{(1 if video else 0) + (2 if args.audio else 0) + 3}")
     if args.auth or args.tls_cert:
         access_control(server, factory, args)
     server.get_mount_points().add_factory("/test", factory)

@@ -83,15 +83,15 @@ import Testing
         #expect(chunks.filter { $0.captureTime != nil }.count >= chunks.count / 2)
     }
 
-    /// The metadata example against gst-rtsp-server's video and data tracks (`--payloads`: its application
-    /// track stands for a vendor's; Debian's GStreamer cannot serve ONVIF metadata, whose documents the
-    /// capture tests check): the application track's 20 units, handed on raw, and no document.
+    /// The metadata example against gst-rtsp-server's video and data tracks (`--payloads`): the ONVIF track's
+    /// 20 documents, and the application track's units (20 buffers, and rtpgstpay's caps and events) handed on raw.
     @Test func theMetadataExampleRuns() async throws {
         let server = try await RealServer(["--payloads", "--frames", "60"])
         defer { server.stop() }
         let (documents, rawUnits) = try await metadata(of: server.url)
-        #expect(documents.isEmpty)
-        #expect((18...20).contains(rawUnits.count), "\(rawUnits.count) raw units")
+        #expect((18...20).contains(documents.count), "\(documents.count) documents")
+        #expect(documents.allSatisfy { $0.text?.hasPrefix("<?xml") == true && $0.track == 2 })
+        #expect((18...30).contains(rawUnits.count), "\(rawUnits.count) raw units")  // rtpgstpay's caps and events too
         #expect(rawUnits.allSatisfy { $0.track == 1 && !$0.bytes.isEmpty && $0.lostPackets == 0 })
     }
 }
