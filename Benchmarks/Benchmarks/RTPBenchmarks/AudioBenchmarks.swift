@@ -7,14 +7,14 @@ import RTP
 import SDP
 
 /// Audio captures through the library's pipeline (`MediaPipeline(formats:)` with the SDP's format), each
-/// frame taken as it completes: G.711 (a frame per packet) and AAC (GStreamer's, a unit per packet; FFmpeg's,
-/// four per packet). Measured after the first pass, in steady state: mallocs per pass should be 0.
+/// frame taken as it completes: G.711, G.722 and G.726 (a frame per packet) and AAC (GStreamer's, a unit per
+/// packet; FFmpeg's, four per packet). Measured after the first pass, in steady state: mallocs per pass should be 0.
 func audioBenchmarks() {
     let loops = 10
-    for name in ["audio-pcmu-gst", "audio-aac-gst", "audio-aac-ffmpeg"] {
+    for name in ["audio-pcmu-gst", "audio-aac-gst", "audio-aac-ffmpeg", "audio-g722-gst", "audio-g726-24-ffmpeg"] {
         guard let sdp = try? String(contentsOf: fixtures.appendingPathComponent(name + ".sdp"), encoding: .utf8),
             let format = (try? SessionDescription(sdp))?.media.first?.audioFormat,
-            let step = repetitionTimestampStep(name + ".pcap", frame: format.codec == .pcmu ? 160 : 1024)
+            let step = repetitionTimestampStep(name + ".pcap", frame: format.codec == .aac ? 1024 : 160)
         else { continue }
         let (capture, perLoop) = repeatedCapture(name + ".pcap", loops: loops, timestampStep: step)
         guard !capture.isEmpty else { continue }
