@@ -1,11 +1,11 @@
 # Sourced by the make-*-fixtures.sh scripts.
-# capture_on_lo PCAP PORT -- SENDER...: tcpdump on lo records the UDP sent to PORT while SENDER runs (its
-# output is the caller's to redirect); fails as SENDER failed.
+# capture_on_lo PCAP FILTER -- SENDER...: tcpdump on lo records what FILTER passes ("udp dst port 5040") while
+# SENDER runs (its output is the caller's to redirect); fails as SENDER failed.
 capture_on_lo() {
-    local pcap="$1" port="$2"
+    local pcap="$1" filter="$2"
     shift 3
     rm -f "$pcap"
-    tcpdump -i lo -U -s 0 -w "$pcap" "udp dst port $port" 2>/dev/null &
+    tcpdump -i lo -U -s 0 -w "$pcap" "$filter" 2>/dev/null &
     local pid=$! status=0
     sleep 2
     "$@" || status=$?

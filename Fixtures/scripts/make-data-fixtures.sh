@@ -20,7 +20,7 @@ source "$here/loopback_capture.sh"
 # capture NAME PORT SDP_MEDIA -- SENDER...: the sender's RTP to PORT; what it printed is the reference.
 capture() {
     local name="$1" port="$2" media="$3"
-    capture_on_lo "$captures/$name.pcap" "$port" "${@:4}" > "$expected/$name.pcap.sent-units.txt"
+    capture_on_lo "$captures/$name.pcap" "udp dst port $port" "${@:4}" > "$expected/$name.pcap.sent-units.txt"
     printf 'v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=data sender\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n%b' "$media" \
         > "$captures/$name.sdp"
     echo "$name: $(wc -l < "$expected/$name.pcap.sent-units.txt") units"

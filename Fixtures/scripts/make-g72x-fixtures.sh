@@ -28,7 +28,7 @@ source "$here/loopback_capture.sh"
 
 # capture NAME PORT -- SENDER...: the sender's RTP to PORT, and its verbose output (for the caps).
 capture() {
-    capture_on_lo "$captures/$1.pcap" "$2" "${@:3}" > "$work/$1.log" 2>&1 || { cat "$work/$1.log"; exit 1; }
+    capture_on_lo "$captures/$1.pcap" "udp dst port $2" "${@:3}" > "$work/$1.log" 2>&1 || { cat "$work/$1.log"; exit 1; }
 }
 
 # pcm NAME INPUT_ARGS...: "<samples> <channels> <md5>" of libavcodec's s16le decoding.
@@ -79,3 +79,26 @@ for sdp in "$captures"/audio-g72*.sdp; do
         "$work/$name.gst.s16" > "$expected/$name.pcap.gst-depay-pcm.txt"
     echo "$name: sent $(cat "$expected/$name.pcap.sent-pcm.txt"); GStreamer $(cat "$expected/$name.pcap.gst-depay-pcm.txt")"
 done
+
+# A captured RTSP session with H.264, G.726-32, G.722, an application and an ONVIF metadata track
+# (rtsp-server.py --payloads), FFmpeg as the client over TCP. References: the G.726 track as FFmpeg's client
+# decoded it while it received those packets (expected/rtsp-payloads-tcp.pcap.ffmpeg-g726-pcm.txt); the video
+# as GStreamer decodes the RTP of the capture, rewritten as UDP by interleaved_to_udp.py (.gst-frames.md5):
+# FFmpeg's client splits x264's two-slice pictures, and its frames are not the stream's.
+bash "$fixtures/../scripts/ensure-packages.sh" python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
+/usr/bin/python3 "$here/rtsp-server.py" 8556 --payloads --frames 60 --size 160x120 --lifetime 40 > "$work/server.log" 2>&1 &
+server=$!
+sleep 2
+grep -q ready "$work/server.log" || { cat "$work/server.log"; exit 1; }
+session="rtsp-payloads-tcp"
+capture_on_lo "$captures/$session.pcap" "tcp port 8556" -- timeout 20 ffmpeg -hide_banner -loglevel error \
+    -rtsp_transport tcp -i rtsp://127.0.0.1:8556/test -map 0:1 -f s16le "$work/g726.s16" < /dev/null
+kill "$server" 2>/dev/null || true
+python3 -c "import hashlib,sys; d=open(sys.argv[1],'rb').read(); print(len(d)//2, 1, hashlib.md5(d).hexdigest())" \
+    "$work/g726.s16" > "$expected/$session.pcap.ffmpeg-g726-pcm.txt"
+python3 "$here/interleaved_to_udp.py" "$captures/$session.pcap" 8556 "$work/session-as-udp.pcap"
+gst-launch-1.0 -q filesrc location="$work/session-as-udp.pcap" ! pcapparse dst-port=5000 ! \
+    "application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96" ! rtph264depay ! h264parse ! \
+    avdec_h264 max-threads=1 ! video/x-raw,format=I420 ! checksumsink hash=md5 | awk '{print $2}' \
+    > "$expected/$session.pcap.gst-frames.md5"
+echo "$session: $(wc -l < "$expected/$session.pcap.gst-frames.md5") frames, G.726 $(cat "$expected/$session.pcap.ffmpeg-g726-pcm.txt")"

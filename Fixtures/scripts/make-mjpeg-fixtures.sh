@@ -29,7 +29,7 @@ source "$here/loopback_capture.sh"
 
 # capture NAME PORT -- SENDER...: the sender's RTP to PORT, and its verbose output (for the caps).
 capture() {
-    capture_on_lo "$captures/$1.pcap" "$2" "${@:3}" > "$work/$1.log" 2>&1 || { cat "$work/$1.log"; exit 1; }
+    capture_on_lo "$captures/$1.pcap" "udp dst port $2" "${@:3}" > "$work/$1.log" 2>&1 || { cat "$work/$1.log"; exit 1; }
 }
 
 # gst NAME PORT RAW_CAPS FRAMES ENCODER: a moving test picture encoded by ENCODER, sent by rtpjpegpay
