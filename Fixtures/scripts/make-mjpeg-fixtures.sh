@@ -25,12 +25,8 @@ bash "$fixtures/../scripts/ensure-packages.sh" tcpdump gstreamer1.0-tools gstrea
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-source "$here/loopback_capture.sh"
-
 # capture NAME PORT -- SENDER...: the sender's RTP to PORT, and its verbose output (for the caps).
-capture() {
-    capture_on_lo "$captures/$1.pcap" "udp dst port $2" "${@:3}" > "$work/$1.log" 2>&1 || { cat "$work/$1.log"; exit 1; }
-}
+source "$here/loopback_capture.sh"
 
 # gst NAME PORT RAW_CAPS FRAMES ENCODER: a moving test picture encoded by ENCODER, sent by rtpjpegpay
 # (mtu 1000: several fragments a picture) and written, as sent, to $work/NAME.mjpeg.
