@@ -155,12 +155,26 @@ extension SessionDriver {
         }
         if phase == .playing && streamEnded {
             // RTP and RTCP can travel separately (UDP, or separate queues in the server): the last packets
-            // may come after the BYE, so the session lingers a moment before it is torn down. An end the
-            // server chose, not a break: a reconnecting session ends too, and says why.
+            // may come after the BYE, so the session lingers until the tracks have been quiet a moment (a
+            // receiver starved of CPU reads the RTP socket's backlog late). An end the server chose, not a
+            // break: a reconnecting session ends too, and says why.
             logger.notice("the server ended the stream (RTCP BYE from every track's sender): the session ends")
-            schedule(at: now + .milliseconds(300)) { [self] in teardown() }
+            endAfterQuiet(since: now)
         }
     }
+
+    /// Ends the session once no packet has come for ``byeQuiet``, or ``byeLinger`` after the BYE at the latest.
+    func endAfterQuiet(since bye: Duration) {
+        schedule(at: now + Self.byeQuiet) { [self] in
+            let quiet = NIODeadline.now() - media.lastArrival >= .nanoseconds(Self.byeQuiet.nanosecondCount)
+            if quiet || now - bye >= Self.byeLinger { return teardown() }
+            endAfterQuiet(since: bye)
+        }
+    }
+
+    /// After the BYE: how long the tracks must be quiet, and the longest the session waits for that.
+    static let byeQuiet = Duration.milliseconds(300)
+    static let byeLinger = Duration.seconds(3)
 
     /// RTCP receiver reports (with a CNAME, as RFC 3550 asks of every compound packet) for each track
     /// that has received something.
