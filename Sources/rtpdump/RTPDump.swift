@@ -319,9 +319,12 @@ func naming<T>(_ input: String, _ body: () throws -> T) throws -> T {
     }
 }
 
-/// `error` with the input's name in front of it, unless it already speaks to the user (an `RTPDumpError`).
+/// `error` with the input's name in front of it, unless it already speaks to the user (an `RTPDumpError`) or
+/// begins with that name (a URL that does not parse is "the RTSP URL", as its error says).
 func naming(_ input: String, _ error: any Error) -> any Error {
-    error is RTPDumpError ? error : RTPDumpError("\(input): \(error)")
+    if error is RTPDumpError { return error }
+    let text = "\(error)"
+    return RTPDumpError(text.hasPrefix(input) ? text : "\(input): \(text)")
 }
 
 /// Reports what the capture reader skipped.
