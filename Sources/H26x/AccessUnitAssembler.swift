@@ -82,8 +82,7 @@ struct AccessUnitAssembler: Sendable {
     /// The oldest completed access unit not yet taken.
     @usableFromInline
     mutating func nextCompleted() -> AccessUnit? {
-        if completed.isEmpty { return nil }
-        return completed.count == 1 ? completed.popLast() : completed.removeFirst()
+        completed.takeOldest()
     }
 
     var isEmpty: Bool { ranges.isEmpty && nalStart == nil }

@@ -130,8 +130,7 @@ public struct JPEGDepacketizer: Sendable {
 
     /// The oldest picture completed and not yet taken; nil until the next push.
     public mutating func nextAccessUnit() -> AccessUnit? {
-        if completed.isEmpty { return nil }
-        return completed.count == 1 ? completed.popLast() : completed.removeFirst()
+        completed.takeOldest()
     }
 
     // MARK: Fragments

@@ -153,10 +153,16 @@ public struct Depacketizer: Sendable {
     }
 
     private init(video format: VideoFormat, warn: (String) -> Void) {
-        if format.codec == .jpeg {
+        switch format.codec {
+        case .jpeg:
             self.init(JPEGDepacketizer(configuration: .init(size: format.pictureSize, payloadType: format.payloadType)))
-            return
+        case .h264, .h265:
+            self.init(h26x: format, warn: warn)
         }
+    }
+
+    /// An H.264 or H.265 format's depacketizer: its SDP parameter sets, and de-interleaving as it says.
+    private init(h26x format: VideoFormat, warn: (String) -> Void) {
         let sets = ParameterSets(format: format) { warn("\($0); the stream's own parameter sets serve instead") }
         // Mode 2 (H.264) and DON (H.265) need a de-interleaving buffer; a missing depth means the sender keeps
         // the order. The configuration's initializer bounds what the SDP says (depth, bytes).
@@ -165,13 +171,10 @@ public struct Depacketizer: Sendable {
             deinterleavingDepth: interleaved ? max(1, format.deinterleavingDepth) : 0,
             deinterleavingBytes: format.deinterleavingBytes ?? DepacketizerConfiguration.defaultDeinterleavingBytes,
             payloadType: format.payloadType)
-        switch format.codec {
-        case .h264:
+        if format.codec == .h264 {
             self.init(H264Depacketizer(configuration: configuration, parameterSets: sets))
-        case .h265:
+        } else {
             self.init(H265Depacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
-        case .jpeg:
-            self.init(JPEGDepacketizer(configuration: .init(size: format.pictureSize, payloadType: format.payloadType)))
         }
     }
 

@@ -74,8 +74,7 @@ public struct MetadataDepacketizer: Sendable {
 
     /// The oldest document completed and not yet taken.
     public mutating func nextDocument() -> MetadataDocument? {
-        if completed.isEmpty { return nil }
-        return completed.count == 1 ? completed.popLast() : completed.removeFirst()
+        completed.takeOldest()
     }
 
     private mutating func take() {

@@ -104,8 +104,7 @@ public struct RawDepacketizer: Sendable {
 
     /// The oldest unit completed and not yet taken; nil until the next push or flush.
     public mutating func nextUnit() -> RawUnit? {
-        if completed.isEmpty { return nil }
-        return completed.count == 1 ? completed.popLast() : completed.removeFirst()
+        completed.takeOldest()
     }
 
     private mutating func finish(marker: Bool) {
