@@ -84,7 +84,7 @@ public struct MetadataDepacketizer: Sendable {
                 drop("a packet was lost in or just before it")
                 continue
             }
-            guard unit.bytes.count < configuration.maxDocumentSize else {
+            guard !unit.isTruncated else {
                 drop("it ran past \(configuration.maxDocumentSize) bytes (MetadataDepacketizer.Configuration.maxDocumentSize)")
                 continue
             }

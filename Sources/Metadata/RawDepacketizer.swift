@@ -3,7 +3,7 @@ import RTP
 /// Joins the payloads of a track the library does not take apart into ``RawUnit``s, in sequence order (behind
 /// a `ReorderBuffer`): a unit ends at a packet with the marker bit, where the timestamp changes, or at the end
 /// of the stream. Nothing is read inside the payloads; a unit past ``Configuration/maxUnitSize`` is cut there
-/// and the rest of it passed over, counted.
+/// and the rest of it passed over, counted and flagged (``RawUnit/isTruncated``).
 ///
 /// ```swift
 /// var depacketizer = RawDepacketizer(configuration: .init(payloadType: 97, clockRate: 1000))  // KLV, say
@@ -112,7 +112,7 @@ public struct RawDepacketizer: Sendable {
         completed.append(
             RawUnit(
                 payloadType: unit.payloadType, timestamp: unit.timestamp, clockRate: configuration.clockRate,
-                bytes: buffer, ssrc: unit.ssrc, endedByMarker: marker, lostPackets: pendingLoss))
+                bytes: buffer, ssrc: unit.ssrc, endedByMarker: marker, isTruncated: oversized, lostPackets: pendingLoss))
         statistics.units += 1
         pendingLoss = 0
         current = nil

@@ -16,6 +16,8 @@ public struct RawUnit: Sendable {
     public let ssrc: UInt32
     /// Whether a packet with the marker bit ended it (false: the timestamp changed, or the stream ended).
     public let endedByMarker: Bool
+    /// Whether it was cut at its depacketizer's `maxUnitSize`: the bytes beyond were passed over.
+    public let isTruncated: Bool
     /// RTP packets lost in it or since the previous unit (0: nothing is missing). A unit with loss is handed
     /// on all the same, its pieces joined around the gap: what is missing is for the application to judge.
     public var lostPackets: Int

@@ -32,7 +32,8 @@ import Testing
         var depacketizer = RawDepacketizer(configuration: .init(maxUnitSize: 1024))
         depacketizer.push(Self.packet([UInt8](repeating: 1, count: 1000), sequence: 1, marker: false))
         depacketizer.push(Self.packet([UInt8](repeating: 2, count: 1000), sequence: 2, marker: true))
-        #expect(depacketizer.nextUnit()?.bytes.count == 1024)
+        let unit = depacketizer.nextUnit()
+        #expect(unit?.bytes.count == 1024 && unit?.isTruncated == true)
         #expect(depacketizer.statistics.oversizedUnits == 1)
     }
 
