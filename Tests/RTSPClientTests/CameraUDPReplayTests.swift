@@ -14,7 +14,7 @@ import VideoDecoding
 /// A camera recorded over UDP, replayed over UDP: its RTSP answers as recorded (only the ports rewritten to
 /// the replay's), then GStreamer's 90 pictures sent from the server port its SETUP answer names to the
 /// client port the client asked for, ending with an RTCP BYE.
-@Suite struct CameraUDPReplayTests {
+@Suite(.serialized) struct CameraUDPReplayTests {
     /// The replaying server of H264DVR 1.0 (LV-IP22IR40DVBL) and the UDP socket its media comes from:
     /// `Cseq`, an rtpmap with a trailing blank, `a=framerate:0S`, `ssrc=0` in the SETUP answer (no source
     /// announced), a PLAY answer without RTP-Info, and SPS, PPS and SEI each in a packet of their own with
@@ -90,6 +90,9 @@ import VideoDecoding
         var options = ScriptedServerTests.quick
         options.transport = .udp
         options.inactivityTimeout = .seconds(5)
+        // The kernel's largest receive buffer here (net.core.rmem_max, 4 MiB): a full parallel test run starves
+        // the reader long enough for the default 512 KiB to overflow on loopback.
+        options.udpReceiveBufferBytes = 4 << 20
         let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(server.port)/camera", options: options)
         var md5s: [String] = []
         for try await frame in try session.accessUnits().frames(decoder: try FFmpegVideoDecoder(codec: .h264)) {
@@ -107,6 +110,9 @@ import VideoDecoding
         var options = ScriptedServerTests.quick
         options.transport = .udp
         options.inactivityTimeout = .seconds(5)
+        // The kernel's largest receive buffer here (net.core.rmem_max, 4 MiB): a full parallel test run starves
+        // the reader long enough for the default 512 KiB to overflow on loopback.
+        options.udpReceiveBufferBytes = 4 << 20
         let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(server.port)/camera", options: options)
         #expect(session.tracks.map(\.format.kind) == [.video, .audio])
         var md5s: [String] = []
