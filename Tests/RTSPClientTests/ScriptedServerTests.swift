@@ -20,6 +20,15 @@ import Testing
         connectTimeout: .seconds(2), requestTimeout: .seconds(3), udpFallbackTimeout: .milliseconds(400),
         inactivityTimeout: .milliseconds(800), teardownTimeout: .milliseconds(500))
 
+    /// `quick`, for tests that end by the server closing the connection: silence must not end them first
+    /// when a loaded machine reads the close late (a full parallel run saw 800 ms pass between the last packet
+    /// and the end of the stream).
+    static let untilClosed = {
+        var options = quick
+        options.inactivityTimeout = .seconds(30)
+        return options
+    }()
+
     /// Reads packets until the sequence ends; returns them and the error it ended with.
     static func drain(_ session: RTSPSession, limit: Int = 1000) async -> ([RTSPReceivedPacket], (any Error)?) {
         var packets: [RTSPReceivedPacket] = []
@@ -196,7 +205,7 @@ import Testing
             }
         }
         defer { Task { await server.stop() } }
-        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let session = try await RTSPSession.connect(to: server.url, options: Self.untilClosed)
         let (packets, error) = await Self.drain(session)
         #expect(packets.count == 4)
         #expect((error as? RTSPClientError)?.code == .connectionClosed)
@@ -213,7 +222,7 @@ import Testing
             socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in connection.close() }
         }
         defer { Task { await server.stop() } }
-        let session = try await RTSPSession.connect(to: server.url, options: Self.quick)
+        let session = try await RTSPSession.connect(to: server.url, options: Self.untilClosed)
         let (_, error) = await Self.drain(session)
         let failure = try #require(error as? RTSPClientError)
         #expect(failure.code == .connectionClosed)
@@ -331,7 +340,7 @@ import Testing
         }
         defer { Task { await server.stop() } }
         let received = NIOLockedValueBox<[UInt16]>([])
-        var options = Self.quick
+        var options = Self.untilClosed
         options.packetHandler = { batch, _ in received.withLockedValue { $0 += batch.map(\.packet.sequenceNumber) } }
         let session = try await RTSPSession.connect(to: server.url, options: options)
         let (viaSequence, error) = await Self.drain(session)
