@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "RTSP", targets: ["RTSP"]),
         .library(name: "MediaPipeline", targets: ["MediaPipeline"]),
+        .library(name: "MP4", targets: ["MP4"]),
         .library(name: "RTSPClient", targets: ["RTSPClient"]),
         .library(name: "SRTP", targets: ["SRTP"]),
         .library(name: "RTPTransport", targets: ["RTPTransport"]),
@@ -83,6 +84,9 @@ let package = Package(
             dependencies: [
                 "RTP", "SDP", "H26x", "JPEG", "Audio", "Metadata", .product(name: "Logging", package: "swift-log"),
             ]),
+        // Recording: media units to fragmented MP4 (ISO BMFF), boxes written here; sans I/O but for the file
+        // recorder.
+        .target(name: "MP4", dependencies: ["RTP", "SDP", "H26x", "Audio", "MediaPipeline"]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
@@ -137,7 +141,7 @@ let package = Package(
         .target(
             name: "RTPDumpCore",
             dependencies: [
-                "RTP", "PacketCapture", "RTSPCapture", "H26x", "Audio", "Metadata", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP",
+                "RTP", "PacketCapture", "RTSPCapture", "H26x", "Audio", "Metadata", "MP4", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP",
                 "VideoDecoding", "AudioDecoding", "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
@@ -145,7 +149,7 @@ let package = Package(
             name: "rtpdump",
             dependencies: [
                 "RTPDumpCore", "RTSPCapture", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "FFmpegDecoding",
-                "Audio", "PacketCapture",
+                "Audio", "PacketCapture", "MP4",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -160,7 +164,7 @@ let package = Package(
         .target(
             name: "SwiftRTP",
             dependencies: [
-                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "Metadata", "MediaPipeline", "PacketCapture", "RTP", "RTSPCapture",
+                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "Metadata", "MediaPipeline", "MP4", "PacketCapture", "RTP", "RTSPCapture",
                 "RTPTransport", "RTSP", "RTSPClient", "SDP", "SRTP", "VideoDecoding",
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the

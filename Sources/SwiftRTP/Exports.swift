@@ -10,6 +10,7 @@
 @_exported import MediaDecoding
 @_exported import MediaPipeline
 @_exported import Metadata
+@_exported import MP4
 @_exported import PacketCapture
 @_exported import RTP
 @_exported import RTPTransport

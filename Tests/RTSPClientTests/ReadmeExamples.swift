@@ -86,3 +86,18 @@ func metadata(of url: String) async throws -> (documents: [MetadataDocument], ra
     }
     return (documents, rawUnits)
 }
+
+/// "Recording": every video and audio track of a camera to fragmented MP4, a file per `segment` (each
+/// starting at a keyframe), each fragment written as it closes.
+func record(_ url: String, to path: String, segment: Duration) async throws -> (files: [String], leftOut: Int) {
+    let session = try await RTSPSession.connect(to: url)
+    var writer = FragmentedMP4Writer(
+        formats: session.tracks.map(\.format), configuration: .init(segmentDuration: segment))
+    var files = MP4FileRecorder(path: path, segmented: true)  // path-00001.mp4, path-00002.mp4, ...
+    for try await unit in try session.media() {
+        try writer.append(unit) { try files.write($0) }  // a break (reconnect) goes on in the same file
+    }
+    try writer.finish { try files.write($0) }
+    try files.close()
+    return (files.files, writer.tracksLeftOut.count)  // tracks MP4 does not carry (G.726...), with the reason
+}

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's examples are code that builds and runs: each ```swift block names the file it comes from
@@ -93,5 +94,29 @@ import Testing
         #expect(documents.allSatisfy { $0.text?.hasPrefix("<?xml") == true && $0.track == 2 })
         #expect((18...30).contains(rawUnits.count), "\(rawUnits.count) raw units")  // rtpgstpay's caps and events too
         #expect(rawUnits.allSatisfy { $0.track == 1 && !$0.bytes.isEmpty && $0.lostPackets == 0 })
+    }
+
+    /// The recording example against gst-rtsp-server's video, G.711 and AAC (`--audio`), 5 s in segments of
+    /// 2 s: every file holds the three tracks, starts at a keyframe and plays alone in FFmpeg.
+    @Test func theRecordingExampleRuns() async throws {
+        let server = try await RealServer(["--audio", "--frames", "150"])
+        defer { server.stop() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).mp4").path
+        let (files, leftOut) = try await record(server.url, to: path, segment: .seconds(2))
+        defer { for file in files { try? FileManager.default.removeItem(atPath: file) } }
+        #expect(leftOut == 0)
+        #expect((2...4).contains(files.count), "\(files)")
+        for file in files {
+            let probe = try await runProgram(
+                "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file])
+            #expect(probe.stdout.split(separator: "\n").sorted() == ["aac", "h264", "pcm_mulaw"], "\(file)")
+            let first = try await runProgram(
+                "/usr/bin/ffprobe",
+                ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-read_intervals", "%+#1",
+                 "-of", "csv=p=0", file])
+            #expect(first.stdout.hasPrefix("K"), "\(file) starts with \(first.stdout)")
+            let decode = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(file): \(decode.stderr)")
+        }
     }
 }

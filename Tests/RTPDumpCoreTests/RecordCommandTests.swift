@@ -1,0 +1,105 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `rtpdump record`: captures recorded to fragmented MP4, judged by FFmpeg reading the files. The frames
+/// FFmpeg decodes from the file are those `rtpdump decode --md5` decodes from the capture (which other tests
+/// hold to GStreamer's and FFmpeg's own references), in presentation order, B-frames included; the audio
+/// FFmpeg decodes from the file is the PCM FFmpeg decodes from GStreamer's depayloaded stream.
+@Suite(.enabled(if: RTPDumpBinary.present)) struct RecordCommandTests {
+    static func temporary(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString)-\(name)").path
+    }
+
+    /// The picture MD5s `rtpdump decode --md5` prints.
+    static func decodedMD5s(_ arguments: [String]) async throws -> [String] {
+        let run = try await RTPDumpBinary.run(["decode"] + arguments + ["--md5"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+    }
+
+    /// FFmpeg's frames of a file as I420 MD5s (`-f framemd5`), and their presentation times.
+    /// JPEG pictures stay full range (`yuvj420p`), as `rtpdump decode` keeps them.
+    static func ffmpegFrames(_ path: String, pixelFormat: String = "yuv420p") async throws -> (md5s: [String], times: [Int]) {
+        let run = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-hide_banner", "-loglevel", "error", "-i", path, "-map", "0:v:0", "-pix_fmt", pixelFormat,
+             "-f", "framemd5", "-"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        return (lines.compactMap(\.last), lines.compactMap { $0.count > 2 ? Int($0[2]) : nil })
+    }
+
+    /// What ffprobe says of a file's streams: codec names, in order.
+    static func codecs(_ path: String) async throws -> [String] {
+        let run = try await runProgram(
+            "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test(arguments: ["h264-ffmpeg.pcap", "h265-ffmpeg-ipv6.pcapng", "h264-gst.pcap", "mjpeg-420-gst.pcap"])
+    func ffmpegDecodesTheRecordingAsRtpdumpDecodesTheCapture(capture: String) async throws {
+        let output = Self.temporary("out.mp4")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let run = try await RTPDumpBinary.run(["record", Fixtures.capture(capture), "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try await Self.decodedMD5s([Fixtures.capture(capture)])
+        let recorded = try await Self.ffmpegFrames(output, pixelFormat: capture.hasPrefix("mjpeg") ? "yuvj420p" : "yuv420p")
+        #expect(expected.count >= 20)
+        #expect(recorded.md5s == expected)
+        #expect(recorded.times == recorded.times.sorted(), "presentation order: \(recorded.times)")
+    }
+
+    /// Audio as its SDP describes it: FFmpeg decodes from the file the samples it decodes from GStreamer's
+    /// depayloaded stream (`AudioFileTests`' references), sample for sample.
+    @Test(arguments: [
+        "audio-aac-gst", "audio-aac-ffmpeg", "audio-latm-gst", "audio-opus-gst", "audio-opus-ffmpeg", "audio-pcmu-gst",
+        "audio-pcma-gst", "audio-l16-gst",
+    ])
+    func ffmpegDecodesTheRecordedAudioAsTheSendersStream(capture: String) async throws {
+        let output = Self.temporary("out.mp4")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let run = try await RTPDumpBinary.run(
+            ["record", Fixtures.capture(capture + ".pcap"), "--sdp", Fixtures.capture(capture + ".sdp"), "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try await AudioFileTests.ffmpegPCM(output) == AudioFileTests.reference(capture))
+    }
+
+    /// A captured RTSP session: its SDP says what each track is; G.726 and G.722, which MP4 players do not
+    /// take, are left out with the reason, and the video is recorded.
+    @Test func aSessionCaptureRecordsWhatMP4CarriesAndSaysWhatItLeavesOut() async throws {
+        let output = Self.temporary("out.mp4")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let capture = Fixtures.capture("rtsp-payloads-tcp.pcap")
+        let run = try await RTPDumpBinary.run(["record", capture, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("G726-32 has no MP4 sample entry"), "\(run.stderr)")
+        #expect(run.stderr.contains("G722 has no MP4 sample entry"), "\(run.stderr)")
+        #expect(try await Self.codecs(output) == ["h264"])
+        #expect(try await Self.ffmpegFrames(output).md5s == (try await Self.decodedMD5s([capture])))
+    }
+
+    /// `--segment-seconds 1` over a 3 s capture with a keyframe a second: three files, each starting with a
+    /// keyframe and decoding alone; their frames, one file after the other, are the whole capture's.
+    @Test func segmentsStartAtKeyframesAndPlayAlone() async throws {
+        let output = Self.temporary("out.mp4")
+        let capture = Fixtures.capture("h264-ffmpeg.pcap")
+        let run = try await RTPDumpBinary.run(["record", capture, "-o", output, "--segment-seconds", "1"])
+        let files = run.stdout.split(separator: "\n").map(String.init)
+        defer { for file in files { try? FileManager.default.removeItem(atPath: file) } }
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(files == (1...3).map { output.replacingOccurrences(of: ".mp4", with: "-0000\($0).mp4") })
+        var frames: [String] = []
+        for file in files {
+            let probe = try await runProgram(
+                "/usr/bin/ffprobe",
+                ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0", file])
+            #expect(probe.stdout.hasPrefix("K"), "\(file)")
+            frames += try await Self.ffmpegFrames(file).md5s
+        }
+        #expect(frames == (try await Self.decodedMD5s([capture])))
+    }
+}
