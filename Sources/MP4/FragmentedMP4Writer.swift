@@ -273,19 +273,32 @@ public struct FragmentedMP4Writer: Sendable {
     // MARK: Timeline
 
     /// Where a unit falls on its track's timeline: the track starts with its first unit, at the time its
-    /// wall clock says from the recording's start (nil for a unit before the start).
+    /// wall clock says from the recording's start (nil for a unit before the start). A wall clock more than
+    /// ``maxClockDisagreement`` from the start's is not believed (a camera whose audio reports another clock):
+    /// the track then starts where the first track is.
     private mutating func place(_ index: Int, timestamp: UInt64, wallClock: WallClockTime?) -> Int64? {
         if let time = tracks[index].time(of: timestamp) { return time >= 0 ? time : nil }
-        var start: Int64 = 0
+        let timescale = Double(tracks[index].timescale)
+        var start = Int64(0)
+        if index != leader, tracks[leader].base != nil {
+            let leaderTrack = tracks[leader]
+            start = Int64((Double(leaderTrack.endTime) / Double(leaderTrack.timescale) * timescale).rounded())
+        }
         if let wallClock, let origin {
             let seconds = wallClock.secondsSince1970 - origin.secondsSince1970
-            start = Int64((seconds * Double(tracks[index].timescale)).rounded())
-            guard start >= 0 else { return nil }
+            if abs(seconds) <= Self.maxClockDisagreement {
+                guard seconds >= 0 else { return nil }
+                start = Int64((seconds * timescale).rounded())
+            }
         }
         if origin == nil { origin = wallClock }
         tracks[index].base = (timestamp, start)
         return start
     }
+
+    /// The most, in seconds, a track's first unit may be from the recording's start by the senders' wall
+    /// clocks for them to be believed.
+    static let maxClockDisagreement = 10.0
 
     /// After a break (a reconnect, a new source) the track's timestamps start over: they go on from where
     /// the track's timeline is.

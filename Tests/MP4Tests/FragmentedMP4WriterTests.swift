@@ -161,13 +161,14 @@ import Testing
         #expect(entry != nil)
     }
 
-    /// A track recorded beside video starts where its sender's wall clock puts it, from the first keyframe's.
-    @Test func tracksLineUpOnTheSendersWallClock() throws {
-        let jpeg = try #require(Recordings.units("mjpeg-420-gst.pcap").first?.accessUnit)
+    /// Ten JPEG pictures 100 ms apart, and from 250 ms twenty 20 ms G.711 frames whose sender's wall clock
+    /// is `audioClockOffset` seconds off the video's, in the order they were captured.
+    static func pictureAndSound(audioClockOffset: Double) throws -> [MediaUnit] {
+        let jpeg = try #require(Recordings.units("mjpeg-420-gst.pcap").first?.accessUnit?.jpeg)
         let start = WallClockTime(ntp: 0xE000_0000_0000_0000)
         var timed: [(seconds: Double, unit: MediaUnit)] = []
-        for i in 0..<10 {  // 10 pictures, 100 ms apart; audio from 250 ms, 20 ms frames
-            var picture = AccessUnit(jpeg: Array(try #require(jpeg.jpeg)), timestamp: UInt64(1000 + 9000 * i), ssrc: 1)
+        for i in 0..<10 {
+            var picture = AccessUnit(jpeg: Array(jpeg), timestamp: UInt64(1000 + 9000 * i), ssrc: 1)
             picture.captureTime = start.adding(seconds: Double(i) / 10)
             timed.append((Double(i) / 10, .video(picture)))
         }
@@ -176,21 +177,35 @@ import Testing
             var frame = AudioFrame(
                 codec: .pcmu, timestamp: UInt64(555 + 160 * i), clockRate: 8000, sampleCount: 160,
                 bytes: ArraySlice(repeating: 0xFF, count: 160), ssrc: 2)
-            frame.captureTime = start.adding(seconds: seconds)
+            frame.captureTime = start.adding(seconds: seconds + audioClockOffset)
             frame.track = 1
             timed.append((seconds, .audio(frame)))
         }
-        let units = timed.sorted { $0.seconds < $1.seconds }.map(\.unit)
-        let tracks: [(track: Int, format: MediaFormat)] = [
-            (0, .video(VideoFormat(codec: .jpeg, payloadType: 26))), (1, .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000))),
-        ]
-        let (output, _) = Recordings.record(units, tracks: tracks)
+        return timed.sorted { $0.seconds < $1.seconds }.map(\.unit)
+    }
+
+    static let pictureAndSoundTracks: [(track: Int, format: MediaFormat)] = [
+        (0, .video(VideoFormat(codec: .jpeg, payloadType: 26))), (1, .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000))),
+    ]
+
+    /// A track recorded beside video starts where its sender's wall clock puts it, from the first keyframe's.
+    @Test func tracksLineUpOnTheSendersWallClock() throws {
+        let (output, _) = Recordings.record(try Self.pictureAndSound(audioClockOffset: 0), tracks: Self.pictureAndSoundTracks)
         let times = Recordings.times(output)
         #expect(times[1]?.map(\.decode) == (0..<10).map { Int64(9000 * $0) })
         #expect(times[2]?.first?.decode == 2000)  // 250 ms at 8 kHz
         #expect(times[2]?.count == 20)
         let entry = Box.read(output.initializations[0][...]).first { $0.type == "moov" }?.find("trak/mdia/minf/stbl/stsd/jpeg")
         #expect(entry.map { Array($0.body.dropFirst(24).prefix(4)) } == [0x01, 0x40, 0x00, 0xF0])  // 320x240
+    }
+
+    /// A sender whose audio reports another clock (an hour off): the audio starts where the video is when its
+    /// first frame comes (the third picture's time), not an hour later.
+    @Test func aWallClockFarFromTheStartIsNotBelieved() throws {
+        let (output, _) = Recordings.record(try Self.pictureAndSound(audioClockOffset: 3600), tracks: Self.pictureAndSoundTracks)
+        let times = Recordings.times(output)
+        #expect(times[2]?.first?.decode == 1600)  // 200 ms (the third picture) at 8 kHz
+        #expect(times[2]?.count == 20)
     }
 
     /// What MP4 does not carry is left out, with the reason, and the rest is recorded.
