@@ -55,6 +55,12 @@ let package = Package(
             ]),
         .executableTarget(name: "FuzzRTSPClient", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(
+            name: "FuzzRecorder",
+            dependencies: [
+                .product(name: "MP4", package: "swift-rtp"), .product(name: "MediaPipeline", package: "swift-rtp"),
+                .product(name: "RTP", package: "swift-rtp"), .product(name: "SDP", package: "swift-rtp"),
+            ]),
+        .executableTarget(
             name: "FuzzDataDepacketizer",
             dependencies: [.product(name: "Metadata", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp")]),
         .executableTarget(

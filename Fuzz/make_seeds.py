@@ -215,6 +215,47 @@ def data_depacketizer():
     write("FuzzDataDepacketizer", "gzip-bomb", script)
 
 
+def rtp_packets(name, payload_type, count):
+    """The first `count` RTP packets of `payload_type` in a fixture capture (Ethernet or Linux cooked, IPv4)."""
+    data = open(os.path.join(ROOT, "Fixtures", "captures", name), "rb").read()
+    link = struct.unpack("<I", data[20:24])[0]
+    packets, offset = [], 24
+    while offset + 16 <= len(data) and len(packets) < count:
+        length = struct.unpack("<I", data[offset + 8:offset + 12])[0]
+        frame = data[offset + 16:offset + 16 + length]
+        offset += 16 + length
+        ip = 14 if link == 1 else 16
+        rtp = frame[ip + (frame[ip] & 0x0F) * 4 + 8:]
+        if len(rtp) >= 12 and rtp[0] >> 6 == 2 and rtp[1] & 0x7F == payload_type:
+            packets.append(rtp)
+    return packets
+
+
+def recorder():
+    """FuzzRecorder: the first packets of H.264, H.265, MJPEG, AAC and G.711 captures interleaved as one script
+    on the target's five tracks, with a sender report on each; one with 500 ms fragments and 1 s segments,
+    one with the smallest byte bound."""
+    sources = [("h264-gst.pcap", 96, 60), ("h265-gst-sll.pcap", 97, 60), ("mjpeg-420-gst.pcap", 26, 40),
+               ("audio-aac-gst.pcap", 96, 40), ("audio-pcmu-gst.pcap", 0, 40)]
+    streams = []
+    for track, (name, payload_type, count) in enumerate(sources):
+        script, last = [], None
+        for rtp in rtp_packets(name, payload_type, count):
+            stamp = struct.unpack(">I", rtp[4:8])[0]
+            ticks = 0 if last is None else min(127, max(0, (stamp - last) // 100))
+            last = stamp
+            payload = rtp[12:]
+            script.append(bytes([track, 1, (rtp[1] & 0x80) | ticks]) + struct.pack(">H", len(payload)) + payload)
+        streams.append([bytes([0x80 | track, 0, 0, 7, 0])] + script)
+    body = b""
+    for i in range(max(len(s) for s in streams)):
+        for stream in streams:
+            if i < len(stream):
+                body += stream[i]
+    write("FuzzRecorder", "five-tracks", bytes([49, 50, 0, 255]) + body)
+    write("FuzzRecorder", "five-tracks-small-fragments", bytes([0, 0, 1, 0]) + body)
+
+
 rtsp_client()
 rtsp_client_reconnecting()
 pipeline()
@@ -223,3 +264,4 @@ audio_depacketizer()
 audio_formats()
 jpeg_depacketizer()
 data_depacketizer()
+recorder()

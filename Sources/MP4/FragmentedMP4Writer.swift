@@ -186,10 +186,9 @@ public struct FragmentedMP4Writer: Sendable {
                     if started && !first { try startSegment(emit: emit) }
                 }
             }
-            tracks[index].waitsForKeyframe = false
             if !started {
                 guard tracks.allSatisfy({ !$0.isVideo || $0.description != nil }) else {
-                    statistics.unitsBeforeStart += 1
+                    statistics.unitsBeforeStart += 1  // and this track waits for its next keyframe
                     return
                 }
                 try start(emit: emit)
@@ -201,6 +200,7 @@ public struct FragmentedMP4Writer: Sendable {
             statistics.unitsBeforeStart += 1
             return
         }
+        tracks[index].waitsForKeyframe = false
         if index == leader, !picture.isKeyframe, !tracks[index].isReordered,
             tracks[index].pendingDuration >= 2 * tracks[index].ticks(configuration.fragmentDuration)
         {

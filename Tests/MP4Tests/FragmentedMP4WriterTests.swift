@@ -208,6 +208,31 @@ import Testing
         #expect(times[2]?.count == 20)
     }
 
+    /// Two video tracks: the recording starts when both have had a keyframe; the first's pictures in
+    /// between (its keyframe came before the second's) are left out up to its next keyframe.
+    @Test func withTwoVideoTracksTheRecordingStartsWhenBothHaveAKeyframe() throws {
+        let h264 = try Recordings.units("h264-gst.pcap").compactMap(\.accessUnit)
+        let jpeg = try #require(Recordings.units("mjpeg-420-gst.pcap").first?.accessUnit?.jpeg)
+        var units: [MediaUnit] = []
+        for (i, picture) in h264.enumerated() {
+            units.append(.video(picture))
+            if i >= 5 {
+                var other = AccessUnit(jpeg: Array(jpeg), timestamp: picture.timestamp, ssrc: 9)
+                other.track = 1
+                units.append(.video(other))
+            }
+        }
+        let tracks: [(track: Int, format: MediaFormat)] = Self.video + [(1, .video(VideoFormat(codec: .jpeg, payloadType: 26)))]
+        let (output, writer) = Recordings.record(units, tracks: tracks)
+        let times = Recordings.times(output)
+        let secondKeyframe = try #require(h264.indices.dropFirst().first { h264[$0].isKeyframe })
+        #expect(times[1]?.count == h264.count - secondKeyframe)
+        #expect(times[1]?.first?.sync == true)
+        #expect(times[2]?.count == h264.count - 5)
+        #expect(writer.statistics.unitsBeforeStart == secondKeyframe)
+        #expect(output.initializations.count == 1)
+    }
+
     /// What MP4 does not carry is left out, with the reason, and the rest is recorded.
     @Test func tracksMP4DoesNotCarryAreLeftOutWithTheReason() {
         let writer = FragmentedMP4Writer(formats: [
