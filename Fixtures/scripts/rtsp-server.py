@@ -5,13 +5,17 @@ usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
                       [--rtcp-interval MS] [--shared] [--audio [--no-video]] [--payloads] [--constant-quantizer]
+                      [--file RECORDING.mp4 [--onvif-replay NTP_SECONDS]]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds. With --shared, every
 client plays one encoding of the pattern (as a camera serves its clients), which is what lets one machine
 serve many sessions. With --audio, the media also offers two audio tracks, G.711 µ-law (PCMU) and AAC
 (mpeg4-generic), as cameras do; with --no-video as well, only those two. (With the video in the media and
-not set up by a client, this server sends little or none of the AAC.)
+not set up by a client, this server sends little or none of the AAC.) With --file, it serves a recording
+instead (an MP4 file's H.264, seekable: PLAY's Range is honoured, as an NVR's); with --onvif-replay as well,
+as an ONVIF replay server (RTSPOnvifMediaFactory, which takes `Require: onvif-replay`), each packet stamped
+by rtponviftimestamp with the time it was "recorded": the given NTP seconds plus its time in the file.
 """
 import argparse
 import sys
@@ -122,6 +126,9 @@ def main():
                              "(rate control follows the live timestamps, which differ from one session to the next)")
     parser.add_argument("--sdp-parameter-sets-only", action="store_true",
                         help="parameter sets in the SDP (sprop-*) and never in the stream, as many cameras send them")
+    parser.add_argument("--file", help="serve this MP4 file's H.264 (seekable) instead of the test pattern")
+    parser.add_argument("--onvif-replay", type=int, metavar="NTP_SECONDS",
+                        help="with --file: an ONVIF replay server; the file starts at this NTP time (seconds since 1900)")
     args = parser.parse_args()
     Gst.init(None)
     rate = f" bitrate={args.bitrate}" if args.bitrate else ""
@@ -169,10 +176,22 @@ def main():
                    "caps=application/x-rtp,media=application,clock-rate=90000,encoding-name=VND.ONVIF.METADATA,"
                    "payload=107")
     launch += " )"
+    if args.file:
+        # Named pay0, the last element: with --onvif-replay the stamper after the payloader.
+        stamp = (f"rtph264pay pt=96 mtu=1200 config-interval=-1 ! rtponviftimestamp name=pay0 "
+                 f"ntp-offset={args.onvif_replay * Gst.SECOND} cseq=0"
+                 if args.onvif_replay else "rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1")
+        launch = f"( filesrc location={args.file} ! qtdemux ! h264parse ! {stamp} )"
     server = GstRtspServer.RTSPServer()
+    if args.onvif_replay:
+        server = GstRtspServer.RTSPOnvifServer()
+        factory = GstRtspServer.RTSPOnvifMediaFactory()
+        factory.set_media_gtype(GstRtspServer.RTSPOnvifMedia.__gtype__)  # the ONVIF factory makes no other media
+        factory.set_replay_support(True)
+    else:
+        factory = GstRtspServer.RTSPMediaFactory()
     server.set_address(args.address)
     server.set_service(str(args.port))
-    factory = GstRtspServer.RTSPMediaFactory()
     factory.set_launch(launch)
     factory.set_shared(args.shared)
     if args.protocols != "all":  # the other lower transports are answered with 461 Unsupported Transport

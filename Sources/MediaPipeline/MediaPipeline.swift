@@ -26,6 +26,9 @@ public struct MediaPipeline: Sendable {
         var depacketizer: Depacketizer
         /// The track's sender clock, from the sender reports given for the track.
         var clock: SenderClock?
+        /// An ONVIF replay's clock: the recorded times its packets carry (RTP header extension 0xABAC),
+        /// which date the units before any sender report does.
+        var replayClock: SenderClock?
         /// The stream broke (a restart announced or found by the reorder buffer): the next unit is flagged.
         var discontinuityPending = false
     }
@@ -121,6 +124,9 @@ public struct MediaPipeline: Sendable {
             log?.unknownTrack(index)
             return unknownTrackPackets += 1
         }
+        if received.packet.hasExtension, let replay = ONVIFReplayExtension(received.packet) {
+            noteReplay(replay, of: received.packet, track: index)
+        }
         // The packet moves into the reorder buffer (no retain of its bytes), and the track is reached once.
         Self.take(
             (consume received).packet, arrival: arrival, restarting: isDiscontinuity, into: &tracks[index],
@@ -177,9 +183,23 @@ public struct MediaPipeline: Sendable {
         return unit.captured(by: clock)
     }
 
-    /// The clock that dates `unit`: its source's, given by SSRC, else its track's if the track's latest report
-    /// came from the unit's source (a track whose source changed is not dated by the old source's clock).
+    /// A packet of an ONVIF replay: from then on its track's units carry the time they were recorded.
+    private mutating func noteReplay(_ replay: ONVIFReplayExtension, of packet: borrowing RTPPacket, track index: Int) {
+        if tracks[index].replayClock == nil {
+            tracks[index].replayClock = SenderClock(clockRate: tracks[index].depacketizer.clockRate)
+        }
+        tracks[index].replayClock?.update(
+            with: RTCPSenderReport(
+                ssrc: packet.ssrc, ntpTimestamp: replay.recordedTime.ntp, rtpTimestamp: packet.timestamp, packetCount: 0,
+                octetCount: 0))
+        hasClocks = true
+    }
+
+    /// The clock that dates `unit`: an ONVIF replay's recorded times; else its source's, given by SSRC, else
+    /// its track's if the track's latest report came from the unit's source (a track whose source changed is
+    /// not dated by the old source's clock).
     private func clock(of unit: MediaUnit) -> SenderClock? {
+        if let replay = tracks[unit.track].replayClock, replay.ssrc == unit.ssrc { return replay }
         // (No hashing for a pipeline that has no sender reports by SSRC.)
         if !clocks.isEmpty, let clock = clocks[unit.ssrc] { return clock.withClockRate(unit.clockRate) }
         guard let clock = tracks[unit.track].clock, clock.ssrc == unit.ssrc else { return nil }

@@ -108,6 +108,10 @@ public struct RTPPacket: Sendable {
         (0..<Int(csrcCount)).map { Self.readUInt32(bytes, at: bytes.startIndex + 12 + $0 * 4) }
     }
 
+    /// Whether the X bit is set: a header extension follows the CSRCs.
+    @inlinable
+    public var hasExtension: Bool { extensionStart >= 0 }
+
     /// The header extension, if the X bit was set.
     public var headerExtension: RTPHeaderExtension? {
         guard extensionStart >= 0 else { return nil }

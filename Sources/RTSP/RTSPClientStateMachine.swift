@@ -42,12 +42,19 @@ public struct RTSPClientStateMachine: Sendable {
         public var staleSession: String?
         /// With ``staleSession``: end once it is torn down (``Action/closed``) instead of starting a session.
         public var onlyTearsDownStaleSession: Bool
+        /// Playing a recording: PLAY's range, scale, speed, rate control, ONVIF replay. Nil: live, from now.
+        public var playback: PlaybackRequest?
+        /// Headers added to every request the client sends, given its method (a vendor's token, a
+        /// `User-Agent` a camera insists on). They never replace the client's own (`CSeq`, `Session`,
+        /// `Authorization`, `Transport`, `Range`, `Require`, `Accept`, `Content-Length`).
+        public var additionalHeaders: (@Sendable (RTSPMethod) -> [(name: String, value: String)])?
 
         public init(
             url: RTSPURL, credentials: Credentials? = nil, transport: TransportMode = .tcpInterleaved,
             requestTimeout: Duration = .seconds(10), stepwise: Bool = false, trackSelection: [Int]? = nil,
             staleSession: String? = nil, onlyTearsDownStaleSession: Bool = false,
-            mediaKinds: Set<MediaKind> = [.video, .audio]
+            mediaKinds: Set<MediaKind> = [.video, .audio], playback: PlaybackRequest? = nil,
+            additionalHeaders: (@Sendable (RTSPMethod) -> [(name: String, value: String)])? = nil
         ) {
             self.mediaKinds = mediaKinds
             self.url = url
@@ -58,6 +65,8 @@ public struct RTSPClientStateMachine: Sendable {
             self.trackSelection = trackSelection
             self.staleSession = staleSession
             self.onlyTearsDownStaleSession = onlyTearsDownStaleSession
+            self.playback = playback
+            self.additionalHeaders = additionalHeaders
         }
     }
 
@@ -114,6 +123,9 @@ public struct RTSPClientStateMachine: Sendable {
         case paused
         /// PLAY after a pause was answered: media flows again.
         case resumed
+        /// A PLAY with a new position (``RTSPClientStateMachine/seek(_:now:)``) was answered: media of the new
+        /// position follows, from each track's RTP-Info (`rtpInfo`), where the server gave one.
+        case seeked([Track])
         /// Call ``tick(now:)`` at this time (since the machine's clock origin).
         case wakeUp(at: Duration)
         /// Close this connection and start again at this URL.
@@ -135,6 +147,8 @@ public struct RTSPClientStateMachine: Sendable {
         case pausing(keepalive: Duration)
         case paused(keepalive: Duration)
         case resuming(keepalive: Duration)
+        /// A PLAY with a new position is under way (sent while playing or paused).
+        case seeking(keepalive: Duration)
         case tearingDown, done
 
         /// When the next keepalive is due, in the states that send them (set up, playing, paused).
@@ -179,6 +193,9 @@ public struct RTSPClientStateMachine: Sendable {
     public private(set) var tracksWithoutPorts: [Track] = []
     /// The DESCRIBE answer's session description, once it has arrived.
     public private(set) var sessionDescription: SessionDescription?
+    /// The `Range` the server answered the latest PLAY with (where it actually starts: a recording's
+    /// keyframe before the position asked for, say), as written; nil when it gave none.
+    public private(set) var playedRange: String?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -325,10 +342,24 @@ public struct RTSPClientStateMachine: Sendable {
             return [.joinMulticast(tracks)]
         }
         state = .play
-        return send(
-            RTSPRequest(
-                method: .play, url: configuration.url, headers: ["Session": session.id, "Range": "npt=0.000-"]),
-            now: now)
+        return send(playRequest(session: session, playback: configuration.playback ?? PlaybackRequest()), now: now)
+    }
+
+    private func playRequest(session: SessionHeader, playback: PlaybackRequest) -> RTSPRequest {
+        var request = RTSPRequest(method: .play, url: configuration.url, headers: ["Session": session.id])
+        for (name, value) in playback.playHeaders { request.headers[name] = value }
+        return request
+    }
+
+    /// Plays from another position (a new `Range`, and scale or speed) while playing or paused: PLAY with
+    /// `playback`'s headers; ``Action/seeked(_:)`` follows its answer. Nothing happens in another state.
+    public mutating func seek(_ playback: PlaybackRequest, now: Duration) -> [Action] {
+        guard let session, pending == nil else { return [] }
+        switch state {
+        case .playing(let keepalive), .paused(let keepalive): state = .seeking(keepalive: keepalive)
+        default: return []
+        }
+        return send(playRequest(session: session, playback: playback), now: now)
     }
 
     /// The multicast groups of ``Action/joinMulticast(_:)`` are joined: PLAY goes now. Nothing happens
@@ -368,6 +399,13 @@ public struct RTSPClientStateMachine: Sendable {
 
     private mutating func send(_ request: RTSPRequest, now: Duration) -> [Action] {
         var request = request
+        if configuration.playback?.onvifReplay == true, [.describe, .setup, .play].contains(request.method) {
+            request.headers["Require"] = "onvif-replay"
+        }
+        for (name, value) in configuration.additionalHeaders?(request.method) ?? []
+        where request.headers[name] == nil && !Self.ownHeaders.contains(name.lowercased()) {
+            request.headers[name] = value
+        }
         if var authenticator {
             request.headers["Authorization"] = authenticator.authorization(
                 method: request.method.name, uri: request.url.description)
@@ -377,6 +415,11 @@ public struct RTSPClientStateMachine: Sendable {
         pending = (cseq, request, now)
         return [.send(request, cseq: cseq), .wakeUp(at: now + configuration.requestTimeout)]
     }
+
+    /// Headers the client writes itself, which ``Configuration/additionalHeaders`` cannot replace.
+    static let ownHeaders: Set<String> = [
+        "cseq", "session", "authorization", "transport", "range", "content-length", "require", "accept",
+    ]
 
     private mutating func fail(_ error: RTSPClientError) -> [Action] {
         state = .done
@@ -497,17 +540,15 @@ public struct RTSPClientStateMachine: Sendable {
             state = .setup(index: index + 1)
             return setupNext(now: now)
         case .play:
-            if let value = message.header("RTP-Info") {
-                let entries = RTPInfo(value).entries(for: tracks.map(\.control), base: configuration.url)
-                for (index, entry) in entries.enumerated() {
-                    guard let entry else { continue }
-                    tracks[index].rtpInfo = entry
-                    tracks[index].announcedSSRCs.formUnion(entry.ssrcs.subtracting([0]))
-                }
-            }
+            noteRTPInfo(message)
             let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
             state = .playing(keepalive: now + interval)
             return [.playing(tracks), .wakeUp(at: now + interval)]
+        case .seeking(let keepalive):
+            for index in tracks.indices { tracks[index].rtpInfo = nil }
+            noteRTPInfo(message)
+            state = .playing(keepalive: keepalive)
+            return [.seeked(tracks)]
         case .tearingDown:
             state = .done
             return [.closed]
@@ -519,6 +560,18 @@ public struct RTSPClientStateMachine: Sendable {
             return [.resumed]
         case .playing, .paused, .idle, .done, .described, .ready, .clearingStale, .joiningMulticast:
             return []
+        }
+    }
+
+    /// A PLAY answer's RTP-Info (each track's first sequence number and RTP time) and Range.
+    private mutating func noteRTPInfo(_ message: RTSPMessage) {
+        playedRange = message.header("Range")
+        guard let value = message.header("RTP-Info") else { return }
+        let entries = RTPInfo(value).entries(for: tracks.map(\.control), base: configuration.url)
+        for (index, entry) in entries.enumerated() {
+            guard let entry else { continue }
+            tracks[index].rtpInfo = entry
+            tracks[index].announcedSSRCs.formUnion(entry.ssrcs.subtracting([0]))
         }
     }
 

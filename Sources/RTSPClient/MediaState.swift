@@ -16,8 +16,13 @@ struct MediaState {
         var senderReports = 0
         /// The sender said BYE.
         var ended = false
-        /// Set by a resume or a reconnect: the next RTP packet is flagged as a discontinuity.
+        /// Set by a resume, a seek or a reconnect: the next RTP packet is flagged as a discontinuity.
         var discontinuityPending = false
+        /// After a seek: the sequence number the new position starts from (the PLAY answer's RTP-Info);
+        /// packets before it, of the old position still on their way, are dropped.
+        var seekSequence: UInt16?
+        /// Packets of the old position dropped after a seek.
+        var packetsBeforeSeek = 0
         /// For `RTP/SAVP` tracks: unprotects its SRTP and SRTCP with the `a=crypto` key.
         var srtp: SRTPReceiver?
         /// Where RTCP for this track goes: an interleaved channel, or the server's RTCP port.

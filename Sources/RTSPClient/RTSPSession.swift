@@ -147,6 +147,26 @@ public final class RTSPSession: Sendable {
         try await promise.futureResult.get()
     }
 
+    /// Plays from another position of a recording (a new `Range`, scale or speed: ``PlaybackRequest``) while
+    /// playing or paused, and returns once the server has answered. The units that follow are the new
+    /// position's: the first of each track is flagged `isDiscontinuity`, and packets of the old position still
+    /// on their way (before the answer's RTP-Info sequence number) are dropped.
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when the session is not playing or paused, or another
+    ///   request (pause, resume, seek) is under way; the server's refusal as an error.
+    public func seek(_ playback: PlaybackRequest) async throws {
+        let driver = self.driver
+        let promise = driver.eventLoop.makePromise(of: Void.self)
+        driver.eventLoop.execute { driver.seek(playback, promise: promise) }
+        try await promise.futureResult.get()
+    }
+
+    /// The `Range` the server answered the latest PLAY (or seek) with: where it actually plays from (a
+    /// recording's keyframe before the position asked for, say), as written; nil when it gave none.
+    public func playedRange() async -> String? {
+        let driver = self.driver
+        return try? await driver.eventLoop.submit { driver.machine.playedRange }.get()
+    }
+
     /// What the session has received and sent so far.
     public func statistics() async -> RTSPSessionStatistics {
         let driver = self.driver

@@ -47,6 +47,14 @@ public struct RTSPSessionOptions: Sendable {
     /// video and audio track unless told otherwise. An audio track the server refuses is left out (and
     /// logged); the session goes on with the others. Default: video and audio.
     public var mediaKinds: Set<MediaKind> = [.video, .audio]
+    /// Playing a recording (an NVR, a camera's storage): where PLAY starts (`Range`, `npt=` or `clock=`),
+    /// how fast (`Scale`, `Speed`), `Rate-Control: no`, and ONVIF replay (`Require: onvif-replay`; units are
+    /// then dated with the time they were recorded). Nil: live. ``RTSPSession/seek(_:)`` moves while playing.
+    public var playback: PlaybackRequest?
+    /// Headers added to every request the session sends, given its method: a vendor's token, a `User-Agent`
+    /// a camera insists on. They never replace the session's own (`CSeq`, `Session`, `Authorization`,
+    /// `Transport`, `Range`, `Require`, `Accept`, `Content-Length`).
+    public var additionalHeaders: (@Sendable (RTSPMethod) -> [(name: String, value: String)])?
     /// Credentials given through the API; they take precedence over those in the URL. Either way they are
     /// sent only to the URL's origin (scheme, host and port): a redirect to another one continues without
     /// them, and a 401 there fails with `.unauthorized`, naming that server.

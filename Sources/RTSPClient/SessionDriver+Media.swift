@@ -54,6 +54,11 @@ extension SessionDriver {
             logFirst(media.invalidPackets == 0, .notice, "track \(track): a packet that is not RTP (\(bytes.count) bytes) was dropped")
             return media.invalidPackets += 1
         }
+        if let first = media.tracks[track].seekSequence {
+            // Within half the sequence space behind the new start: the old position's.
+            guard Int16(bitPattern: packet.sequenceNumber &- first) >= 0 else { return media.tracks[track].packetsBeforeSeek += 1 }
+            media.tracks[track].seekSequence = nil
+        }
         let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
         let staleBefore = media.tracks[track].staleSourcePackets
         let decision = media.tracks[track].source(of: packet, arrival: time, now: arrival)
@@ -82,6 +87,16 @@ extension SessionDriver {
             recovery.mediaReturned(at: NIODeadline.now())
         }
         batch.append(RTSPReceivedPacket(track: track, packet: packet, arrival: time, isDiscontinuity: discontinuity))
+    }
+
+    /// A seek was answered: each track's media starts again from its RTP-Info sequence number (what comes
+    /// before is the old position's, dropped), its first packet flagged as a discontinuity.
+    func startSeekedMedia(_ tracks: [RTSPClientStateMachine.Track]) {
+        for (index, track) in tracks.enumerated() where media.tracks.indices.contains(index) {
+            media.tracks[index].description = track
+            media.tracks[index].seekSequence = track.rtpInfo?.sequenceNumber
+            media.tracks[index].discontinuityPending = true
+        }
     }
 
     /// Hands the packets of this read to the consumer, in one piece.

@@ -151,7 +151,8 @@ final class SessionDriver: @unchecked Sendable {
                 url: url, credentials: credentials?.credentials(for: url), transport: mode,
                 requestTimeout: options.requestTimeout,
                 stepwise: stepwise, trackSelection: selection, staleSession: recovery.takeStaleSession(for: url.origin),
-                onlyTearsDownStaleSession: phase == .closing, mediaKinds: options.mediaKinds))
+                onlyTearsDownStaleSession: phase == .closing, mediaKinds: options.mediaKinds, playback: options.playback,
+                additionalHeaders: options.additionalHeaders))
         logger.debug("connecting to \("\(url.origin)".escapingControlCharacters) (\(transport), attempt \(generation))")
         if url.isSecure && tlsContext == nil {
             do throws(RTSPClientError) {
@@ -327,6 +328,12 @@ final class SessionDriver: @unchecked Sendable {
                 media.lastArrival = NIODeadline.now()
                 controlRequest?.succeed()
                 controlRequest = nil
+            case .seeked(let tracks):
+                isPaused = false
+                startSeekedMedia(tracks)
+                media.lastArrival = NIODeadline.now()
+                controlRequest?.succeed()
+                controlRequest = nil
             case .redirect(let target):
                 redirect(to: target)
             case .failed(let error):
@@ -487,6 +494,16 @@ final class SessionDriver: @unchecked Sendable {
             return promise.fail(
                 RTSPClientError(
                     .invalidCall, pausing ? "pause() needs a playing session" : "resume() needs a paused session"))
+        }
+        controlRequest = promise
+        perform(actions)
+    }
+
+    /// PLAY from another position, while playing or paused; the promise is kept once the server answers.
+    func seek(_ playback: PlaybackRequest, promise: EventLoopPromise<Void>) {
+        let actions = phase == .playing && controlRequest == nil ? machine.seek(playback, now: now) : []
+        guard !actions.isEmpty else {
+            return promise.fail(RTSPClientError(.invalidCall, "seek() needs a playing or paused session, with no request under way"))
         }
         controlRequest = promise
         perform(actions)

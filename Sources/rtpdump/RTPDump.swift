@@ -57,6 +57,28 @@ struct InputOptions: ParsableArguments {
     @Option(help: "With --reconnect: the longest wait between attempts, in seconds (default 10).")
     var reconnectMaxDelay: Double = 10
 
+    @Option(
+        help: ArgumentHelp(
+            "With an RTSP URL of a recording (an NVR): where to start, npt=SECONDS-[END] or "
+                + "clock=YYYYMMDDThhmmss[.fff]Z-[END] (UTC)."))
+    var range: String?
+
+    @Option(help: "With an RTSP URL of a recording: the playback speed (Scale: 2 fast forward, -1 backwards).")
+    var scale: Double?
+
+    @Option(help: "With an RTSP URL of a recording: the delivery speed (Speed).")
+    var speed: Double?
+
+    @Flag(
+        help: "With an RTSP URL of a recording: ask the server not to pace the stream (Rate-Control: no), as fast as it can.")
+    var noRateControl = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "With an RTSP URL: an ONVIF replay (Require: onvif-replay); units carry the time they were recorded "
+                + "(the RTP header extension 0xABAC)."))
+    var onvifReplay = false
+
     @Option(help: "With an RTSP URL: the user name (else the one in the URL).")
     var user: String?
 
@@ -121,6 +143,12 @@ struct InputOptions: ParsableArguments {
             throw ValidationError(
                 "--duration must be a number of seconds above 0 and at most \(Int(Self.maxDuration)) (a year): \(duration)"
             )
+        }
+        _ = try playback
+        for (name, value) in [("--scale", scale), ("--speed", speed)] {
+            if let value, !(value.isFinite && value != 0 && abs(value) <= 1000) {
+                throw ValidationError("\(name) must be a number from -1000 to 1000, not 0: \(value)")
+            }
         }
         if !(reconnectMaxDelay >= 0.1 && reconnectMaxDelay <= 3600) {
             throw ValidationError("--reconnect-max-delay must be from 0.1 to 3600 seconds: \(reconnectMaxDelay)")
@@ -269,8 +297,24 @@ struct InputOptions: ParsableArguments {
         return input[..<userInfo.lowerBound] + "…" + input[userInfo.upperBound...]
     }
 
+    /// What PLAY asks of a recording, when any of --range, --scale, --speed, --no-rate-control or
+    /// --onvif-replay is given.
+    var playback: PlaybackRequest? {
+        get throws {
+            guard range != nil || scale != nil || speed != nil || noRateControl || onvifReplay else { return nil }
+            do {
+                return PlaybackRequest(
+                    range: try range.map { try PlaybackRequest.Range(parsing: $0) }, scale: scale, speed: speed,
+                    rateControl: !noRateControl, onvifReplay: onvifReplay)
+            } catch {
+                throw ValidationError("--range: \(error)")
+            }
+        }
+    }
+
     var sessionOptions: RTSPSessionOptions {
         var options = RTSPSessionOptions(transport: transport)
+        options.playback = try? playback
         if reconnect {
             // A camera down when rtpdump starts is waited for as one that goes away later is.
             options.reconnection = .init(
