@@ -235,8 +235,8 @@ def recorder():
     """FuzzRecorder: the first packets of H.264, H.265, MJPEG, AAC and G.711 captures interleaved as one script
     on the target's five tracks, with a sender report on each; one with 500 ms fragments and 1 s segments,
     one with the smallest byte bound."""
-    sources = [("h264-gst.pcap", 96, 60), ("h265-gst-sll.pcap", 97, 60), ("mjpeg-420-gst.pcap", 26, 40),
-               ("audio-aac-gst.pcap", 96, 40), ("audio-pcmu-gst.pcap", 0, 40)]
+    sources = [("h264-gst.pcap", 96, 25), ("h265-gst-sll.pcap", 97, 25), ("mjpeg-420-gst.pcap", 26, 12),
+               ("audio-aac-gst.pcap", 96, 20), ("audio-pcmu-gst.pcap", 0, 20)]
     streams = []
     for track, (name, payload_type, count) in enumerate(sources):
         script, last = [], None

@@ -31,9 +31,11 @@ enum MediaFragment {
         if track.isVideo {
             let times = samples.map(\.time)
             var decode = track.isReordered ? times.sorted() : times
-            let shift = max(0, track.nextDecodeTime - decode[0])
-            for i in decode.indices { decode[i] += shift }
-            var durations = zip(decode, decode.dropFirst()).map { max(1, $1 - $0) }
+            // After the previous fragment, and strictly rising: pictures that share a timestamp (a sender's
+            // mistake) still get a tick each, so that the decode times a player adds up are these.
+            decode[0] = max(decode[0], track.nextDecodeTime)
+            for i in decode.indices.dropFirst() { decode[i] = max(decode[i], decode[i - 1] + 1) }
+            var durations = zip(decode, decode.dropFirst()).map { $1 - $0 }
             let last = durations.last ?? (track.lastDuration > 0 ? track.lastDuration : Int64(track.timescale / 30))
             durations.append(last)
             track.lastDuration = last

@@ -233,6 +233,21 @@ import Testing
         #expect(output.initializations.count == 1)
     }
 
+    /// Pictures that share a timestamp (a sender's mistake, found by FuzzRecorder): each still gets a decode
+    /// tick of its own, and the times a player adds up from the durations never go back, across fragments too.
+    @Test func picturesThatShareATimestampStillRiseInDecodeTime() throws {
+        let jpeg = try #require(Recordings.units("mjpeg-420-gst.pcap").first?.accessUnit?.jpeg)
+        let stamps: [UInt64] = [0, 3000, 6000, 6000, 6000, 9000, 9000, 12000]
+        let units = stamps.map { MediaUnit.video(AccessUnit(jpeg: Array(jpeg), timestamp: $0, ssrc: 1)) }
+        let (output, _) = Recordings.record(
+            units, tracks: [(0, .video(VideoFormat(codec: .jpeg, payloadType: 26)))],
+            configuration: .init(maxFragmentBytes: 3 * jpeg.count))
+        let samples = try #require(Recordings.times(output)[1])
+        #expect(samples.count == stamps.count)
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.decode < $1.decode }, "\(samples.map(\.decode))")
+        #expect(output.moofs.count >= 2)
+    }
+
     /// What MP4 does not carry is left out, with the reason, and the rest is recorded.
     @Test func tracksMP4DoesNotCarryAreLeftOutWithTheReason() {
         let writer = FragmentedMP4Writer(formats: [

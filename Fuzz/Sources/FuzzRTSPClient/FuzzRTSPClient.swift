@@ -43,6 +43,8 @@ public func fuzzRTSPClient(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         configuration.stepwise = first & 0x20 != 0
     }
     player.tunnels = tunnelAnswer != nil
+    // An odd length plays a recording as an ONVIF replay (Range, Require on DESCRIBE, SETUP and PLAY).
+    if input.count % 2 == 1 { configuration.playback = PlaybackRequest(range: .npt(start: 1, end: nil), onvifReplay: true) }
     var machine = RTSPClientStateMachine(configuration: configuration)
     var framer = RTSPFramer(limits: .init(maxHeaderBytes: 4096, maxBodyBytes: 8192))
     var now = Duration.zero
@@ -91,9 +93,11 @@ public func fuzzRTSPClient(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let tracks = selection & 0x80 != 0 ? nil : (0..<7).filter { selection & (1 << $0) != 0 }
             player.perform(machine.setup(tracks: tracks, now: now))
         default:
-            // PLAY when set up stepwise; the multicast groups joined when the machine waits for that.
+            // PLAY when set up stepwise; the multicast groups joined when the machine waits for that; a seek
+            // (a recording's new position) when playing or paused.
             player.perform(machine.play(now: now))
             player.perform(machine.multicastJoined(now: now))
+            player.perform(machine.seek(PlaybackRequest(range: .npt(start: 7, end: nil), scale: -2), now: now))
         }
         // What the framer has, as the driver hands it on; a framing error ends the connection.
         do {
@@ -156,7 +160,7 @@ struct Player {
                 ended = true
             case .closed, .redirect:
                 ended = true
-            case .respond, .described, .setUp, .playing, .paused, .resumed, .wakeUp:
+            case .respond, .described, .setUp, .playing, .paused, .resumed, .seeked, .wakeUp:
                 break
             }
         }

@@ -2,6 +2,7 @@ import MP4
 import MediaPipeline
 import RTP
 import SDP
+import Foundation
 
 /// The recorder fed what hostile senders can make the pipeline give it: a script of packets on five tracks
 /// (H.264, H.265, JPEG, AAC, G.711) and sender reports with any wall clock. The first four bytes choose the
@@ -99,11 +100,11 @@ struct OutputChecker {
                 else { preconditionFailure("a traf without tfhd, tfdt or trun") }
                 let id = Self.u32(tfhd.body, 4)
                 let start = UInt64(Self.u32(tfdt.body, 4)) << 32 | UInt64(Self.u32(tfdt.body, 8))
-                if let end = ends[id], start < end { preconditionFailure("track \(id) goes back from \(end) to \(start)") }
                 let flags = Self.u32(trun.body, 0) & 0xFFFFFF
                 let count = Int(Self.u32(trun.body, 4))
                 let dataOffset = Int(Self.u32(trun.body, 8))
                 let stride = flags & 0x800 != 0 ? 16 : 12
+                if ProcessInfo.processInfo.environment["DEBUG_TRAF"] != nil { FileHandle.standardError.write(Data("traf \(id) \(start) \(count) dur \((0..<count).map { Self.u32(trun.body, 12 + $0 * stride) })\n".utf8)) }
                 guard trun.body.count == 12 + count * stride else { preconditionFailure("a trun of the wrong size") }
                 var total = 0
                 var duration: UInt64 = 0
@@ -112,6 +113,7 @@ struct OutputChecker {
                     total += Int(Self.u32(trun.body, 16 + i * stride))
                 }
                 guard dataOffset >= 0, dataOffset + total <= fragmentEnd else { preconditionFailure("a trun's data outside its mdat") }
+                if let end = ends[id], start < end { preconditionFailure("track \(id) goes back from \(end) to \(start)") }
                 ends[id] = start + duration
             }
         }
