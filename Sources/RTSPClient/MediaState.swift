@@ -7,6 +7,9 @@ import SRTP
 /// sockets), RFC 3550 statistics per track, the last sender report, and packets that arrived before
 /// PLAY was answered.
 struct MediaState {
+    /// While a seek is under way: the packets that arrived since it was asked for, with their track and
+    /// arrival, until its answer says which position each is of.
+    var seekHeld: [(packet: RTPPacket, track: Int, time: ArrivalTime, arrival: NIODeadline)]?
     struct Track {
         var description: RTSPClientStateMachine.Track
         var statistics: ReceiverStatistics

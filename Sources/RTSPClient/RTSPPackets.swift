@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import RTP
+import Synchronization
 
 /// The RTP packets of a session in arrival order: an `AsyncSequence` of ``RTSPReceivedPacket``.
 ///
@@ -12,6 +13,14 @@ public struct RTSPPackets: AsyncSequence, Sendable {
     struct Batch: Sendable {
         var packets: [RTSPReceivedPacket]
         var senderReports: [ReceivedSenderReport]
+        /// How many seeks had been answered when it was handed over.
+        var position = 0
+    }
+
+    /// How many seeks have been answered: the driver counts, the consumer drops what was handed over before
+    /// the latest (the old position's packets, still waiting to be taken).
+    final class Position: Sendable {
+        let seeks = Atomic<Int>(0)
     }
 
     /// Packets handed over and not yet taken by the consumer, and their bytes.
@@ -22,26 +31,35 @@ public struct RTSPPackets: AsyncSequence, Sendable {
 
     let batches: AsyncThrowingStream<Batch, any Error>
     let backlog: NIOLockedValueBox<Backlog>
+    let position: Position
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var batches: AsyncThrowingStream<Batch, any Error>.AsyncIterator
         let backlog: NIOLockedValueBox<Backlog>
+        let position: Position
         var batch: [RTSPReceivedPacket] = []
+        var batchPosition = 0
         var index = 0
         /// Sender reports that came with the batches read so far, not yet taken.
         var senderReports: [ReceivedSenderReport] = []
 
         public mutating func next() async throws -> RTSPReceivedPacket? {
-            while index == batch.count {
-                guard let next = try await batches.next() else { return nil }
-                let bytes = next.packets.reduce(0) { $0 + $1.packet.bytes.count }
-                backlog.withLockedValue {
-                    $0.packets -= next.packets.count
-                    $0.bytes -= bytes
+            while true {
+                while index == batch.count {
+                    guard let next = try await batches.next() else { return nil }
+                    let bytes = next.packets.reduce(0) { $0 + $1.packet.bytes.count }
+                    backlog.withLockedValue {
+                        $0.packets -= next.packets.count
+                        $0.bytes -= bytes
+                    }
+                    senderReports += next.senderReports
+                    batch = next.packets
+                    batchPosition = next.position
+                    index = 0
                 }
-                senderReports += next.senderReports
-                batch = next.packets
-                index = 0
+                // Handed over before the latest seek was answered: the old position's, dropped.
+                guard batchPosition < position.seeks.load(ordering: .relaxed) else { break }
+                index = batch.count
             }
             index += 1
             return batch[index - 1]
@@ -55,7 +73,7 @@ public struct RTSPPackets: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(batches: batches.makeAsyncIterator(), backlog: backlog)
+        AsyncIterator(batches: batches.makeAsyncIterator(), backlog: backlog, position: position)
     }
 }
 

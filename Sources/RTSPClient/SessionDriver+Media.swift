@@ -54,12 +54,23 @@ extension SessionDriver {
             logFirst(media.invalidPackets == 0, .notice, "track \(track): a packet that is not RTP (\(bytes.count) bytes) was dropped")
             return media.invalidPackets += 1
         }
+        let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
+        if media.seekHeld != nil {
+            // A seek is under way: which position this packet is of, its answer will tell.
+            guard media.seekHeld?.count ?? 0 < options.packetBufferCapacity else { return media.droppedByConsumer += 1 }
+            media.seekHeld?.append((packet, track, time, arrival))
+            return
+        }
+        route(packet, track: track, time: time, now: arrival)
+    }
+
+    /// A packet of a track, past the seek and source checks, to the consumer.
+    private func route(_ packet: RTPPacket, track: Int, time: ArrivalTime, now arrival: NIODeadline) {
         if let first = media.tracks[track].seekSequence {
             // Within half the sequence space behind the new start: the old position's.
             guard Int16(bitPattern: packet.sequenceNumber &- first) >= 0 else { return media.tracks[track].packetsBeforeSeek += 1 }
             media.tracks[track].seekSequence = nil
         }
-        let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
         let staleBefore = media.tracks[track].staleSourcePackets
         let decision = media.tracks[track].source(of: packet, arrival: time, now: arrival)
         // Counted here or among held packets dropped when the announced source was first heard: either way
@@ -89,14 +100,27 @@ extension SessionDriver {
         batch.append(RTSPReceivedPacket(track: track, packet: packet, arrival: time, isDiscontinuity: discontinuity))
     }
 
+    /// A seek was asked for: what the consumer has not taken yet is the old position's (it drops it), and
+    /// what arrives until the answer is held, to be sorted by it.
+    func holdForSeek() {
+        handOver()
+        position.seeks.add(1, ordering: .relaxed)
+        media.seekHeld = []
+    }
+
     /// A seek was answered: each track's media starts again from its RTP-Info sequence number (what comes
-    /// before is the old position's, dropped), its first packet flagged as a discontinuity.
+    /// before is the old position's, dropped), its first packet flagged as a discontinuity; the packets held
+    /// since the seek was asked for go through that first.
     func startSeekedMedia(_ tracks: [RTSPClientStateMachine.Track]) {
         for (index, track) in tracks.enumerated() where media.tracks.indices.contains(index) {
             media.tracks[index].description = track
             media.tracks[index].seekSequence = track.rtpInfo?.sequenceNumber
             media.tracks[index].discontinuityPending = true
         }
+        let held = media.seekHeld ?? []
+        media.seekHeld = nil
+        for (packet, track, time, arrival) in held { route(packet, track: track, time: time, now: arrival) }
+        handOver()
     }
 
     /// Hands the packets of this read to the consumer, in one piece.
@@ -129,11 +153,15 @@ extension SessionDriver {
             "the consumer fell behind: \(count - admitted) packet(s) were dropped")
         media.droppedByConsumer += count - admitted
         if admitted == count {
-            continuation.yield(RTSPPackets.Batch(packets: batch, senderReports: reports))
+            continuation.yield(
+                RTSPPackets.Batch(packets: batch, senderReports: reports, position: position.seeks.load(ordering: .relaxed)))
             batch = []
         } else {
             if admitted > 0 || !reports.isEmpty {
-                continuation.yield(RTSPPackets.Batch(packets: Array(batch[..<admitted]), senderReports: reports))
+                continuation.yield(
+                    RTSPPackets.Batch(
+                        packets: Array(batch[..<admitted]), senderReports: reports,
+                        position: position.seeks.load(ordering: .relaxed)))
             }
             batch.removeAll(keepingCapacity: true)
         }

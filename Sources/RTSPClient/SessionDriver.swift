@@ -99,7 +99,7 @@ final class SessionDriver: @unchecked Sendable {
         // Batches hold a read's packets; the bounds (packetBufferCapacity, packetBufferByteCapacity) are kept
         // by `backlog`.
         let stream = AsyncThrowingStream.makeStream(of: RTSPPackets.Batch.self)
-        self.packets = RTSPPackets(batches: stream.stream, backlog: backlog)
+        self.packets = RTSPPackets(batches: stream.stream, backlog: backlog, position: position)
         self.continuation = stream.continuation
         (events, eventsContinuation) = AsyncStream.makeStream(of: RTSPSessionEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.closed = eventLoop.makePromise()
@@ -114,6 +114,8 @@ final class SessionDriver: @unchecked Sendable {
     func tell(_ event: RTSPSessionEvent) { eventsContinuation.yield(event) }
     /// Packets handed to the consumer and not yet taken, and their bytes.
     let backlog = NIOLockedValueBox(RTSPPackets.Backlog())
+    /// Seeks answered: packets handed over before the latest are dropped by the consumer.
+    let position = RTSPPackets.Position()
     /// Packets delivered during the current read, handed to the consumer when the read completes.
     var batch: [RTSPReceivedPacket] = []
     /// Sender reports of the tracks' sources that came during the current read, handed on with its packets:
@@ -506,6 +508,7 @@ final class SessionDriver: @unchecked Sendable {
             return promise.fail(RTSPClientError(.invalidCall, "seek() needs a playing or paused session, with no request under way"))
         }
         controlRequest = promise
+        holdForSeek()
         perform(actions)
     }
 

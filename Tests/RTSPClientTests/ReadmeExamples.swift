@@ -101,3 +101,22 @@ func record(_ url: String, to path: String, segment: Duration) async throws -> (
     try files.close()
     return (files.files, writer.tracksLeftOut.count)  // tracks MP4 does not carry (G.726...), with the reason
 }
+
+/// "Playing a recording": an NVR's ONVIF replay from a position, as fast as it sends, each picture dated with
+/// the time it was recorded; then a jump back.
+func replay(_ url: String, from start: String, thenFrom again: Double) async throws -> [(recorded: WallClockTime?, afterJump: Bool)] {
+    var options = RTSPSessionOptions()
+    options.playback = PlaybackRequest(range: try .init(parsing: start), rateControl: false, onvifReplay: true)
+    let session = try await RTSPSession.connect(to: url, options: options)
+    var pictures: [(recorded: WallClockTime?, afterJump: Bool)] = []
+    var jumped = false
+    for try await unit in try session.accessUnits() {
+        jumped = jumped || unit.isDiscontinuity  // the first unit of the new position is flagged
+        pictures.append((unit.captureTime, jumped))  // captureTime: when it was recorded (RTP extension 0xABAC)
+        if pictures.count == 30 {
+            try await session.seek(PlaybackRequest(range: .npt(start: again, end: nil), rateControl: false, onvifReplay: true))
+        }
+        if pictures.count == 60 { break }
+    }
+    return pictures
+}

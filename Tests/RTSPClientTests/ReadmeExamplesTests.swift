@@ -119,4 +119,21 @@ import Testing
             #expect(decode.status == 0 && decode.stderr.isEmpty, "\(file): \(decode.stderr)")
         }
     }
+
+    /// The replay example against gst-rtsp-server's ONVIF replay of a 10 s recording made at 2026-01-01T00:00:00Z
+    /// (`--file --onvif-replay`): 30 pictures from 5 s, then 30 from 2 s, each dated with its recorded time.
+    @Test func theReplayExampleRuns() async throws {
+        let (path, _) = try await RealServerPlaybackTests.recording()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await RealServer(["--file", path, "--onvif-replay", "3976214400"])
+        defer { server.stop() }
+        let pictures = try await replay(server.url, from: "npt=5-", thenFrom: 2)
+        #expect(pictures.count == 60)
+        let times = pictures.map { $0.recorded?.secondsSince1970 ?? 0 }
+        let before = pictures.prefix { !$0.afterJump }.count
+        #expect((30...40).contains(before), "\(before) pictures before the jump")
+        #expect(abs(times[0] - 1_767_225_605) < 0.001)
+        #expect(abs(times[before] - 1_767_225_602) < 0.001, "\(times)")
+        for i in (before + 1)..<times.count { #expect(abs(times[i] - times[i - 1] - 1.0 / 30) < 0.001) }
+    }
 }
