@@ -1,3 +1,5 @@
+import SDP
+
 /// MPEG-4 audio's decoder configuration (ISO/IEC 14496-3 section 1.6.2.1), what an AAC decoder and an ADTS
 /// header need: the object type, the sampling rate and the channels, and how many samples a frame holds.
 /// It comes as the `config` of an `mpeg4-generic` fmtp (hex), or inside a LATM StreamMuxConfig.
@@ -23,6 +25,19 @@ public struct AudioSpecificConfig: Sendable, Hashable {
         let array = Array(bytes)
         var reader = BitReader(array[...])
         try self.init(reading: &reader)
+    }
+
+    /// The configuration an AAC format's fmtp gives: its `config` (mpeg4-generic), or the AudioSpecificConfig
+    /// inside its StreamMuxConfig (MP4A-LATM).
+    /// - Throws: ``AudioError`` when the format gives none (a LATM stream that carries it in band only) or it
+    ///   does not read.
+    public init(format: AudioFormat) throws(AudioError) {
+        guard let hex = format.config else {
+            throw AudioError(
+                "the \(format.encodingName) format gives no config"
+                    + (format.codec == .aacLATM ? " (a cpresent=1 stream carries it in band only)" : ""))
+        }
+        self = format.codec == .aacLATM ? try StreamMuxConfig(hex: hex).audio : try AudioSpecificConfig(hex: hex)
     }
 
     /// Reads the configuration from hex (an fmtp's `config`).

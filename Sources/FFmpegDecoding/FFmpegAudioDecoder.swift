@@ -99,13 +99,7 @@ public final class FFmpegAudioDecoder: AudioDecoder {
     /// The AudioSpecificConfig of an AAC format: its fmtp's `config` (for LATM, inside its StreamMuxConfig).
     static func configuration(of format: AudioFormat) throws -> AudioSpecificConfig {
         do {
-            if format.codec == .aacLATM {
-                guard let hex = format.config else {
-                    throw AudioError("the LATM stream's configuration is in band: give it (configuration:) once seen")
-                }
-                return try StreamMuxConfig(hex: hex).audio
-            }
-            return try AudioSpecificConfig(hex: format.config ?? "")
+            return try AudioSpecificConfig(format: format)
         } catch {
             throw AudioDecodingError(.invalidConfiguration, "\(format.codec): \(error)")
         }

@@ -98,13 +98,7 @@ struct SampleDescription: Equatable, Sendable {
 
     private static func audioSpecificConfig(_ format: AudioFormat) throws(MP4Error) -> AudioSpecificConfig {
         do {
-            if format.codec == .aacLATM {
-                guard let hex = format.config else {
-                    throw AudioError("the SDP gives no config (cpresent=1 streams carry it in band only)")
-                }
-                return try StreamMuxConfig(hex: hex).audio
-            }
-            return try AudioSpecificConfig(hex: format.config ?? "")
+            return try AudioSpecificConfig(format: format)
         } catch {
             throw MP4Error(.invalidConfiguration, "the \(format.encodingName) track's configuration: \(error)")
         }

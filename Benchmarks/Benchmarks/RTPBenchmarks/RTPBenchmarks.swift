@@ -69,6 +69,7 @@ let benchmarks: @Sendable () -> Void = {
     depacketizerBenchmarks()
     audioBenchmarks()
     payloadBenchmarks()
+    recordingBenchmarks()
     decoderBenchmarks()
 
     // A whole real capture: pcap records -> Ethernet -> IPv4 -> UDP -> RTP, per pass over 1080 packets.
