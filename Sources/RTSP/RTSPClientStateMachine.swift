@@ -476,6 +476,14 @@ public struct RTSPClientStateMachine: Sendable {
                             + "\(configuration.url.path); check the URL's path (cameras name their streams differently)",
                         status: status))
             }
+            if status == 551, let required = request.headers["Require"] {
+                return fail(
+                    RTSPClientError(
+                        .unsupported,
+                        "the RTSP server answered \(request.method) with 551 \(reason): it does not support \(required) "
+                            + "(Require); play it without asking for that (onvifReplay false, no --onvif-replay)",
+                        status: status))
+            }
             return fail(
                 RTSPClientError(
                     .serverError, "the RTSP server answered \(request.method) with \(status) \(reason)", status: status)

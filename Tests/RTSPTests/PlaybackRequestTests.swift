@@ -118,3 +118,22 @@ import Testing
         #expect(throws: RTSPClientError.self) { try PlaybackRequest.Range(parsing: text) }
     }
 }
+
+extension PlaybackRequestTests {
+    /// A server without ONVIF replay answers `551 Option not supported`: the error says what it refused and
+    /// what to do instead, and the session ends.
+    @Test func aServerWithoutReplaySaysWhatItRefused() throws {
+        var m = RTSPClientStateMachine(
+            configuration: .init(
+                url: try RTSPURL("rtsp://cam/live"), mediaKinds: [.video], playback: PlaybackRequest(onvifReplay: true)))
+        _ = m.start(now: .zero)
+        _ = m.receive(Machine.answer(200, 1), now: .zero)
+        let refused = m.receive(Machine.answer(551, 2), now: .zero)
+        guard case .failed(let error)? = refused.first else {
+            Issue.record("not failed: \(refused)")
+            return
+        }
+        #expect(error.code == .unsupported)
+        #expect(error.reason.contains("onvif-replay") && error.reason.contains("--onvif-replay"), "\(error)")
+    }
+}
