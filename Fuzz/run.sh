@@ -4,7 +4,9 @@
 # What it finds goes to Fuzz/work/<target>; with MERGE=1 the corpus is then minimized (libFuzzer's -merge:
 # the fewest inputs that keep the coverage) back into Fuzz/Corpus/<target>, to be committed. Prints one
 # summary line per target; crashes are left in Fuzz/artifacts/. Fuzz/replay.sh runs the corpora once (CI).
-# usage: [MERGE=1] Fuzz/run.sh [SECONDS] [TARGET...]
+# MAX_LEN bounds the inputs (default 65536): FuzzRecorder's are merged with MAX_LEN=20000, which keeps its corpus
+# near the others' size.
+# usage: [MERGE=1] [MAX_LEN=N] Fuzz/run.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-300}"
@@ -24,7 +26,7 @@ for target in "${targets[@]}"; do
     before=$(ls artifacts | grep -c "^$target-crash" || true)
     # New inputs go to the first folder; the others are read.
     SWIFT_BACKTRACE=enable=no ".build/debug/$target" "$work" "$corpus" \
-        -max_total_time="$seconds" -max_len=65536 -artifact_prefix="artifacts/$target-" >"$log" 2>&1 \
+        -max_total_time="$seconds" -max_len="${MAX_LEN:-65536}" -artifact_prefix="artifacts/$target-" >"$log" 2>&1 \
         && status=ok || status="FAILED (see $log)"
     runs=$(grep -oE 'Done [0-9]+ runs' "$log" | grep -oE '[0-9]+' || echo "?")
     cov=$(grep -oE ' cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || echo "?")
@@ -35,7 +37,7 @@ for target in "${targets[@]}"; do
     if [ "${MERGE:-0}" = 1 ]; then
         merged="work/$target-merged"
         rm -rf "$merged" && mkdir -p "$merged"
-        SWIFT_BACKTRACE=enable=no ".build/debug/$target" -merge=1 -max_len=65536 "$merged" "$corpus" "$work" \
+        SWIFT_BACKTRACE=enable=no ".build/debug/$target" -merge=1 -max_len="${MAX_LEN:-65536}" "$merged" "$corpus" "$work" \
             >"artifacts/$target.merge.log" 2>&1
         rm -rf "$corpus" && mv "$merged" "$corpus"
         echo "$target: corpus minimized to $(ls "$corpus" | wc -l) inputs, $(du -sk "$corpus" | cut -f1) KiB"
