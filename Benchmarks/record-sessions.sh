@@ -37,6 +37,7 @@ for i in $(seq "$sessions"); do
     /usr/bin/time -f "%U %S %M" -o "$out/ff-$i.time" ffmpeg -nostdin -v error -rtsp_transport tcp -i "$url" \
         -map 0:v -map "0:$aac" -c copy -t "$seconds" -f mp4 "$out/ff-$i.mp4" 2> "$out/ff-$i.log" &
     pids+=("ff:$!")
+    sleep 1  # one pair at a time: gst-rtsp-server's shared media does not survive a storm of SETUPs
 done
 # Resident memory of each side's processes (the children of /usr/bin/time), every SAMPLE_SECONDS.
 rss() {
