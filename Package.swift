@@ -225,7 +225,7 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 "RTPDumpCore", "PacketCapture", "RTSPCapture", "RTP", "H26x", "SDP", "MediaPipeline", "RTSPClient",
-                "VideoDecoding", "FFmpegDecoding",
+                "VideoDecoding", "FFmpegDecoding", "MP4",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -18,8 +18,8 @@ package struct RecordingStreams: Sendable {
     private var reports = CaptureTracks()
     private let filter: StreamFilter
     private let followsFlows: Bool
-    /// Each pipeline track's stream.
-    private var streams: [StreamKey] = []
+    /// Each pipeline track's stream, once its first packet has come.
+    private var streams: [Int: StreamKey] = [:]
     private var pipeline = MediaPipeline()
     private var writer: FragmentedMP4Writer
     private let formats: [UInt8: MediaFormat]
@@ -28,6 +28,11 @@ package struct RecordingStreams: Sendable {
     private var notRecorded: Set<Int> = []
     /// Each track's payload type (its first packet's).
     private var payloadTypes: [Int: UInt8] = [:]
+    /// The SDP's audio tracks, made (and given to the writer) before their first packets, which may come after
+    /// the first keyframe has started the recording; each taken by the first stream of its payload type.
+    private var declared: [UInt8: Int] = [:]
+    /// Why a track is not recorded, until its stream is known.
+    private var reasons: [Int: String] = [:]
     /// The streams left out, each with the reason.
     package private(set) var streamsLeftOut: [(stream: StreamKey, reason: String)] = []
 
@@ -43,6 +48,11 @@ package struct RecordingStreams: Sendable {
         var configuration = configuration
         configuration.waitsForVideo = formats.isEmpty || formats.values.contains { $0.kind == .video }
         writer = FragmentedMP4Writer(configuration: configuration)
+        for (payloadType, format) in formats.sorted(by: { $0.key < $1.key }) where format.kind == .audio {
+            guard filter.payloadType.map({ $0 == payloadType }) ?? true else { continue }
+            declared[payloadType] = pipeline.trackCount
+            addTrack(payloadType: payloadType)
+        }
     }
 
     package var statistics: FragmentedMP4Writer.Statistics { writer.statistics }
@@ -67,9 +77,13 @@ package struct RecordingStreams: Sendable {
         }
         guard case .packet(var received, let isNew)? = sorters[payloadType]?.tracks.sort(datagram) else { return }
         if isNew, let sorter = sorters[payloadType] {
-            sorters[payloadType]?.pipelineTracks.append(pipeline.trackCount)
-            streams.append(sorter.tracks.stream(track: received.track))
-            addTrack(payloadType: payloadType)
+            let track = declared.removeValue(forKey: payloadType) ?? pipeline.trackCount
+            sorters[payloadType]?.pipelineTracks.append(track)
+            streams[track] = sorter.tracks.stream(track: received.track)
+            if track == pipeline.trackCount { addTrack(payloadType: payloadType) }
+            if let reason = reasons.removeValue(forKey: track), let stream = streams[track] {
+                streamsLeftOut.append((stream, reason))
+            }
         }
         received.track = sorters[payloadType]?.pipelineTracks[received.track] ?? received.track
         pipeline.push(received)
@@ -117,7 +131,7 @@ package struct RecordingStreams: Sendable {
         }
         if let reason {
             notRecorded.insert(track)
-            streamsLeftOut.append((streams[track], reason.reason))
+            if let stream = streams[track] { streamsLeftOut.append((stream, reason.reason)) } else { reasons[track] = reason.reason }
         } else {
             recorded.insert(track)
         }

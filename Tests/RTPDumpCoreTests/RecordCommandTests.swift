@@ -1,3 +1,7 @@
+import MP4
+import PacketCapture
+import RTPDumpCore
+import SDP
 import Foundation
 import TestSupport
 import Testing
@@ -101,5 +105,38 @@ import Testing
             frames += try await Self.ffmpegFrames(file).md5s
         }
         #expect(frames == (try await Self.decodedMD5s([capture])))
+    }
+}
+
+/// `RecordingStreams` in process: an SDP's audio track whose first packets come after the first keyframe (a
+/// camera whose audio starts late, a loaded machine) is in the recording all the same (a live recording
+/// killed early once had its video alone: the audio track was added after the recording had started).
+@Suite struct RecordingStreamsTests {
+    @Test func audioThatStartsAfterTheFirstKeyframeIsRecorded() throws {
+        var video = try CaptureFile(contentsOf: Fixtures.capture("h264-gst.pcap"))
+        var audio = try CaptureFile(contentsOf: Fixtures.capture("audio-pcmu-gst.pcap"))
+        let formats: [UInt8: MediaFormat] = [
+            96: .video(VideoFormat(codec: .h264, payloadType: 96)), 0: .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)),
+        ]
+        var streams = RecordingStreams(formats: formats, configuration: .init())
+        var initializations: [[UInt8]] = []
+        var audioBytes = 0
+        let emit = { (output: MP4Output) in
+            if case .initialization(let bytes) = output { initializations.append(bytes) }
+        }
+        for _ in 0..<60 { if let datagram = try video.nextDatagram() { try streams.add(datagram, emit: emit) } }
+        #expect(!initializations.isEmpty)  // the recording has started, before any audio
+        while let datagram = try audio.nextDatagram() {
+            audioBytes += datagram.payload.count
+            try streams.add(datagram, emit: emit)
+        }
+        while let datagram = try video.nextDatagram() { try streams.add(datagram, emit: emit) }
+        try streams.finish(emit: emit)
+        let moov = String(decoding: try #require(initializations.first), as: UTF8.self)
+        #expect(moov.components(separatedBy: "trak").count - 1 == 2)
+        #expect(moov.contains("ulaw"))
+        #expect(streams.statistics.audioSamples > 50)
+        #expect(streams.streamsLeftOut.isEmpty)
+        #expect(audioBytes > 0)
     }
 }
