@@ -118,11 +118,7 @@ public struct FragmentedMP4Writer: Sendable {
         }
         guard !tracks.contains(where: { $0.source == track }) else { return }
         var entry = RecordedTrack(id: UInt32(tracks.count + 1), source: track, format: format)
-        switch format {
-        case .video: break  // described by its first keyframe
-        case .audio(let audio): entry.description = try SampleDescription.audio(audio)
-        case .data: throw MP4Error(.unsupportedCodec, "\(format.encodingName) is not video or audio")
-        }
+        entry.description = try SampleDescription.before(format)
         tracks.append(entry)
         leader = tracks.firstIndex(where: \.isVideo) ?? 0
     }
@@ -132,14 +128,11 @@ public struct FragmentedMP4Writer: Sendable {
 
     /// Why `format` cannot be recorded, or nil when it can (an AAC track's configuration is checked too).
     public static func problem(recording format: MediaFormat) -> MP4Error? {
-        switch format {
-        case .video: return nil
-        case .audio(let audio):
-            do throws(MP4Error) {
-                _ = try SampleDescription.audio(audio)
-                return nil
-            } catch { return error }
-        case .data: return MP4Error(.unsupportedCodec, "\(format.encodingName) is not video or audio")
+        do throws(MP4Error) {
+            _ = try SampleDescription.before(format)
+            return nil
+        } catch {
+            return error
         }
     }
 
@@ -150,9 +143,9 @@ public struct FragmentedMP4Writer: Sendable {
             return
         }
         if case .video(let picture) = unit {
-            try appendVideo(picture, index: index, unit: unit, emit: emit)
+            try appendVideo(picture, index: index, emit: emit)
         } else if case .audio(let frame) = unit {
-            try appendAudio(frame, index: index, unit: unit, emit: emit)
+            try appendAudio(frame, index: index, emit: emit)
         } else {
             statistics.unitsOfOtherTracks += 1
         }
@@ -165,9 +158,9 @@ public struct FragmentedMP4Writer: Sendable {
 
     // MARK: Video
 
-    private mutating func appendVideo(_ picture: AccessUnit, index: Int, unit: MediaUnit, emit: (MP4Output) throws -> Void) rethrows {
+    private mutating func appendVideo(_ picture: AccessUnit, index: Int, emit: (MP4Output) throws -> Void) rethrows {
         let changed = tracks[index].noteParameterSets(of: picture)
-        if unit.isDiscontinuity { rebase(index, at: picture.timestamp, wallClock: picture.captureTime) }
+        if picture.isDiscontinuity { rebase(index, at: picture.timestamp) }
         let damaged = picture.lostPackets > 0 && !configuration.keepsDamagedVideo
         if damaged || (tracks[index].waitsForKeyframe && !picture.isKeyframe) {
             tracks[index].waitsForKeyframe = true
@@ -206,23 +199,17 @@ public struct FragmentedMP4Writer: Sendable {
         {
             try flush(emit: emit)
         }
+        let sets = tracks[index].parameterSets ?? ParameterSets(codec: picture.codec)
         tracks[index].add(time: time, duration: 0, isSync: picture.isKeyframe, wallClock: picture.captureTime) { data in
-            if let jpeg = picture.jpeg {
-                data.append(contentsOf: jpeg)
-                return
-            }
-            for nal in picture.nalUnits {
-                let size = UInt32(truncatingIfNeeded: nal.bytes.count)
-                data.append(UInt8(truncatingIfNeeded: size >> 24))
-                data.append(UInt8(truncatingIfNeeded: size >> 16))
-                data.append(UInt8(truncatingIfNeeded: size >> 8))
-                data.append(UInt8(truncatingIfNeeded: size))
-                data.append(contentsOf: nal.bytes)
-            }
+            Self.sampleFormat.write(picture, parameterSets: sets, into: &data)
         }
         statistics.videoSamples += 1
         if tracks[index].data.count >= configuration.maxFragmentBytes { try flush(emit: emit) }
     }
+
+    /// A sample as `avcC` / `hvcC` say (NAL units after 4-byte lengths; the parameter sets are the sample
+    /// entry's); a JPEG picture as its file.
+    private static let sampleFormat = ElementaryStreamWriter(framing: .lengthPrefixed(size: 4), insertParameterSets: false)
 
     /// The sample description a keyframe makes, or nil (the problem in ``lastError``).
     private mutating func describe(_ picture: AccessUnit, index: Int) -> SampleDescription? {
@@ -243,7 +230,7 @@ public struct FragmentedMP4Writer: Sendable {
 
     // MARK: Audio
 
-    private mutating func appendAudio(_ frame: AudioFrame, index: Int, unit: MediaUnit, emit: (MP4Output) throws -> Void) rethrows {
+    private mutating func appendAudio(_ frame: AudioFrame, index: Int, emit: (MP4Output) throws -> Void) rethrows {
         if !started {
             guard !configuration.waitsForVideo && !tracks.contains(where: \.isVideo) else {
                 statistics.unitsBeforeStart += 1
@@ -251,7 +238,7 @@ public struct FragmentedMP4Writer: Sendable {
             }
             try start(emit: emit)
         }
-        if unit.isDiscontinuity { rebase(index, at: frame.timestamp, wallClock: frame.captureTime) }
+        if frame.isDiscontinuity { rebase(index, at: frame.timestamp) }
         guard let time = place(index, timestamp: frame.timestamp, wallClock: frame.captureTime) else {
             statistics.unitsBeforeStart += 1
             return
@@ -302,7 +289,7 @@ public struct FragmentedMP4Writer: Sendable {
 
     /// After a break (a reconnect, a new source) the track's timestamps start over: they go on from where
     /// the track's timeline is.
-    private mutating func rebase(_ index: Int, at timestamp: UInt64, wallClock: WallClockTime?) {
+    private mutating func rebase(_ index: Int, at timestamp: UInt64) {
         guard tracks[index].base != nil else { return }
         tracks[index].base = (timestamp, tracks[index].endTime)
         if tracks[index].isVideo { tracks[index].waitsForKeyframe = true }

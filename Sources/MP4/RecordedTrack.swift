@@ -24,7 +24,7 @@ struct RecordedTrack: Sendable {
     /// H.264 and H.265: every parameter set seen, from the SDP and in band.
     var parameterSets: ParameterSets?
 
-    /// The unit timestamp that maps to `baseTime`, once the track has started.
+    /// A unit timestamp and the time on the track's timeline it maps to, once the track has started.
     var base: (timestamp: UInt64, time: Int64)?
     /// The earliest decode time the next sample may have.
     var nextDecodeTime: Int64 = 0

@@ -21,6 +21,17 @@ struct SampleDescription: Equatable, Sendable {
         if case .video = media { true } else { false }
     }
 
+    /// What a track's format says before any unit: an audio track's description; nil for video (its first
+    /// keyframe describes it).
+    /// - Throws: ``MP4Error`` for a format MP4 does not carry, or an AAC configuration that does not read.
+    static func before(_ format: MediaFormat) throws(MP4Error) -> SampleDescription? {
+        switch format {
+        case .video: return nil
+        case .audio(let audio): return try .audio(audio)
+        case .data: throw MP4Error(.unsupportedCodec, "\(format.encodingName) is not video or audio")
+        }
+    }
+
     /// An `avc1` or `hvc1` entry from the stream's parameter sets (the first SPS gives the size).
     static func h26x(_ sets: ParameterSets) throws(MP4Error) -> SampleDescription {
         let record: [UInt8]

@@ -399,7 +399,8 @@ public struct RTSPClientStateMachine: Sendable {
 
     private mutating func send(_ request: RTSPRequest, now: Duration) -> [Action] {
         var request = request
-        if configuration.playback?.onvifReplay == true, [.describe, .setup, .play].contains(request.method) {
+        // PLAY's comes with its playback request's headers (``PlaybackRequest/playHeaders``).
+        if configuration.playback?.onvifReplay == true, [.describe, .setup].contains(request.method) {
             request.headers["Require"] = "onvif-replay"
         }
         for (name, value) in configuration.additionalHeaders?(request.method) ?? []
