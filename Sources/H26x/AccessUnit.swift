@@ -99,3 +99,36 @@ extension AccessUnit {
             isKeyframe: true, parameterSetsChanged: false, lostPackets: 0, ssrc: ssrc)
     }
 }
+
+extension AccessUnit {
+    /// An access unit an application made (an encoder's output, a file's picture) from its NAL units, each
+    /// without a start code, in decoding order. It is a keyframe when one of them is an IDR (H.264) or IRAP
+    /// (H.265) slice; `parameterSetsChanged` is false (one unit alone cannot tell); nothing was lost. Empty NAL
+    /// units are left out.
+    public init(
+        codec: VideoCodec, timestamp: UInt64, nalUnits: some Sequence<some Collection<UInt8>>, ssrc: UInt32 = 0
+    ) {
+        var storage: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        var isKeyframe = false
+        for nal in nalUnits where !nal.isEmpty {
+            storage.append(contentsOf: [0, 0, 0, 1])
+            let start = storage.count
+            storage.append(contentsOf: nal)
+            ranges.append(start..<storage.count)
+            isKeyframe = isKeyframe || NALUnit(codec: codec, bytes: storage[start...]).isKeyframe
+        }
+        self.init(
+            codec: codec, timestamp: timestamp,
+            nalUnits: NALUnits(codec: codec, storage: storage, ranges: ranges, startCoded: true),
+            isKeyframe: isKeyframe, parameterSetsChanged: false, lostPackets: 0, ssrc: ssrc)
+    }
+
+    /// An access unit from its NAL units in Annex B (each after 00 00 01 or 00 00 00 01), as encoders and
+    /// `.h264` / `.h265` files give them.
+    public init(codec: VideoCodec, timestamp: UInt64, annexB bytes: some Collection<UInt8>, ssrc: UInt32 = 0) {
+        let buffer = Array(bytes)
+        self.init(
+            codec: codec, timestamp: timestamp, nalUnits: AnnexB.split(buffer[...]).map { buffer[$0] }, ssrc: ssrc)
+    }
+}

@@ -109,3 +109,29 @@ extension ParameterSets {
         return problems
     }
 }
+
+extension ParameterSets {
+    /// The format parameters that announce these sets in an SDP (RFC 6184 section 8.1, RFC 7798 section 7.1),
+    /// name and value: `sprop-parameter-sets` for H.264, `sprop-vps`, `sprop-sps` and `sprop-pps` for H.265,
+    /// each a comma-separated list of base64. The inverse of ``add(sdpParameter:value:)``.
+    public var sdpParameters: [(name: String, value: String)] {
+        func list(_ types: ClosedRange<UInt8>) -> String {
+            all.filter { types.contains($0.type) }.map { String(decoding: Base64.encode($0.bytes), as: UTF8.self) }
+                .joined(separator: ",")
+        }
+        let named: [(String, ClosedRange<UInt8>)] =
+            codec == .h264
+            ? [("sprop-parameter-sets", 7...8)] : [("sprop-vps", 32...32), ("sprop-sps", 33...33), ("sprop-pps", 34...34)]
+        return named.compactMap { name, types in
+            let value = list(types)
+            return value.isEmpty ? nil : (name, value)
+        }
+    }
+
+    /// H.264's `profile-level-id`: the first SPS's profile, constraint flags and level, six hex digits.
+    public var profileLevelID: String? {
+        guard codec == .h264, let sps = all.first(where: { $0.type == 7 }), sps.bytes.count >= 4 else { return nil }
+        let digits = Array("0123456789abcdef")
+        return String(sps.bytes.dropFirst().prefix(3).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
+    }
+}

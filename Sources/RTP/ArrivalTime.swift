@@ -66,3 +66,22 @@ extension Duration {
         return scaled &+ attoseconds / 1_000_000_000
     }
 }
+
+extension WallClockTime {
+    /// Now, on this machine's real-time clock: what a sender's reports pair its RTP times with.
+    public static func now() -> WallClockTime {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        let seconds = UInt64(max(0, Int64(spec.tv_sec))) &+ unixEpochOffset
+        let fraction = UInt64(spec.tv_nsec) << 32 / 1_000_000_000
+        return WallClockTime(ntp: seconds << 32 | fraction)
+    }
+
+    /// The time `nanoseconds` after this one (before, when negative).
+    public func adding(nanoseconds: Int64) -> WallClockTime {
+        let seconds = nanoseconds / 1_000_000_000
+        let rest = nanoseconds % 1_000_000_000
+        let delta = seconds << 32 + (rest << 32) / 1_000_000_000
+        return WallClockTime(ntp: UInt64(bitPattern: Int64(bitPattern: ntp) &+ delta))
+    }
+}
