@@ -13,26 +13,19 @@ import SDP
 /// Streams are told apart by payload type first: a captured RTSP session over TCP carries every track in
 /// one flow, which the SDP's payload types divide.
 package struct RecordingStreams: Sendable {
-    /// The streams of each payload type, and the pipeline track of each of their tracks.
-    private var sorters: [UInt8: (tracks: CaptureTracks, pipelineTracks: [Int])] = [:]
-    private var reports = CaptureTracks()
-    private let filter: StreamFilter
-    private let followsFlows: Bool
-    /// Each pipeline track's stream, once its first packet has come.
-    private var streams: [Int: StreamKey] = [:]
-    private var pipeline = MediaPipeline()
+    private var streams: CaptureMediaStreams
+    /// Each track's stream, once its first packet has come.
+    private var streamKeys: [Int: StreamKey] = [:]
     private var writer: FragmentedMP4Writer
-    private let formats: [UInt8: MediaFormat]
     /// Tracks of the pipeline the writer takes, and those it does not.
     private var recorded: Set<Int> = []
     private var notRecorded: Set<Int> = []
-    /// Each track's payload type (its first packet's).
+    /// Each track's payload type.
     private var payloadTypes: [Int: UInt8] = [:]
-    /// The SDP's audio tracks, made (and given to the writer) before their first packets, which may come after
-    /// the first keyframe has started the recording; each taken by the first stream of its payload type.
-    private var declared: [UInt8: Int] = [:]
     /// Why a track is not recorded, until its stream is known.
     private var reasons: [Int: String] = [:]
+    /// What the streams gave for one datagram, kept to be reused (nothing allocated per unit).
+    private var events: [CaptureMediaStreams.Event] = []
     /// The streams left out, each with the reason.
     package private(set) var streamsLeftOut: [(stream: StreamKey, reason: String)] = []
 
@@ -42,17 +35,14 @@ package struct RecordingStreams: Sendable {
         formats: [UInt8: MediaFormat], filter: StreamFilter = StreamFilter(), followsFlows: Bool = false,
         configuration: FragmentedMP4Writer.Configuration
     ) {
-        self.formats = formats
-        self.filter = filter
-        self.followsFlows = followsFlows
         var configuration = configuration
         configuration.waitsForVideo = formats.isEmpty || formats.values.contains { $0.kind == .video }
         writer = FragmentedMP4Writer(configuration: configuration)
-        for (payloadType, format) in formats.sorted(by: { $0.key < $1.key }) where format.kind == .audio {
-            guard filter.payloadType.map({ $0 == payloadType }) ?? true else { continue }
-            declared[payloadType] = pipeline.trackCount
-            addTrack(payloadType: payloadType)
-        }
+        streams = CaptureMediaStreams(formats: formats, filter: filter, followsFlows: followsFlows)
+        // The SDP's audio tracks are in the recording from its start, whenever their first packets come.
+        var events: [CaptureMediaStreams.Event] = []
+        streams.start { events.append($0) }
+        for event in events { try? handle(event, emit: { _ in }) }
     }
 
     package var statistics: FragmentedMP4Writer.Statistics { writer.statistics }
@@ -60,65 +50,44 @@ package struct RecordingStreams: Sendable {
 
     /// Offers a datagram; `emit` receives what is ready to be written.
     package mutating func add(_ datagram: consuming UDPDatagram, emit: (MP4Output) throws -> Void) throws {
-        let payload = datagram.payload
-        if RTPPacket.looksLikeRTCP(payload) {
-            if case .senderReports(let reports)? = reports.sort(datagram) {
-                for report in reports { pipeline.receiveSenderReport(report) }
-            }
-            return
+        var events: [CaptureMediaStreams.Event] = []
+        swap(&events, &self.events)
+        defer {
+            events.removeAll(keepingCapacity: true)
+            swap(&events, &self.events)
         }
-        guard payload.count >= 2 else { return }
-        let payloadType = payload[payload.startIndex + 1] & 0x7F
-        if sorters[payloadType] == nil {
-            var narrowed = filter
-            narrowed.payloadType = payloadType
-            guard filter.payloadType.map({ $0 == payloadType }) ?? true else { return }
-            sorters[payloadType] = (CaptureTracks(filter: narrowed, followsFlows: followsFlows), [])
-        }
-        guard case .packet(var received, let isNew)? = sorters[payloadType]?.tracks.sort(datagram) else { return }
-        if isNew, let sorter = sorters[payloadType] {
-            let track = declared.removeValue(forKey: payloadType) ?? pipeline.trackCount
-            sorters[payloadType]?.pipelineTracks.append(track)
-            streams[track] = sorter.tracks.stream(track: received.track)
-            if track == pipeline.trackCount { addTrack(payloadType: payloadType) }
-            if let reason = reasons.removeValue(forKey: track), let stream = streams[track] {
-                streamsLeftOut.append((stream, reason))
-            }
-        }
-        received.track = sorters[payloadType]?.pipelineTracks[received.track] ?? received.track
-        pipeline.push(received)
-        try handOn(emit: emit)
+        streams.add(datagram) { events.append($0) }
+        for event in events { try handle(event, emit: emit) }
     }
 
     /// Ends every stream and writes the last fragment.
     package mutating func finish(emit: (MP4Output) throws -> Void) throws {
-        pipeline.finish()
-        try handOn(emit: emit)
+        var events: [CaptureMediaStreams.Event] = []
+        streams.finish { events.append($0) }
+        for event in events { try handle(event, emit: emit) }
         try writer.finish(emit: emit)
     }
 
-    private mutating func addTrack(payloadType: UInt8) {
-        let track = pipeline.trackCount
-        payloadTypes[track] = payloadType
-        guard let format = formats[payloadType] else {
-            _ = pipeline.addTrack(.sniffing())
-            return
-        }
-        _ = pipeline.addTrack(Depacketizer(format: format))
-        if case .video = format { return }  // added with its first picture, as sniffed ones
-        leaveOut(track, FragmentedMP4Writer.problem(recording: format)) { (writer) throws(MP4Error) in
-            try writer.addTrack(track, format: format)
-        }
-    }
-
-    private mutating func handOn(emit: (MP4Output) throws -> Void) throws {
-        while let unit = pipeline.next() {
+    private mutating func handle(_ event: CaptureMediaStreams.Event, emit: (MP4Output) throws -> Void) throws {
+        switch event {
+        case .track(let track, let payloadType, let format):
+            payloadTypes[track] = payloadType
+            guard let format else { return }
+            if case .video = format { return }  // added with its first picture, as sniffed ones
+            leaveOut(track, FragmentedMP4Writer.problem(recording: format)) { (writer) throws(MP4Error) in
+                try writer.addTrack(track, format: format)
+            }
+        case .stream(let track, let key):
+            streamKeys[track] = key
+            if let reason = reasons.removeValue(forKey: track) { streamsLeftOut.append((key, reason)) }
+        case .unit(let unit):
             if case .video(let picture) = unit, !recorded.contains(unit.track), !notRecorded.contains(unit.track) {
                 let payloadType = payloadTypes[unit.track] ?? 96
-                let format = formats[payloadType] ?? .video(VideoFormat(codec: picture.codec, payloadType: payloadType))
+                let format =
+                    streams.formats[payloadType] ?? .video(VideoFormat(codec: picture.codec, payloadType: payloadType))
                 leaveOut(unit.track, nil) { (writer) throws(MP4Error) in try writer.addTrack(unit.track, format: format) }
             }
-            guard recorded.contains(unit.track) else { continue }
+            guard recorded.contains(unit.track) else { return }
             try writer.append(unit, emit: emit)
         }
     }
@@ -131,7 +100,7 @@ package struct RecordingStreams: Sendable {
         }
         if let reason {
             notRecorded.insert(track)
-            if let stream = streams[track] { streamsLeftOut.append((stream, reason.reason)) } else { reasons[track] = reason.reason }
+            if let stream = streamKeys[track] { streamsLeftOut.append((stream, reason.reason)) } else { reasons[track] = reason.reason }
         } else {
             recorded.insert(track)
         }

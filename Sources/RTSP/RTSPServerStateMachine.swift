@@ -1,0 +1,334 @@
+import RTP
+import SDP
+
+/// One RTSP connection as a server sees it, sans I/O: requests in, answers and what to do with the media out.
+/// The server side of ``RTSPClientStateMachine``.
+///
+/// ```swift
+/// var machine = RTSPServerStateMachine(presentations: [.init(path: "/camera", formats: formats)])
+/// for action in machine.receive(request, now: .now()) {
+///     switch action {
+///     case .respond(let answer): write(answer.serialized())
+///     case .play(let play): write(play.response(startingAt: positions).serialized()); startSending(play)
+///     case .pause(let session): stopSending(session)
+///     case .teardown(let session): stopSending(session)
+///     }
+/// }
+/// ```
+///
+/// It serves OPTIONS, DESCRIBE (the presentation's SDP), SETUP (TCP interleaved, and UDP unicast when the
+/// server has UDP ports), PLAY, PAUSE, TEARDOWN, and GET_PARAMETER / SET_PARAMETER as keepalives; sessions that
+/// hear nothing for ``Configuration/sessionTimeout`` are torn down by ``expire(now:)``. Every request but
+/// OPTIONS is authenticated when ``Configuration/authentication`` is set. A request it cannot serve gets the
+/// status RFC 2326 gives it (400, 401, 404, 454, 455, 459, 461, 501, 551), never a crash.
+public struct RTSPServerStateMachine: Sendable {
+    /// What a server serves and how.
+    public struct Configuration: Sendable {
+        /// How long a session lives without a request or RTCP from its client.
+        public var sessionTimeout: Duration = .seconds(60)
+        /// Users and schemes; nil serves everyone.
+        public var authentication: ServerAuthentication?
+        /// The server's RTP and RTCP ports for UDP: without them, UDP SETUPs get 461 (TCP interleaved only).
+        public var udpPorts: (rtp: UInt16, rtcp: UInt16)?
+        /// Sessions one connection may hold at once.
+        public var maxSessions = 8
+        /// The `Require` options it supports (anything else gets 551).
+        public var supportedOptions: Set<String> = []
+        /// The `Server` header.
+        public var serverName = "swift-rtp"
+
+        public init() {}
+    }
+
+    /// A presentation the server offers: its path (`/camera`) and its tracks' formats.
+    public struct Presentation: Sendable {
+        public var path: String
+        public var formats: [MediaFormat]
+
+        public init(path: String, formats: [MediaFormat]) {
+            self.path = Self.normalized(path)
+            self.formats = formats
+        }
+
+        /// A path without a trailing `/` (and `/` for the root).
+        static func normalized(_ path: String) -> String {
+            var path = path.hasPrefix("/") ? path : "/" + path
+            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+            return path
+        }
+    }
+
+    /// How one track of a session is sent.
+    public enum Transport: Sendable, Hashable {
+        /// In the RTSP connection, `$`-framed on these channels.
+        case interleaved(rtp: UInt8, rtcp: UInt8)
+        /// Over UDP to these ports of the client's address (the connection's peer).
+        case udp(rtp: UInt16, rtcp: UInt16)
+    }
+
+    /// A track set up in a session.
+    public struct Track: Sendable, Hashable {
+        /// Its index in the presentation.
+        public var index: Int
+        public var transport: Transport
+    }
+
+    /// A PLAY the server accepted: what to send, and the answer to write before the first packet.
+    public struct Play: Sendable {
+        public let session: String
+        public let path: String
+        public let tracks: [Track]
+        let cseq: String
+        let base: String
+        let serverName: String
+        let sessionHeader: String
+
+        /// The PLAY answer, with RTP-Info naming where each track starts (`positions`: per track index, its
+        /// next sequence number and RTP time).
+        public func response(startingAt positions: [Int: (sequenceNumber: UInt16, rtpTime: UInt32)]) -> RTSPMessage {
+            let info = tracks.compactMap { track in
+                positions[track.index].map {
+                    "url=\(base)trackID=\(track.index);seq=\($0.sequenceNumber);rtptime=\($0.rtpTime)"
+                }
+            }
+            var headers = [("CSeq", cseq), ("Server", serverName), ("Session", sessionHeader), ("Range", "npt=0.000-")]
+            if !info.isEmpty { headers.append(("RTP-Info", info.joined(separator: ","))) }
+            return RTSPMessage(kind: .response(statusCode: 200, reason: "OK"), headers: headers, body: [])
+        }
+    }
+
+    /// What the connection's owner does.
+    public enum Action: Sendable {
+        /// Write this answer.
+        case respond(RTSPMessage)
+        /// Start (or resume) sending a session's tracks, after writing `Play.response(startingAt:)`.
+        case play(Play)
+        /// Stop sending a session's tracks for now.
+        case pause(session: String)
+        /// Stop sending a session's tracks and forget it (asked, or timed out).
+        case teardown(session: String)
+    }
+
+    struct Session: Sendable {
+        var path: String
+        var tracks: [Track] = []
+        var lastHeard: ArrivalTime
+        var isPlaying = false
+    }
+
+    public let configuration: Configuration
+    public private(set) var presentations: [Presentation]
+    private var sessions: [String: Session] = [:]
+
+    public init(presentations: [Presentation], configuration: Configuration = Configuration()) {
+        self.presentations = presentations
+        self.configuration = configuration
+    }
+
+    /// The ids of the sessions it holds.
+    public var sessionIDs: [String] { sessions.keys.sorted() }
+
+    /// Adds or replaces a presentation (a source that came up after the connection did).
+    public mutating func offer(_ presentation: Presentation) {
+        presentations.removeAll { $0.path == presentation.path }
+        presentations.append(presentation)
+    }
+
+    /// Something was heard from the client (RTCP, a keepalive): its sessions live on.
+    public mutating func noteActivity(now: ArrivalTime) {
+        for id in sessions.keys { sessions[id]?.lastHeard = now }
+    }
+
+    /// Tears down the sessions that heard nothing for the session timeout.
+    public mutating func expire(now: ArrivalTime) -> [Action] {
+        let idle = sessions.filter { now - $0.value.lastHeard > configuration.sessionTimeout }.keys.sorted()
+        for id in idle { sessions[id] = nil }
+        return idle.map { .teardown(session: $0) }
+    }
+
+    /// Every session torn down: the connection closed.
+    public mutating func close() -> [Action] {
+        let all = sessions.keys.sorted()
+        sessions = [:]
+        return all.map { .teardown(session: $0) }
+    }
+
+    /// The answer to `request`, and what to do.
+    public mutating func receive(_ request: RTSPMessage, now: ArrivalTime) -> [Action] {
+        guard case .request(let method, let uri) = request.kind else { return [] }
+        guard let cseq = request.header("CSeq")?.trimmingCharacters(), !cseq.isEmpty, cseq.count <= 16 else {
+            return [.respond(answer(400, "Bad Request", cseq: "0", ["Reason: a request needs a CSeq header"]))]
+        }
+        let name = method.uppercased()
+        let required = Self.list(request.header("Require")).filter { !configuration.supportedOptions.contains($0) }
+        if !required.isEmpty {
+            return [.respond(answer(551, "Option not supported", cseq: cseq, ["Unsupported: \(required.joined(separator: ", "))"]))]
+        }
+        if name != "OPTIONS", let authentication = configuration.authentication,
+            authentication.user(of: request, method: method) == nil
+        {
+            return [
+                .respond(answer(401, "Unauthorized", cseq: cseq, authentication.challenges.map { "WWW-Authenticate: \($0)" }))
+            ]
+        }
+        if let id = request.header("Session").flatMap(SessionHeader.init)?.id {
+            guard sessions[id] != nil else { return [.respond(answer(454, "Session Not Found", cseq: cseq))] }
+            sessions[id]?.lastHeard = now
+        }
+        switch name {
+        case "OPTIONS":
+            return [.respond(answer(200, "OK", cseq: cseq, ["Public: \(Self.methods)"]))]
+        case "DESCRIBE": return [describe(uri: uri, cseq: cseq)]
+        case "SETUP": return [setup(request, uri: uri, cseq: cseq, now: now)]
+        case "PLAY", "PAUSE", "TEARDOWN": return control(name, request, uri: uri, cseq: cseq)
+        case "GET_PARAMETER", "SET_PARAMETER":
+            return [.respond(answer(200, "OK", cseq: cseq, sessionLine(request)))]
+        default:
+            return [.respond(answer(501, "Not Implemented", cseq: cseq, ["Public: \(Self.methods)"]))]
+        }
+    }
+
+    static let methods = "OPTIONS, DESCRIBE, SETUP, PLAY, PAUSE, TEARDOWN, GET_PARAMETER, SET_PARAMETER"
+
+    private func describe(uri: String, cseq: String) -> Action {
+        guard let url = try? RTSPURL(uri) else { return .respond(answer(400, "Bad Request", cseq: cseq)) }
+        let path = Presentation.normalized(Self.pathWithoutQuery(url.path))
+        guard let presentation = presentations.first(where: { $0.path == path }) else {
+            return .respond(answer(404, "Not Found", cseq: cseq))
+        }
+        let sdp = SessionDescription.text(describing: presentation.formats, sessionName: configuration.serverName)
+        var base = url
+        base.path = path == "/" ? "/" : path + "/"
+        var message = answer(200, "OK", cseq: cseq, ["Content-Base: \(base)", "Content-Type: application/sdp"])
+        message.body = Array(sdp.utf8)
+        return .respond(message)
+    }
+
+    private mutating func setup(_ request: RTSPMessage, uri: String, cseq: String, now: ArrivalTime) -> Action {
+        guard let url = try? RTSPURL(uri), let (path, index) = track(at: Self.pathWithoutQuery(url.path)) else {
+            return .respond(answer(404, "Not Found", cseq: cseq))
+        }
+        var id = request.header("Session").flatMap(SessionHeader.init)?.id
+        if let id, let session = sessions[id] {
+            guard session.path == path else { return .respond(answer(459, "Aggregate Operation Not Allowed", cseq: cseq)) }
+            guard !session.isPlaying else { return .respond(answer(455, "Method Not Valid in This State", cseq: cseq)) }
+        }
+        guard let (transport, echoed) = chooseTransport(request.header("Transport"), index: index) else {
+            let offered = configuration.udpPorts == nil ? "RTP/AVP/TCP;interleaved" : "RTP/AVP/TCP or RTP/AVP;unicast"
+            return .respond(answer(461, "Unsupported Transport", cseq: cseq, ["Reason: this server sends \(offered)"]))
+        }
+        if id == nil {
+            guard sessions.count < configuration.maxSessions else {
+                return .respond(answer(453, "Not Enough Bandwidth", cseq: cseq, ["Reason: too many sessions on one connection"]))
+            }
+            let new = Self.newSessionID()
+            sessions[new] = Session(path: path, lastHeard: now)
+            id = new
+        }
+        guard let id else { return .respond(answer(500, "Internal Server Error", cseq: cseq)) }
+        sessions[id]?.tracks.removeAll { $0.index == index }
+        sessions[id]?.tracks.append(Track(index: index, transport: transport))
+        sessions[id]?.tracks.sort { $0.index < $1.index }
+        return .respond(answer(200, "OK", cseq: cseq, ["Transport: \(echoed)", "Session: \(sessionValue(id))"]))
+    }
+
+    private mutating func control(_ name: String, _ request: RTSPMessage, uri: String, cseq: String) -> [Action] {
+        guard let id = request.header("Session").flatMap(SessionHeader.init)?.id, let session = sessions[id] else {
+            return [.respond(answer(454, "Session Not Found", cseq: cseq))]
+        }
+        switch name {
+        case "PLAY":
+            guard !session.tracks.isEmpty else { return [.respond(answer(455, "Method Not Valid in This State", cseq: cseq))] }
+            sessions[id]?.isPlaying = true
+            let base = (try? RTSPURL(uri)).map { url in
+                var base = url
+                base.path = session.path == "/" ? "/" : session.path + "/"
+                return base.description
+            } ?? ""
+            return [
+                .play(
+                    Play(
+                        session: id, path: session.path, tracks: session.tracks, cseq: cseq, base: base,
+                        serverName: configuration.serverName, sessionHeader: sessionValue(id)))
+            ]
+        case "PAUSE":
+            sessions[id]?.isPlaying = false
+            return [.respond(answer(200, "OK", cseq: cseq, ["Session: \(sessionValue(id))"])), .pause(session: id)]
+        default:
+            sessions[id] = nil
+            return [.respond(answer(200, "OK", cseq: cseq, ["Session: \(id)"])), .teardown(session: id)]
+        }
+    }
+
+    /// The presentation and track a SETUP URL names: `<path>/trackID=<n>`, or the path of a presentation of one
+    /// track.
+    private func track(at path: String) -> (path: String, index: Int)? {
+        let normalized = Presentation.normalized(path)
+        if let slash = normalized.lastIndex(of: "/"), normalized[normalized.index(after: slash)...].hasPrefix("trackID=") {
+            let parent = Presentation.normalized(String(normalized[..<slash]))
+            let number = normalized[normalized.index(after: slash)...].dropFirst("trackID=".count)
+            if let index = Int(number), let presentation = presentations.first(where: { $0.path == parent }),
+                presentation.formats.indices.contains(index)
+            {
+                return (parent, index)
+            }
+            return nil
+        }
+        if let presentation = presentations.first(where: { $0.path == normalized }), presentation.formats.count == 1 {
+            return (normalized, 0)
+        }
+        return nil
+    }
+
+    /// The first transport the client offers that the server sends, and the Transport header to answer with.
+    private func chooseTransport(_ header: String?, index: Int) -> (Transport, String)? {
+        for offer in (header ?? "").split(separator: ",").prefix(8) {
+            let spec = TransportHeader(String(offer))
+            let profile = spec.profile.uppercased()
+            guard profile.hasPrefix("RTP/AVP"), !spec.isMulticast else { continue }
+            if profile.hasSuffix("/TCP") {
+                let channels = spec.interleavedChannels ?? (UInt8(truncatingIfNeeded: 2 * index), UInt8(truncatingIfNeeded: 2 * index + 1))
+                return (
+                    .interleaved(rtp: channels.rtp, rtcp: channels.rtcp),
+                    "RTP/AVP/TCP;unicast;interleaved=\(channels.rtp)-\(channels.rtcp)"
+                )
+            }
+            if let ports = configuration.udpPorts, let client = spec.clientPorts, client.rtp > 0 {
+                return (
+                    .udp(rtp: client.rtp, rtcp: client.rtcp),
+                    "RTP/AVP;unicast;client_port=\(client.rtp)-\(client.rtcp);server_port=\(ports.rtp)-\(ports.rtcp)"
+                )
+            }
+        }
+        return nil
+    }
+
+    private func answer(_ status: Int, _ reason: String, cseq: String, _ headers: [String] = []) -> RTSPMessage {
+        var fields = [("CSeq", cseq), ("Server", configuration.serverName)]
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":") else { continue }
+            fields.append((String(header[..<colon]), String(header[header.index(after: colon)...]).trimmingCharacters()))
+        }
+        return RTSPMessage(kind: .response(statusCode: status, reason: reason), headers: fields, body: [])
+    }
+
+    private func sessionLine(_ request: RTSPMessage) -> [String] {
+        request.header("Session").flatMap(SessionHeader.init).map { ["Session: \(sessionValue($0.id))"] } ?? []
+    }
+
+    private func sessionValue(_ id: String) -> String {
+        "\(id);timeout=\(configuration.sessionTimeout.components.seconds)"
+    }
+
+    private static func list(_ value: String?) -> [String] {
+        (value ?? "").split(separator: ",").map { $0.trimmingCharacters() }.filter { !$0.isEmpty }
+    }
+
+    private static func pathWithoutQuery(_ path: String) -> String {
+        path.firstIndex(of: "?").map { String(path[..<$0]) } ?? path
+    }
+
+    private static func newSessionID() -> String {
+        String(UInt64.random(in: 1 << 60...UInt64.max), radix: 16, uppercase: true)
+    }
+}
