@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "MediaPipeline", targets: ["MediaPipeline"]),
         .library(name: "MP4", targets: ["MP4"]),
         .library(name: "RTSPClient", targets: ["RTSPClient"]),
+        .library(name: "RTSPServer", targets: ["RTSPServer"]),
         .library(name: "SRTP", targets: ["SRTP"]),
         .library(name: "RTPTransport", targets: ["RTPTransport"]),
         .library(name: "VideoDecoding", targets: ["VideoDecoding"]),
@@ -98,6 +99,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
+        // The RTSP server on SwiftNIO: media sources packetized once and fanned out to clients over TCP
+        // interleaved and UDP, each connection run by the sans-I/O RTSPServerStateMachine.
+        .target(
+            name: "RTSPServer",
+            dependencies: [
+                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP", "CH26x"]),
         // zlib's header (the library is on every Linux and Apple system), for gzip-compressed ONVIF metadata.
@@ -141,7 +150,7 @@ let package = Package(
         .target(
             name: "RTPDumpCore",
             dependencies: [
-                "RTP", "PacketCapture", "RTSPCapture", "H26x", "Audio", "Metadata", "MP4", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP",
+                "RTP", "PacketCapture", "RTSPCapture", "H26x", "Audio", "Metadata", "MP4", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "RTSPServer", "SRTP",
                 "VideoDecoding", "AudioDecoding", "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
@@ -149,7 +158,7 @@ let package = Package(
             name: "rtpdump",
             dependencies: [
                 "RTPDumpCore", "RTSPCapture", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "FFmpegDecoding",
-                "Audio", "PacketCapture", "MP4",
+                "Audio", "PacketCapture", "MP4", "RTSPServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -165,7 +174,7 @@ let package = Package(
             name: "SwiftRTP",
             dependencies: [
                 "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "Metadata", "MediaPipeline", "MP4", "PacketCapture", "RTP", "RTSPCapture",
-                "RTPTransport", "RTSP", "RTSPClient", "SDP", "SRTP", "VideoDecoding",
+                "RTPTransport", "RTSP", "RTSPClient", "RTSPServer", "SDP", "SRTP", "VideoDecoding",
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the
         // tests build and run it.

@@ -21,3 +21,10 @@ final class BlockingResult<Value>: @unchecked Sendable {
         return try result.get()
     }
 }
+
+/// Runs `body` in a task and waits for its result on the calling (synchronous) thread.
+package func waitFor<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) throws -> Value {
+    let result = BlockingResult<Value>()
+    Task { await result.set(body) }
+    return try result.wait()
+}

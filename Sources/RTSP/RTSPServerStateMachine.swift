@@ -51,7 +51,7 @@ public struct RTSPServerStateMachine: Sendable {
         }
 
         /// A path without a trailing `/` (and `/` for the root).
-        static func normalized(_ path: String) -> String {
+        package static func normalized(_ path: String) -> String {
             var path = path.hasPrefix("/") ? path : "/" + path
             while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
             return path
@@ -95,6 +95,13 @@ public struct RTSPServerStateMachine: Sendable {
             if !info.isEmpty { headers.append(("RTP-Info", info.joined(separator: ","))) }
             return RTSPMessage(kind: .response(statusCode: 200, reason: "OK"), headers: headers, body: [])
         }
+
+        /// The answer when the server cannot play it after all (its source went away or ended).
+        public func refusal(statusCode: Int, reason: String) -> RTSPMessage {
+            RTSPMessage(
+                kind: .response(statusCode: statusCode, reason: reason),
+                headers: [("CSeq", cseq), ("Server", serverName)], body: [])
+        }
     }
 
     /// What the connection's owner does.
@@ -132,6 +139,11 @@ public struct RTSPServerStateMachine: Sendable {
     public mutating func offer(_ presentation: Presentation) {
         presentations.removeAll { $0.path == presentation.path }
         presentations.append(presentation)
+    }
+
+    /// Offers exactly `presentations` from now on (what the server has mounted now).
+    public mutating func replacePresentations(_ presentations: [Presentation]) {
+        self.presentations = presentations
     }
 
     /// Something was heard from the client (RTCP, a keepalive): its sessions live on.

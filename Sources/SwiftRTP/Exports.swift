@@ -17,6 +17,7 @@
 @_exported import RTSP
 @_exported import RTSPCapture
 @_exported import RTSPClient
+@_exported import RTSPServer
 @_exported import SDP
 @_exported import SRTP
 @_exported import VideoDecoding

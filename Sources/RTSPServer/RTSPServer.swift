@@ -1,0 +1,164 @@
+import Logging
+import NIOCore
+import NIOPosix
+import RTP
+import RTSP
+import SDP
+import Synchronization
+
+/// An RTSP server on SwiftNIO: it serves the ``MediaSource``s mounted on it to any number of clients, over TCP
+/// interleaved and UDP unicast, each connection run by an ``RTSPServerStateMachine``.
+///
+/// ```swift
+/// let server = RTSPServer(configuration: .init(port: 8554))
+/// server.mount(source, at: "/camera")
+/// try await server.start()          // rtsp://host:8554/camera
+/// ...
+/// await server.stop()
+/// ```
+///
+/// Every 5 s it sends each playing client its tracks' sender reports (with the NTP time of their RTP time);
+/// sessions that hear nothing for the session timeout end; a client that stops reading is skipped (see
+/// ``MediaSource``) with at most ``Configuration/writeBufferLimit`` bytes queued for it.
+public final class RTSPServer: Sendable {
+    /// How a server listens and serves.
+    public struct Configuration: Sendable {
+        /// The address to listen on (`0.0.0.0`: every IPv4 interface; `::` IPv6).
+        public var host = "0.0.0.0"
+        /// The TCP port for RTSP; 0 takes a free one (``port`` says which).
+        public var port = 8554
+        /// Whether it sends over UDP too (from two UDP ports it takes), or TCP interleaved only.
+        public var servesUDP = true
+        /// Users and schemes to authenticate; nil serves everyone.
+        public var authentication: ServerAuthentication?
+        /// How long a session lives without a request or RTCP from its client.
+        public var sessionTimeout: Duration = .seconds(60)
+        /// Bytes queued for one client's connection before its media is skipped (to its next keyframe).
+        public var writeBufferLimit = 2 << 20
+        /// Sender reports' interval.
+        public var reportInterval: Duration = .seconds(5)
+        /// The `Server` header and the RTCP CNAME.
+        public var name = "swift-rtp"
+        /// The most connections at once.
+        public var maxConnections = 1024
+
+        public init(host: String = "0.0.0.0", port: Int = 8554) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    public let configuration: Configuration
+    let logger: Logger
+    private let group: any EventLoopGroup
+    private let ownsGroup: Bool
+    private let mounts = Mutex<[String: MediaSource]>([:])
+    private let running = Mutex<Running?>(nil)
+    let connectionCount = Atomic<Int>(0)
+
+    struct Running: @unchecked Sendable {  // channels and a scheduled task, each Sendable; the struct holds them
+        let listener: any Channel
+        let udp: (rtp: any Channel, rtcp: any Channel)?
+        let reports: RepeatedTask
+    }
+
+    /// A server on `group` (one of its own, with a thread per core, when nil).
+    public init(configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil) {
+        self.configuration = configuration
+        self.group = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        ownsGroup = group == nil
+        self.logger = logger ?? Logger(label: "swift-rtp.server")
+    }
+
+    /// Serves `source` at `path` (`/camera`), replacing what was there.
+    public func mount(_ source: MediaSource, at path: String) {
+        let path = RTSPServerStateMachine.Presentation.normalized(path)
+        mounts.withLock { $0[path] = source }
+    }
+
+    /// Stops offering what is at `path` (clients playing it go on until they leave).
+    public func unmount(_ path: String) {
+        let path = RTSPServerStateMachine.Presentation.normalized(path)
+        _ = mounts.withLock { $0.removeValue(forKey: path) }
+    }
+
+    /// What is mounted, as the state machine offers it.
+    var presentations: [RTSPServerStateMachine.Presentation] {
+        mounts.withLock { mounts in mounts.map { .init(path: $0.key, formats: $0.value.formats) } }
+    }
+
+    func source(at path: String) -> MediaSource? { mounts.withLock { $0[path] } }
+
+    /// The TCP port it listens on (nil before ``start()``).
+    public var port: Int? { running.withLock { $0?.listener.localAddress?.port } }
+
+    /// Starts listening. Throws when the address cannot be bound (in use, not this machine's).
+    public func start() async throws {
+        let udp = configuration.servesUDP ? try await bindUDPPair() : nil
+        let listener = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(
+                .writeBufferWaterMark,
+                value: .init(low: configuration.writeBufferLimit / 2, high: configuration.writeBufferLimit))
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard connectionCount.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maxConnections else {
+                        connectionCount.wrappingSubtract(1, ordering: .relaxed)
+                        throw ChannelError.inputClosed
+                    }
+                    try channel.pipeline.syncOperations.addHandler(
+                        ServerConnectionHandler(server: self, udp: udp))
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port).get()
+        let reports = group.next().scheduleRepeatedTask(
+            initialDelay: .nanoseconds(configuration.reportInterval.nanosecondCount),
+            delay: .nanoseconds(configuration.reportInterval.nanosecondCount)
+        ) { [self] _ in
+            let now = WallClockTime.now()
+            for source in mounts.withLock({ Array($0.values) }) { source.sendReports(now: now, canonicalName: configuration.name) }
+        }
+        running.withLock { $0 = Running(listener: listener, udp: udp, reports: reports) }
+        logger.info("serving RTSP on \(configuration.host):\(listener.localAddress?.port ?? configuration.port)")
+    }
+
+    /// Stops listening and closes every connection.
+    public func stop() async {
+        guard let running = running.withLock({ state -> Running? in
+            defer { state = nil }
+            return state
+        }) else { return }
+        running.reports.cancel()
+        try? await running.listener.close()
+        try? await running.udp?.rtp.close()
+        try? await running.udp?.rtcp.close()
+        if ownsGroup { try? await group.shutdownGracefully() }
+    }
+
+    /// Two UDP sockets, RTP on an even port and RTCP on the next when one is free (RFC 3550 section 11).
+    private func bindUDPPair() async throws -> (rtp: any Channel, rtcp: any Channel) {
+        let bootstrap = DatagramBootstrap(group: group).channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(DiscardingHandler()) }
+            }
+        for _ in 0..<16 {
+            let rtp = try await bootstrap.bind(host: configuration.host, port: 0).get()
+            guard let port = rtp.localAddress?.port else { continue }
+            if port % 2 == 0, let rtcp = try? await bootstrap.bind(host: configuration.host, port: port + 1).get() {
+                return (rtp, rtcp)
+            }
+            try? await rtp.close()
+        }
+        let rtp = try await bootstrap.bind(host: configuration.host, port: 0).get()
+        let rtcp = try await bootstrap.bind(host: configuration.host, port: 0).get()
+        return (rtp, rtcp)
+    }
+}
+
+/// Reads and drops what clients send to the server's UDP ports (their receiver reports).
+final class DiscardingHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import PacketCapture
+import RTP
+import RTPDumpCore
+import RTSP
+import RTSPServer
+import SDP
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract:
+            "Serve INPUT over RTSP: a capture at the pace it was captured, or an rtsp:// URL relayed to any number of "
+            + "clients (one connection to the camera).",
+        discussion:
+            "Here --port is the RTSP port to listen on (default 8554; 0 takes a free one), not a filter. The URL "
+            + "served is printed on stdout once the server listens. A capture's video (H.264, H.265) and the "
+            + "audio its SDP describes (G.711, L16, G.722, G.726, AAC, Opus) are served; its playing starts when "
+            + "the first client plays, and the server ends with the capture unless --loop. Clients use TCP "
+            + "interleaved or UDP unicast.")
+
+    @OptionGroup var options: InputOptions
+
+    @Option(help: "The path the stream is served at (default /stream).")
+    var path = "/stream"
+
+    @Flag(help: "Play the capture again from its start each time it ends, for ever.")
+    var loop = false
+
+    @Option(help: "The address to listen on (default 0.0.0.0, every IPv4 interface; :: for IPv6).")
+    var bind = "0.0.0.0"
+
+    @Option(help: "Serve only clients that give this user name (with --serve-password; Digest authentication).")
+    var serveUser: String?
+
+    @Option(help: "The password --serve-user must give.")
+    var servePassword: String?
+
+    @Flag(help: "Serve over TCP interleaved only (answer UDP SETUPs with 461).")
+    var tcpOnly = false
+
+    func validate() throws {
+        if (serveUser == nil) != (servePassword == nil) {
+            throw ValidationError("--serve-user and --serve-password go together")
+        }
+        if loop && options.isURL { throw ValidationError("--loop replays a capture; a relayed URL is live") }
+    }
+
+    func run() throws {
+        let (datagrams, session) = try options.openSource(media: [.video, .audio])
+        var filter = options.filter
+        filter.port = nil
+        let formats = try options.sdpFormats(session: session)
+        let followsFlows = session != nil
+        var streams: ServedStreams
+        if options.isURL {
+            let described = try options.sdpDescription(session: session)?.media.compactMap(\.mediaFormat) ?? []
+            streams = ServedStreams.announced(formats: described, filter: filter, followsFlows: true)
+        } else {
+            var survey = datagrams
+            streams = try ServedStreams.survey(&survey, formats: formats, filter: filter, followsFlows: followsFlows)
+        }
+        for reason in streams.leftOut { printError("note: not served: \(reason)") }
+        guard !streams.tracks.isEmpty else {
+            throw RTPDumpError("nothing to serve in \(options.displayName): no H.264 or H.265 video with a keyframe, "
+                + "and no audio its SDP describes")
+        }
+        let source = try MediaSource(formats: streams.tracks.map(\.format))
+        let server = RTSPServer(configuration: serverConfiguration)
+        server.mount(source, at: path)
+        try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
+        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
+        let mounted = RTSPServerStateMachine.Presentation(path: path, formats: []).path
+        lineBufferStandardOutput()
+        print("rtsp://\(host.contains(":") ? "[\(host)]" : host):\(server.port ?? 0)\(mounted)")
+        printError("serving \(streams.tracks.count) track(s): \(streams.tracks.map { $0.format.encodingName }.joined(separator: ", "))")
+        if options.isURL {
+            var live = datagrams
+            try CaptureServing.relay(&live, streams: &streams, into: source)
+        } else {
+            waitFor { await source.waitForSubscriber() }
+            // Read again from its start for each playing: the survey read the first opening to its end.
+            var first = true
+            while first || loop {
+                var capture = try CaptureInput.openWithSession(options.input).source
+                var replay = streams.replaying(formats: formats, filter: filter, followsFlows: followsFlows)
+                try CaptureServing.replay(&capture, streams: &replay, into: source)
+                first = false
+            }
+        }
+        source.finish()
+        // Players end on the BYE and tear down; those that do not are closed after a while.
+        let deadline = ArrivalTime.now() + .seconds(5)
+        while source.subscriberCount > 0 && ArrivalTime.now() < deadline {
+            CaptureServing.sleep(until: .now() + .milliseconds(50))
+        }
+        waitFor { await server.stop() }
+    }
+
+    private var serverConfiguration: RTSPServer.Configuration {
+        var configuration = RTSPServer.Configuration(host: bind, port: Int(options.port ?? 8554))
+        configuration.servesUDP = !tcpOnly
+        if let serveUser, let servePassword {
+            configuration.authentication = ServerAuthentication(users: [Credentials(user: serveUser, password: servePassword)])
+        }
+        return configuration
+    }
+}
+
+/// ``waitFor(_:)`` for work that cannot fail.
+func waitFor(_ body: @escaping @Sendable () async -> Void) {
+    try? RTPDumpCore.waitFor { await body() }
+}
