@@ -221,7 +221,7 @@ let package = Package(
             name: "RTSPClientTests",
             dependencies: [
                 "TestSupport",
-                "RTSPClient", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "MediaDecoding", "VideoDecoding",
+                "RTSPClient", "RTSPServer", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "MediaDecoding", "VideoDecoding",
                 "AudioDecoding", "FFmpegDecoding", "PacketCapture", "SwiftRTP",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -19,12 +19,13 @@ public struct ServerAuthentication: Sendable {
     /// The nonce a Digest answer must carry: random, one per server (per state machine).
     public let nonce: String
 
-    /// Users by name and password; `schemes` in the order offered (Digest first by default).
-    public init(realm: String = "swift-rtp", users: [Credentials], schemes: [Scheme] = [.digest]) {
-        self.realm = realm.filter { $0 != "\"" && $0 != "\r" && $0 != "\n" }
+    /// Users by name and password; `schemes` in the order offered (Digest by default). The nonce is random
+    /// unless given (a test's known vector).
+    public init(realm: String = "swift-rtp", users: [Credentials], schemes: [Scheme] = [.digest], nonce: String? = nil) {
+        self.realm = realm.filter { $0 != "\"" && !$0.isNewline }
         self.schemes = schemes.isEmpty ? [.digest] : schemes
         self.users = Dictionary(users.map { ($0.user, $0.password) }, uniquingKeysWith: { first, _ in first })
-        nonce = Authenticator.randomNonce()
+        self.nonce = nonce?.filter { $0 != "\"" } ?? Authenticator.randomNonce()
     }
 
     /// The `WWW-Authenticate` values of a 401: one per scheme.

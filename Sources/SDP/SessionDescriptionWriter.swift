@@ -74,5 +74,5 @@ extension MediaFormat {
 
 extension String {
     /// The text without line breaks, which would end its line and start another.
-    fileprivate var sdpLineSafe: String { String(filter { $0 != "\r" && $0 != "\n" }) }
+    fileprivate var sdpLineSafe: String { String(filter { !$0.isNewline }) }
 }

@@ -90,3 +90,31 @@ import Testing
         #expect(media.cryptoAttributes == ["1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz"])
     }
 }
+
+/// The writing side: what a server announces reads back as the same formats.
+@Suite struct SessionDescriptionWriterTests {
+    @Test func everyFormatAServerAnnouncesReadsBack() throws {
+        var aac = AudioFormat(codec: .aac, payloadType: 97, clockRate: 48000, channels: 2)
+        (aac.sizeLength, aac.indexLength, aac.indexDeltaLength, aac.mode, aac.config) = (13, 3, 3, "AAC-hbr", "1190")
+        let formats: [MediaFormat] = [
+            .video(
+                VideoFormat(
+                    codec: .h264, payloadType: 96, packetizationMode: 1, profileLevelID: "640028",
+                    parameterSetAttributes: [("sprop-parameter-sets", "Z2QAKKzZQHgCJ+XARAAAAwAEAAADAMg8YMZY,aOvjyyLA")])),
+            .video(
+                VideoFormat(
+                    codec: .h265, payloadType: 98,
+                    parameterSetAttributes: [("sprop-vps", "QAEMAf//"), ("sprop-sps", "QgEBAWAAAAMA"), ("sprop-pps", "RAHBcrRi")])),
+            .audio(aac),
+            .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)),
+            .audio(AudioFormat(codec: .opus, payloadType: 111, clockRate: 48000, channels: 2)),
+            .audio(AudioFormat.g726(payloadType: 112, bitsPerSample: 4)),
+        ]
+        let text = SessionDescription.text(describing: formats, sessionName: "test\r\nx=injected")
+        let parsed = try SessionDescription(text)
+        #expect(parsed.media.compactMap(\.mediaFormat) == formats)
+        #expect(parsed.media.map(\.control) == (0..<formats.count).map { "trackID=\($0)" })
+        #expect(parsed.sessionName == "testx=injected")
+        #expect(!text.contains("\nx="))
+    }
+}

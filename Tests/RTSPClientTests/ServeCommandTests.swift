@@ -1,0 +1,130 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `rtpdump serve` played by the players a user would otherwise use: FFmpeg over TCP, GStreamer's rtspsrc over
+/// UDP, and this library's client. Each must decode the frames `rtpdump decode` decodes from the capture itself.
+@Suite(.serialized) struct ServeCommandTests {
+    /// `rtpdump serve` of a capture on a free port, with what it printed first: the URL it serves.
+    final class Served: @unchecked Sendable {  // a Process, stopped once
+        let url: String
+        private let process: Process
+
+        init(_ capture: String, _ arguments: [String] = []) async throws {
+            let started = try await onOwnThread { () -> Started in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: RTPDumpBinary.path)
+                process.arguments = ["serve", capture, "--port", "0"] + arguments
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return Started(url: firstLine(of: output.fileHandleForReading), process: process)
+            }
+            (url, process) = (started.url, started.process)
+            #expect(url.hasPrefix("rtsp://127.0.0.1:"), "rtpdump serve printed \(url)")
+        }
+
+        struct Started: @unchecked Sendable {
+            let url: String
+            let process: Process
+        }
+
+        /// Waits for the server to end by itself (the capture played once); kills it after `seconds`.
+        func waitForExit(seconds: Double = 15) async -> Int32? {
+            for _ in 0..<Int(seconds * 20) where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
+            guard !process.isRunning else {
+                kill(process.processIdentifier, SIGKILL)
+                return nil
+            }
+            return process.terminationStatus
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    static func capture(_ name: String) -> String {
+        RealServer.root.appendingPathComponent("Fixtures/captures/\(name)").path
+    }
+
+    /// The MD5 of each frame `rtpdump decode --md5` decodes from the capture.
+    static func decodedFromCapture(_ name: String) async throws -> [String] {
+        let run = try await RTPDumpBinary.run(["decode", capture(name), "--md5"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+    }
+
+    @Test(arguments: ["h264-ffmpeg.pcap", "h265-ffmpeg-ipv6.pcapng"])
+    func ffmpegOverTCPDecodesTheCapturesFrames(name: String) async throws {
+        let expected = try await Self.decodedFromCapture(name)
+        #expect(expected.count == 75)
+        let served = try await Served(Self.capture(name))
+        let run = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "framemd5", "-"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(frames == expected)
+        // The server ends once the capture has played and its client has gone.
+        #expect(await served.waitForExit() == 0)
+    }
+
+    @Test(arguments: [("h264-ffmpeg.pcap", "h264"), ("h265-ffmpeg-ipv6.pcapng", "h265")])
+    func gstreamerOverUDPDecodesTheCapturesFrames(name: String, codec: String) async throws {
+        let expected = try await Self.decodedFromCapture(name)
+        let served = try await Served(Self.capture(name))
+        let run = try await runProgram(
+            "/usr/bin/gst-launch-1.0",
+            [
+                "-q", "rtspsrc", "location=\(served.url)", "protocols=udp", "!", "rtp\(codec)depay", "!", "\(codec)parse", "!",
+                "avdec_\(codec)", "max-threads=1", "!", "video/x-raw,format=I420", "!", "checksumsink", "hash=md5",
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = run.all.split(separator: "\n").compactMap { line in
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.map(String.init).flatMap { $0.count == 32 ? $0 : nil }
+        }
+        #expect(frames == expected)
+        _ = await served.waitForExit()
+    }
+
+    /// This library's client plays the served capture over TCP and over UDP: the same frames.
+    @Test(arguments: ["tcp", "udp"])
+    func theLibrarysClientDecodesTheCapturesFrames(transport: String) async throws {
+        let expected = try await Self.decodedFromCapture("h264-ffmpeg.pcap")
+        let served = try await Served(Self.capture("h264-ffmpeg.pcap"))
+        let run = try await RTPDumpBinary.run(["decode", served.url, "--md5", "--transport", transport])
+        #expect(run.stderr.contains("server ended the stream"), "\(run.stderr)")
+        let frames = run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+        #expect(frames == expected)
+        _ = await served.waitForExit()
+    }
+
+    /// With --serve-user, a client without the password gets 401 and one with it plays (Digest).
+    @Test func aServerWithAUserLetsOnlyThatUserIn() async throws {
+        let served = try await Served(
+            Self.capture("h264-ffmpeg.pcap"), ["--serve-user", "viewer", "--serve-password", "pa ss:wörd"])
+        let refused = try await RTPDumpBinary.run(["streams", served.url])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("401"), "\(refused.stderr)")
+        let run = try await RTPDumpBinary.run(["decode", served.url, "--md5", "--user", "viewer", "--password", "pa ss:wörd"])
+        #expect(run.stdout.split(separator: "\n").count == 75, "\(run.stderr)")
+        _ = await served.waitForExit()
+    }
+
+    /// A camera (gst-rtsp-server) relayed: FFmpeg plays the relay, and decodes what the camera sends.
+    @Test func aRelayedCameraPlaysInFFmpeg() async throws {
+        let camera = try await RealServer(["--frames", "150"])
+        let served = try await Served(camera.url)
+        let run = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-frames:v", "60", "-pix_fmt", "yuv420p", "-f", "framemd5", "-"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(frames.count == 60)
+        #expect(!run.stderr.contains("corrupt"), "\(run.stderr)")
+        camera.stop()
+        _ = await served.waitForExit(seconds: 10)
+    }
+}
