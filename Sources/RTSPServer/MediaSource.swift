@@ -31,6 +31,8 @@ public final class MediaSource: Sendable {
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
         var subscriberWaiters: [CheckedContinuation<Void, Never>] = []
         var isFinished = false
+        /// Units skipped for clients that have left.
+        var skippedBefore = 0
         let allocator = ByteBufferAllocator()
     }
 
@@ -171,7 +173,16 @@ public final class MediaSource: Sendable {
     }
 
     func unsubscribe(_ subscriber: Subscriber) {
-        _ = state.withLock { $0.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) }
+        state.withLock { state in
+            guard let gone = state.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) else { return }
+            state.skippedBefore += gone.skippedUnits
+        }
+    }
+
+    /// Units not sent to a client, over all its clients so far: skipped while a client did not read (its
+    /// connection's buffer full), and video up to a keyframe (after such a skip, and when a client joins).
+    public var skippedUnits: Int {
+        state.withLock { state in state.subscribers.values.reduce(state.skippedBefore) { $0 + $1.skippedUnits } }
     }
 
     /// Sends each track's sender report (with its SDES CNAME) to every client: what the server does every 5 s.

@@ -101,6 +101,30 @@ import Testing
         _ = await served.waitForExit()
     }
 
+    /// Audio a capture's SDP describes is served too: FFmpeg's PCM of the served track equals its PCM of
+    /// `rtpdump decode --audio` of the capture.
+    @Test(arguments: ["audio-aac-gst", "audio-pcmu-gst", "audio-opus-ffmpeg"])
+    func ffmpegDecodesTheServedAudio(name: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let wav = directory.appendingPathComponent("capture.wav").path
+        let sdp = Self.capture("\(name).sdp")
+        let decoded = try await RTPDumpBinary.run(["decode", Self.capture("\(name).pcap"), "--sdp", sdp, "--audio", "-o", wav])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let expected = directory.appendingPathComponent("expected.raw")
+        _ = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", wav, "-f", "s16le", expected.path])
+        let served = try await Served(Self.capture("\(name).pcap"), ["--sdp", sdp])
+        let received = directory.appendingPathComponent("received.raw")
+        let run = try await runProgram(
+            "/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-f", "s16le", received.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let pcm = try Data(contentsOf: received)
+        #expect(pcm.count > 10_000)
+        #expect(pcm == (try Data(contentsOf: expected)))
+        _ = await served.waitForExit()
+    }
+
     /// With --serve-user, a client without the password gets 401 and one with it plays (Digest).
     @Test func aServerWithAUserLetsOnlyThatUserIn() async throws {
         let served = try await Served(

@@ -1,0 +1,141 @@
+import Foundation
+import H26x
+import NIOCore
+import NIOPosix
+import RTP
+import RTSPClient
+import RTSPServer
+import SDP
+import Testing
+
+/// The server on the public API, in process: units an application pushes, played by this library's client; and
+/// a client that stops reading, which must not hold the others back.
+@Suite(.serialized) struct RTSPServerTests {
+    /// A picture of `size` bytes: an IDR slice every `keyframeEvery`, else a P slice (the bytes need not decode:
+    /// the client counts and compares them).
+    static func picture(_ index: Int, size: Int, keyframeEvery: Int = 10) -> AccessUnit {
+        let isKeyframe = index % keyframeEvery == 0
+        var slice = [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: size)
+        slice[0] = isKeyframe ? 0x65 : 0x41
+        let sps: [UInt8] = [0x67, 0x42, 0xC0, 0x1E, 0xDA, 0x02, 0x80, 0xBF, 0xE5, 0xC0, 0x44, 0x00, 0x00, 0x03, 0x00, 0x04]
+        let pps: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
+        return AccessUnit(codec: .h264, timestamp: UInt64(index) * 3000, nalUnits: isKeyframe ? [sps, pps, slice] : [slice])
+    }
+
+    static func started(_ source: MediaSource) async throws -> (RTSPServer, String) {
+        var configuration = RTSPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.writeBufferLimit = 256 << 10
+        let server = RTSPServer(configuration: configuration)
+        server.mount(source, at: "/live")
+        try await server.start()
+        return (server, "rtsp://127.0.0.1:\(try #require(server.port))/live")
+    }
+
+    /// Pushed units come out of a session on the server, whole, in order, with their spacing in time.
+    @Test func pushedUnitsArePlayedByASession() async throws {
+        let format = MediaFormat.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))
+        let source = try MediaSource(formats: [format])
+        let (server, url) = try await Self.started(source)
+        let session = try await RTSPSession.connect(to: url)
+        let units = try session.accessUnits()
+        let pusher = Task {
+            await source.waitForSubscriber()
+            for index in 0..<60 {
+                source.push(.video(Self.picture(index, size: 3000 + index * 97)))
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            source.finish()
+        }
+        var received: [AccessUnit] = []
+        for try await unit in units { received.append(unit) }
+        try await pusher.value
+        #expect(received.count == 60)
+        for (index, unit) in received.enumerated() {
+            let sent = Self.picture(index, size: 3000 + index * 97)
+            #expect(unit.nalUnits.map { Array($0.bytes) } == sent.nalUnits.map { Array($0.bytes) }, "unit \(index)")
+            #expect(unit.timestamp - received[0].timestamp == UInt64(index) * 3000)
+            #expect(unit.isComplete)
+        }
+        await server.stop()
+    }
+
+    /// A client that set up and played, then stopped reading: the other client gets every unit, and the stalled
+    /// one is skipped (to keyframes) instead of queueing the stream.
+    @Test func aClientThatStopsReadingDoesNotHoldTheOthersBack() async throws {
+        let format = MediaFormat.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))
+        let source = try MediaSource(formats: [format])
+        let (server, url) = try await Self.started(source)
+        let stalled = try await Self.playWithoutReading(url)
+        let session = try await RTSPSession.connect(to: url)
+        let units = try session.accessUnits()
+        let count = 400
+        let pusher = Task {
+            while source.subscriberCount < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            for index in 0..<count {
+                source.push(.video(Self.picture(index, size: 60_000)))
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            source.finish()
+        }
+        var received = 0
+        var complete = true
+        for try await unit in units {
+            received += 1
+            complete = complete && unit.isComplete
+        }
+        try await pusher.value
+        #expect(received == count && complete)
+        // 24 MB went out; the stalled client took a few MB (its socket buffers and its queue) and was skipped.
+        #expect(source.skippedUnits > count / 2, "skipped \(source.skippedUnits)")
+        try await stalled.close()
+        await server.stop()
+    }
+
+    /// DESCRIBE, SETUP and PLAY over a plain TCP connection that then reads nothing more.
+    static func playWithoutReading(_ url: String) async throws -> any Channel {
+        let path = try RTSPURL(url)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.socketOption(.so_rcvbuf), value: 32 << 10)
+            .channelOption(.autoRead, value: false)
+            .connect(host: path.host, port: path.port).get()
+        let requests =
+            "SETUP \(url)/trackID=0 RTSP/1.0\r\nCSeq: 1\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: requests))
+        // The SETUP answer carries the session; read it, then PLAY and read no more.
+        channel.read()
+        let session = try await Self.firstSession(channel)
+        try await channel.writeAndFlush(
+            ByteBuffer(string: "PLAY \(url) RTSP/1.0\r\nCSeq: 2\r\nSession: \(session)\r\n\r\n"))
+        return channel
+    }
+
+    static func firstSession(_ channel: any Channel) async throws -> String {
+        let collector = SessionCollector()
+        try await channel.pipeline.addHandler(collector)
+        channel.read()
+        for _ in 0..<200 {
+            if let id = collector.session { return id }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ServerError(description: "no SETUP answer")
+    }
+}
+
+/// Reads the Session header of the first answer.
+final class SessionCollector: ChannelInboundHandler, @unchecked Sendable {  // read on the loop, polled by the test
+    typealias InboundIn = ByteBuffer
+    private let lock = NSLock()
+    private var text = ""
+    var session: String? {
+        lock.withLock {
+            text.split(separator: "\r\n").first { $0.hasPrefix("Session:") }.map {
+                String($0.dropFirst(8).split(separator: ";")[0]).trimmingCharacters(in: .whitespaces)
+            }
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        lock.withLock { text += String(buffer: buffer) }
+    }
+}
