@@ -41,6 +41,12 @@ let package = Package(
             dependencies: [.product(name: "H26x", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp")]),
         .executableTarget(
             name: "FuzzRTSPFramer", dependencies: ["FuzzSupport", .product(name: "RTSP", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzRTSPServer",
+            dependencies: [
+                "FuzzSupport", .product(name: "RTSP", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp"),
+                .product(name: "SDP", package: "swift-rtp"),
+            ]),
         .executableTarget(name: "FuzzSDP", dependencies: [.product(name: "SDP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzWWWAuthenticate", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(

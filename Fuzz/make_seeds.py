@@ -61,6 +61,25 @@ def rtsp_client_reconnecting():
     write("FuzzRTSPClient", "stale-only", bytes([0xCC]) + answer(7) + bytes([2, 200]))
 
 
+def rtsp_server():
+    """FuzzRTSPServer: a flags byte, a chunk-size byte, then a client's requests."""
+    base = b"rtsp://127.0.0.1:8554/a"
+    requests = (b"OPTIONS * RTSP/1.0\r\nCSeq: 1\r\n\r\n"
+                + b"DESCRIBE " + base + b" RTSP/1.0\r\nCSeq: 2\r\nAccept: application/sdp\r\n\r\n"
+                + b"SETUP " + base + b"/trackID=0 RTSP/1.0\r\nCSeq: 3\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n"
+                + b"SETUP " + base + b"/trackID=1 RTSP/1.0\r\nCSeq: 4\r\nSession: 1\r\n"
+                + b"Transport: RTP/AVP;unicast;client_port=5000-5001\r\n\r\n"
+                + b"PLAY " + base + b" RTSP/1.0\r\nCSeq: 5\r\nSession: 1\r\n\r\n"
+                + b"$\x01\x00\x08\x81\xc9\x00\x01\x00\x00\x00\x01"
+                + b"GET_PARAMETER " + base + b" RTSP/1.0\r\nCSeq: 6\r\nSession: 1\r\n\r\n"
+                + b"PAUSE " + base + b" RTSP/1.0\r\nCSeq: 7\r\nSession: 1\r\n\r\n"
+                + b"TEARDOWN " + base + b" RTSP/1.0\r\nCSeq: 8\r\nSession: 1\r\n\r\n")
+    write("FuzzRTSPServer", "session", bytes([2, 63]) + requests)
+    write("FuzzRTSPServer", "authenticated", bytes([1, 255]) + requests)
+    write("FuzzRTSPServer", "require", bytes([0, 255]) + b"DESCRIBE " + base
+          + b" RTSP/1.0\r\nCSeq: 1\r\nRequire: www.onvif.org/ver20/backchannel\r\n\r\n")
+
+
 def pipeline():
     """FuzzPipeline: the RTP payloads of a real capture (GStreamer's H.264, FFmpeg's H.265) as a script on
     streams 0 and 1, cut to 255 bytes, with a reordering, a duplicate and an SSRC change."""
@@ -258,6 +277,7 @@ def recorder():
 
 rtsp_client()
 rtsp_client_reconnecting()
+rtsp_server()
 pipeline()
 small_targets()
 audio_depacketizer()

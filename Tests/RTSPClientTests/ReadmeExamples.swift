@@ -120,3 +120,20 @@ func replay(_ url: String, from start: String, thenFrom again: Double) async thr
     }
     return pictures
 }
+
+/// "Serving": a camera's tracks served again: one connection to the camera, any number of viewers, each over
+/// TCP or UDP as it asks.
+func relay(_ url: String, port: Int) async throws -> RTSPServer {
+    let camera = try await RTSPSession.connect(to: url)
+    let source = try MediaSource(formats: camera.tracks.map(\.format))  // H.264, H.265, G.711, AAC, Opus...
+    let server = RTSPServer(configuration: .init(port: port))
+    server.mount(source, at: "/camera")  // rtsp://this-host:port/camera
+    try await server.start()
+    Task {
+        for try await unit in try camera.media() {
+            source.push(unit)  // packetized once, sent to every viewer; its capture time goes in the reports
+        }
+        source.finish()  // the viewers get an RTCP BYE
+    }
+    return server
+}

@@ -1,0 +1,78 @@
+import FuzzSupport
+import RTP
+import RTSP
+import SDP
+
+/// A client's bytes into the server's state machine: the framer in chunks, every request through
+/// `receive`, interleaved frames as activity, time moving on with each chunk (sessions expire). The first
+/// byte of the input picks the configuration: Digest required (a nonce nobody can answer), UDP offered, the
+/// session limit.
+///
+/// Checks, besides crashes: every request gets exactly one answer (a response, or a PLAY to answer); each
+/// answer frames back as one response with the request's CSeq; no more sessions than the limit; nothing is
+/// played without authentication.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzRTSPServer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 1 else { return 0 }
+    let flags = data[0]
+    var configuration = RTSPServerStateMachine.Configuration()
+    let requiresAuthentication = flags & 1 != 0
+    if requiresAuthentication {
+        configuration.authentication = ServerAuthentication(users: [Credentials(user: "u", password: "p")])
+    }
+    if flags & 2 != 0 { configuration.udpPorts = (6970, 6971) }
+    configuration.maxSessions = Int(flags >> 4) % 4 + 1
+    configuration.sessionTimeout = .seconds(Int64(flags >> 2 & 3) + 1)
+    let formats: [MediaFormat] = [
+        .video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1)),
+        .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)),
+    ]
+    var machine = RTSPServerStateMachine(
+        presentations: [.init(path: "/a", formats: formats), .init(path: "/", formats: [formats[0]])],
+        configuration: configuration)
+    var framer = RTSPFramer(limits: .init(maxHeaderBytes: 2048, maxLineBytes: 512, maxBodyBytes: 1024, maxHeaderFields: 16))
+    var now = ArrivalTime(nanoseconds: 0)
+    try? forEachChunk(of: data + 1, size: size - 1) { chunk in
+        now = now + .milliseconds(Int64(chunk.first ?? 0) * 20)
+        framer.append(chunk)
+        while let frame = try framer.next() {
+            switch frame {
+            case .interleaved:
+                machine.noteActivity(now: now)
+            case .message(let message):
+                guard case .request = message.kind else { continue }
+                check(machine.receive(message, now: now), for: message, requiresAuthentication: requiresAuthentication)
+            }
+        }
+        _ = machine.expire(now: now)
+        precondition(machine.sessionIDs.count <= configuration.maxSessions, "more sessions than the limit")
+    }
+    _ = machine.close()
+    precondition(machine.sessionIDs.isEmpty)
+    return 0
+}
+
+private func check(_ actions: [RTSPServerStateMachine.Action], for request: RTSPMessage, requiresAuthentication: Bool) {
+    var answers: [RTSPMessage] = []
+    for action in actions {
+        switch action {
+        case .respond(let answer): answers.append(answer)
+        case .play(let play):
+            precondition(!requiresAuthentication, "played without authentication")
+            answers.append(play.response(startingAt: [0: (1, 2), 1: (3, 4)]))
+        case .pause, .teardown: break
+        }
+    }
+    precondition(answers.count == 1, "\(answers.count) answers to one request")
+    var framer = RTSPFramer()
+    framer.append(answers[0].serialized())
+    guard case .message(let parsed)? = try? framer.next(), case .response = parsed.kind else {
+        preconditionFailure("an answer that does not frame back")
+    }
+    precondition(framer.pendingBytes == 0, "an answer that frames as more than one message")
+    if let value = request.header("CSeq") {
+        let cseq = String(value.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        guard !cseq.isEmpty, cseq.count <= 16 else { return }
+        precondition(parsed.header("CSeq") == cseq, "an answer with another CSeq")
+    }
+}
