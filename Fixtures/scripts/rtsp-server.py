@@ -5,7 +5,7 @@ usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
                       [--rtcp-interval MS] [--shared] [--audio [--no-video]] [--payloads] [--constant-quantizer]
-                      [--file RECORDING.mp4 [--onvif-replay NTP_SECONDS]]
+                      [--file RECORDING.mp4 [--onvif-replay NTP_SECONDS]] [--backchannel PCM_FILE]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds. With --shared, every
@@ -127,6 +127,9 @@ def main():
     parser.add_argument("--sdp-parameter-sets-only", action="store_true",
                         help="parameter sets in the SDP (sprop-*) and never in the stream, as many cameras send them")
     parser.add_argument("--file", help="serve this MP4 file's H.264 (seekable) instead of the test pattern")
+    parser.add_argument("--backchannel", metavar="PCM_FILE",
+                        help="an ONVIF audio backchannel (PCMU, 8 kHz): what a client sends is decoded by mulawdec "
+                             "and written to PCM_FILE as 16-bit little-endian samples")
     parser.add_argument("--onvif-replay", type=int, metavar="NTP_SECONDS",
                         help="with --file: an ONVIF replay server; the file starts at this NTP time (seconds since 1900)")
     args = parser.parse_args()
@@ -183,7 +186,16 @@ def main():
                  if args.onvif_replay else "rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1")
         launch = f"( filesrc location={args.file} ! qtdemux ! h264parse ! {stamp} )"
     server = GstRtspServer.RTSPServer()
-    if args.onvif_replay:
+    if args.backchannel:
+        # The backchannel is taken only with `Require: www.onvif.org/ver20/backchannel`; its launch line names
+        # the element the client's RTP enters at depay_backchannel.
+        server = GstRtspServer.RTSPOnvifServer()
+        factory = GstRtspServer.RTSPOnvifMediaFactory()
+        factory.set_media_gtype(GstRtspServer.RTSPOnvifMedia.__gtype__)
+        factory.set_backchannel_launch(
+            '( capsfilter caps="application/x-rtp,media=audio,payload=0,clock-rate=8000,encoding-name=PCMU" '
+            f'name=depay_backchannel ! rtppcmudepay ! mulawdec ! filesink location={args.backchannel} async=false )')
+    elif args.onvif_replay:
         server = GstRtspServer.RTSPOnvifServer()
         factory = GstRtspServer.RTSPOnvifMediaFactory()
         factory.set_media_gtype(GstRtspServer.RTSPOnvifMedia.__gtype__)  # the ONVIF factory makes no other media

@@ -48,14 +48,20 @@ public struct RTSPClientStateMachine: Sendable {
         /// `User-Agent` a camera insists on). They never replace the client's own (`CSeq`, `Session`,
         /// `Authorization`, `Transport`, `Range`, `Require`, `Accept`, `Content-Length`).
         public var additionalHeaders: (@Sendable (RTSPMethod) -> [(name: String, value: String)])?
+        /// Ask for the ONVIF audio backchannel (`Require: www.onvif.org/ver20/backchannel` on DESCRIBE, SETUP and
+        /// PLAY): the camera's `a=sendonly` audio section is set up as a track the client sends on
+        /// (``Track/isBackchannel``). Without it such sections are left out.
+        public var backchannel: Bool = false
 
         public init(
             url: RTSPURL, credentials: Credentials? = nil, transport: TransportMode = .tcpInterleaved,
             requestTimeout: Duration = .seconds(10), stepwise: Bool = false, trackSelection: [Int]? = nil,
             staleSession: String? = nil, onlyTearsDownStaleSession: Bool = false,
             mediaKinds: Set<MediaKind> = [.video, .audio], playback: PlaybackRequest? = nil,
-            additionalHeaders: (@Sendable (RTSPMethod) -> [(name: String, value: String)])? = nil
+            additionalHeaders: (@Sendable (RTSPMethod) -> [(name: String, value: String)])? = nil,
+            backchannel: Bool = false
         ) {
+            self.backchannel = backchannel
             self.mediaKinds = mediaKinds
             self.url = url
             self.credentials = credentials ?? url.credentials
@@ -86,6 +92,9 @@ public struct RTSPClientStateMachine: Sendable {
         public var announcedSSRCs: Set<UInt32> = []
         /// PLAY's RTP-Info for the track, when it gave one: advisory.
         public var rtpInfo: RTPInfo.Entry?
+        /// Whether the client sends on it (the ONVIF audio backchannel: an `a=sendonly` section), rather than
+        /// receives.
+        public var isBackchannel = false
 
         public var description: String {
             "Track(\(control), \(format.encodingName) payload type \(format.payloadType)"
@@ -403,6 +412,10 @@ public struct RTSPClientStateMachine: Sendable {
         if configuration.playback?.onvifReplay == true, [.describe, .setup].contains(request.method) {
             request.headers["Require"] = "onvif-replay"
         }
+        if configuration.backchannel, [.describe, .setup, .play].contains(request.method) {
+            request.headers["Require"] = [request.headers["Require"], Self.backchannelRequirement].compactMap { $0 }
+                .joined(separator: ", ")
+        }
         for (name, value) in configuration.additionalHeaders?(request.method) ?? []
         where request.headers[name] == nil && !Self.ownHeaders.contains(name.lowercased()) {
             request.headers[name] = value
@@ -416,6 +429,9 @@ public struct RTSPClientStateMachine: Sendable {
         pending = (cseq, request, now)
         return [.send(request, cseq: cseq), .wakeUp(at: now + configuration.requestTimeout)]
     }
+
+    /// The `Require` option tag of the ONVIF audio backchannel.
+    public static let backchannelRequirement = "www.onvif.org/ver20/backchannel"
 
     /// Headers the client writes itself, which ``Configuration/additionalHeaders`` cannot replace.
     static let ownHeaders: Set<String> = [
@@ -457,7 +473,7 @@ public struct RTSPClientStateMachine: Sendable {
             return setupNext(now: now)
         }
         if case .setup(let index) = state, !(200...299).contains(status), tracks[index].format.kind == .audio,
-            tracks.count > 1
+            !tracks[index].isBackchannel, tracks.count > 1
         {
             // A camera with its audio switched off refuses the audio track: play the others.
             refusedTracks.append((tracks.remove(at: index), status))
@@ -482,7 +498,10 @@ public struct RTSPClientStateMachine: Sendable {
                     RTSPClientError(
                         .unsupported,
                         "the RTSP server answered \(request.method) with 551 \(reason): it does not support \(required) "
-                            + "(Require); play it without asking for that (onvifReplay false, no --onvif-replay)",
+                            + "(Require); play it without asking for that ("
+                            + (required.contains(Self.backchannelRequirement)
+                                ? "the camera has no ONVIF audio backchannel, or not on this stream)"
+                                : "onvifReplay false, no --onvif-replay)"),
                         status: status))
             }
             return fail(
@@ -516,11 +535,17 @@ public struct RTSPClientStateMachine: Sendable {
             let sessionBase = description.control.map { base.resolving($0) } ?? base
             sessionDescription = description
             tracks = description.media.compactMap { media in
-                media.mediaFormat.flatMap { configuration.mediaKinds.contains($0.kind) ? $0 : nil }.map {
+                // ONVIF's backchannel: the section the client sends on says a=sendonly (ONVIF Streaming
+                // Specification 5.3; gst-rtsp-server's ONVIF media marks it so, and its other tracks recvonly).
+                let isBackchannel = media.attributes.contains { $0.name.lowercased() == "sendonly" }
+                guard !isBackchannel || configuration.backchannel else { return nil }
+                return media.mediaFormat.flatMap {
+                    isBackchannel ? ($0.kind == .audio ? $0 : nil) : configuration.mediaKinds.contains($0.kind) ? $0 : nil
+                }.map {
                     Track(
                         control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil,
                         isSecure: media.transportProtocol.uppercased().firstRange(of: "SAVP") != nil,
-                        cryptoAttributes: media.cryptoAttributes)
+                        cryptoAttributes: media.cryptoAttributes, isBackchannel: isBackchannel)
                 }
             }
             guard !tracks.isEmpty else {

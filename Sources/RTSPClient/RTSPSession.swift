@@ -33,6 +33,9 @@ public final class RTSPSession: Sendable {
     /// returned (first connects retried with ``RTSPSessionOptions/Reconnection/includesFirstConnect``) are
     /// in it too.
     public var events: AsyncStream<RTSPSessionEvent> { driver.events }
+    /// The ONVIF audio backchannel, when ``RTSPSessionOptions/backchannel`` asked for it and the camera set one up
+    /// in a codec this library sends (G.711, AAC, Opus, L16, G.722, G.726); nil otherwise.
+    public let backchannel: RTSPBackchannel?
     let driver: SessionDriver
 
     private init(
@@ -47,6 +50,7 @@ public final class RTSPSession: Sendable {
         self.sessionDescription = description
         self.serverAddress = serverAddress
         self.packets = driver.packets
+        backchannel = RTSPBackchannel.find(in: tracks, driver: driver)
     }
 
     deinit {

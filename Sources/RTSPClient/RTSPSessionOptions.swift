@@ -55,6 +55,10 @@ public struct RTSPSessionOptions: Sendable {
     /// a camera insists on. They never replace the session's own (`CSeq`, `Session`, `Authorization`,
     /// `Transport`, `Range`, `Require`, `Accept`, `Content-Length`).
     public var additionalHeaders: (@Sendable (RTSPMethod) -> [(name: String, value: String)])?
+    /// Ask the camera for its ONVIF audio backchannel (`Require: www.onvif.org/ver20/backchannel`): its
+    /// `a=sendonly` audio track is set up beside the others, and ``RTSPSession/backchannel`` sends on it. A camera
+    /// without one answers 551, and the session fails with `.unsupported`.
+    public var backchannel = false
     /// Credentials given through the API; they take precedence over those in the URL. Either way they are
     /// sent only to the URL's origin (scheme, host and port): a redirect to another one continues without
     /// them, and a 401 there fails with `.unauthorized`, naming that server.

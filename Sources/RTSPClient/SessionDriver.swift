@@ -54,6 +54,8 @@ final class SessionDriver: @unchecked Sendable {
     /// Multicast: each track's group RTCP address, known from SETUP, for the receiver reports.
     var multicastRTCP: [Int: SocketAddress] = [:]
     var media = MediaState()
+    /// The RTP stream of each backchannel track the client sends on (ONVIF), by track index.
+    var backchannelSenders: [Int: RTPSender] = [:]
     private(set) var fellBackToTCP = false
     /// Paused: the server holds the media, so silence is not inactivity.
     private(set) var isPaused = false
@@ -154,7 +156,7 @@ final class SessionDriver: @unchecked Sendable {
                 requestTimeout: options.requestTimeout,
                 stepwise: stepwise, trackSelection: selection, staleSession: recovery.takeStaleSession(for: url.origin),
                 onlyTearsDownStaleSession: phase == .closing, mediaKinds: options.mediaKinds, playback: options.playback,
-                additionalHeaders: options.additionalHeaders))
+                additionalHeaders: options.additionalHeaders, backchannel: options.backchannel))
         logger.debug("connecting to \("\(url.origin)".escapingControlCharacters) (\(transport), attempt \(generation))")
         if url.isSecure && tlsContext == nil {
             do throws(RTSPClientError) {
@@ -417,6 +419,7 @@ final class SessionDriver: @unchecked Sendable {
         repeating.append(
             eventLoop.scheduleRepeatedTask(initialDelay: .init(report), delay: .init(report)) { [self] _ in
                 sendReceiverReports()
+                sendBackchannelReports()
             })
         let check = TimeAmount.milliseconds(min(1000, max(50, options.inactivityTimeout.milliseconds / 4)))
         repeating.append(

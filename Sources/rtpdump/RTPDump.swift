@@ -27,7 +27,7 @@ struct RTPDump: ParsableCommand {
         abstract: "Inspect RTP streams in capture files (pcap, pcapng) or played from an RTSP server (rtsp://).",
         discussion:
             "Machine-readable output goes to stdout, diagnostics to stderr; the exit status is non-zero on failure.",
-        subcommands: [Streams.self, Packets.self, NALs.self, Frames.self, Extract.self, Decode.self, Record.self, Serve.self]
+        subcommands: [Streams.self, Packets.self, NALs.self, Frames.self, Extract.self, Decode.self, Record.self, Serve.self, Talk.self]
     )
 }
 
