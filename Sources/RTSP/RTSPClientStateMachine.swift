@@ -357,6 +357,9 @@ public struct RTSPClientStateMachine: Sendable {
     private func playRequest(session: SessionHeader, playback: PlaybackRequest) -> RTSPRequest {
         var request = RTSPRequest(method: .play, url: configuration.url, headers: ["Session": session.id])
         for (name, value) in playback.playHeaders { request.headers[name] = value }
+        // A live PLAY with a backchannel set up goes without a Range, as ONVIF's examples do: gst-rtsp-server's
+        // ONVIF media answers 503 to `Range: npt=0.000-` then (its backchannel cannot seek).
+        if configuration.playback == nil, tracks.contains(where: \.isBackchannel) { request.headers["Range"] = nil }
         return request
     }
 

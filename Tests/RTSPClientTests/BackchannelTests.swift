@@ -1,0 +1,110 @@
+import Audio
+import Foundation
+import RTSP
+import RTSPClient
+import TestSupport
+import Testing
+
+/// The ONVIF audio backchannel against gst-rtsp-server's (`RTSPOnvifMediaFactory` with a backchannel into
+/// `mulawdec`): what the server decodes must be FFmpeg's µ-law round trip of what was sent.
+@Suite(.serialized) struct BackchannelTests {
+    static func temporary(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("backchannel-\(UUID())-\(name)")
+    }
+
+    /// `seconds` of a 440 Hz tone, 8 kHz mono 16-bit, as FFmpeg writes it.
+    static func tone(seconds: Int) async throws -> URL {
+        let wav = temporary("in.wav")
+        let run = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-ar", "8000", "-ac", "1", "-c:a", "pcm_s16le", wav.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        return wav
+    }
+
+    /// FFmpeg's µ-law round trip of `wav`, as 16-bit samples.
+    static func muLawRoundTrip(_ wav: URL) async throws -> Data {
+        let coded = temporary("ref.ulaw")
+        let decoded = temporary("ref.raw")
+        defer { try? FileManager.default.removeItem(at: coded) }
+        defer { try? FileManager.default.removeItem(at: decoded) }
+        _ = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path, "-c:a", "pcm_mulaw", "-f", "mulaw", coded.path])
+        _ = try await runProgram(
+            "/usr/bin/ffmpeg", ["-v", "error", "-f", "mulaw", "-ar", "8000", "-ac", "1", "-i", coded.path, "-f", "s16le", decoded.path])
+        return try Data(contentsOf: decoded)
+    }
+
+    @Test func rtpdumpTalkIsHeardAsFFmpegsMuLawRoundTrip() async throws {
+        let wav = try await Self.tone(seconds: 2)
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let heard = Self.temporary("heard.raw")
+        defer { try? FileManager.default.removeItem(at: heard) }
+        let server = try await RealServer(["--backchannel", heard.path, "--frames", "300"])
+        defer { server.stop() }
+        let run = try await RTPDumpBinary.run(["talk", server.url, "--input", wav.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("as PCMU/8000"), "\(run.stderr)")
+        let expected = try await Self.muLawRoundTrip(wav)
+        #expect(expected.count == 32_000)
+        // The server writes what it decodes as it arrives; the session ended once all was sent.
+        var received = Data()
+        for _ in 0..<40 {
+            received = (try? Data(contentsOf: heard)) ?? Data()
+            if received.count >= expected.count { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(received == expected)
+    }
+
+    /// Through the API: video received while audio is sent, both on one session over TCP.
+    @Test func aSessionReceivesVideoWhileItTalks() async throws {
+        let heard = Self.temporary("heard.raw")
+        defer { try? FileManager.default.removeItem(at: heard) }
+        let server = try await RealServer(["--backchannel", heard.path, "--frames", "300"])
+        defer { server.stop() }
+        var options = RTSPSessionOptions()
+        options.backchannel = true
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let backchannel = try #require(session.backchannel)
+        #expect(backchannel.format.codec == .pcmu && session.tracks[backchannel.track].isBackchannel)
+        #expect(session.tracks.filter { !$0.isBackchannel }.map(\.format.kind) == [.video])
+        var pictures = 0
+        var sent = 0
+        for try await unit in try session.accessUnits() {
+            pictures += unit.isComplete ? 1 : 0
+            // A 20 ms packet of a ramp for each picture (30 a second: a little faster than real time).
+            try backchannel.send(pcm: (0..<160).map { Int16((sent + $0) % 4000 - 2000) })
+            sent += 160
+            if pictures == 45 { break }
+        }
+        await session.teardown()
+        #expect(pictures == 45)
+        let expected = G711.encode((0..<sent).map { Int16($0 % 4000 - 2000) }, codec: .pcmu).map(G711.muLawDecode)
+        var received = Data()
+        for _ in 0..<40 {
+            received = (try? Data(contentsOf: heard)) ?? Data()
+            if received.count >= sent * 2 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let samples = stride(from: 0, to: received.count - 1, by: 2).map {
+            Int16(bitPattern: UInt16(received[$0]) | UInt16(received[$0 + 1]) << 8)
+        }
+        #expect(samples == expected)
+    }
+
+    /// A server without a backchannel (gst-rtsp-server's plain media) refuses the requirement: the session
+    /// fails with `.unsupported`, saying so.
+    @Test func aCameraWithoutABackchannelSaysSo() async throws {
+        let server = try await RealServer(["--frames", "60"])
+        defer { server.stop() }
+        var options = RTSPSessionOptions()
+        options.backchannel = true
+        do {
+            _ = try await RTSPSession.connect(to: server.url, options: options)
+            Issue.record("played without the backchannel it asked for")
+        } catch let error as RTSPClientError {
+            #expect(error.code == .unsupported, "\(error)")
+            #expect("\(error)".contains("backchannel"), "\(error)")
+        }
+    }
+}
