@@ -127,6 +127,9 @@ def main():
     parser.add_argument("--sdp-parameter-sets-only", action="store_true",
                         help="parameter sets in the SDP (sprop-*) and never in the stream, as many cameras send them")
     parser.add_argument("--file", help="serve this MP4 file's H.264 (seekable) instead of the test pattern")
+    parser.add_argument("--relay", metavar="URL",
+                        help="serve another RTSP server's H.264 (rtspsrc over TCP, depayloaded and payloaded again), "
+                             "shared by every client: what the serving benchmark compares rtpdump serve with")
     parser.add_argument("--backchannel", metavar="PCM_FILE",
                         help="an ONVIF audio backchannel (PCMU, 8 kHz): what a client sends is decoded by mulawdec "
                              "and written to PCM_FILE as 16-bit little-endian samples")
@@ -185,6 +188,9 @@ def main():
                  f"ntp-offset={args.onvif_replay * Gst.SECOND} cseq=0"
                  if args.onvif_replay else "rtph264pay name=pay0 pt=96 mtu=1200 config-interval=-1")
         launch = f"( filesrc location={args.file} ! qtdemux ! h264parse ! {stamp} )"
+    if args.relay:
+        launch = (f"( rtspsrc location={args.relay} protocols=tcp latency=0 ! rtph264depay ! h264parse ! "
+                  "rtph264pay name=pay0 pt=96 mtu=1400 config-interval=-1 )")
     server = GstRtspServer.RTSPServer()
     if args.backchannel:
         # The backchannel is taken only with `Require: www.onvif.org/ver20/backchannel`; its launch line names
