@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "H26x", package: "swift-rtp"),
                 .product(name: "MediaPipeline", package: "swift-rtp"),
                 .product(name: "MP4", package: "swift-rtp"),
+                .product(name: "RTSPServer", package: "swift-rtp"),
                 .product(name: "Audio", package: "swift-rtp"),
                 .product(name: "SDP", package: "swift-rtp"),
                 .product(name: "VideoDecoding", package: "swift-rtp"),

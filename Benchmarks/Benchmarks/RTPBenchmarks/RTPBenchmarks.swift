@@ -70,6 +70,7 @@ let benchmarks: @Sendable () -> Void = {
     audioBenchmarks()
     payloadBenchmarks()
     recordingBenchmarks()
+    sendingBenchmarks()
     decoderBenchmarks()
 
     // A whole real capture: pcap records -> Ethernet -> IPv4 -> UDP -> RTP, per pass over 1080 packets.
