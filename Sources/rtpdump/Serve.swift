@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import H26x
 import PacketCapture
 import RTP
 import RTPDumpCore
@@ -13,7 +15,8 @@ struct Serve: ParsableCommand {
             "Serve INPUT over RTSP: a capture at the pace it was captured, or an rtsp:// URL relayed to any number of "
             + "clients (one connection to the camera).",
         discussion:
-            "Here --port is the RTSP port to listen on (default 8554; 0 takes a free one), not a filter. The URL "
+            "INPUT may also be an Annex B file (.h264, .264, .h265, .265, .hevc): its pictures at --fps. "
+            + "Here --port is the RTSP port to listen on (default 8554; 0 takes a free one), not a filter. The URL "
             + "served is printed on stdout once the server listens. A capture's video (H.264, H.265) and the "
             + "audio its SDP describes (G.711, L16, G.722, G.726, AAC, Opus) are served; its playing starts when "
             + "the first client plays, and the server ends with the capture unless --loop. Clients use TCP "
@@ -39,14 +42,28 @@ struct Serve: ParsableCommand {
     @Flag(help: "Serve over TCP interleaved only (answer UDP SETUPs with 461).")
     var tcpOnly = false
 
+    @Option(help: "An Annex B file's picture rate (it carries no timestamps; default 25).")
+    var fps: Double = 25
+
     func validate() throws {
         if (serveUser == nil) != (servePassword == nil) {
             throw ValidationError("--serve-user and --serve-password go together")
         }
         if loop && options.isURL { throw ValidationError("--loop replays a capture; a relayed URL is live") }
+        guard fps > 0 && fps <= 1000 else { throw ValidationError("--fps must be above 0 and at most 1000: \(fps)") }
+    }
+
+    /// The codec of an Annex B file (`.h264`, `.264`, `.h265`, `.265`, `.hevc`, or --codec), nil for a capture.
+    private var annexBCodec: VideoCodec? {
+        guard !options.isURL else { return nil }
+        let name = options.input.lowercased()
+        if name.hasSuffix(".h264") || name.hasSuffix(".264") { return options.codec ?? .h264 }
+        if name.hasSuffix(".h265") || name.hasSuffix(".265") || name.hasSuffix(".hevc") { return options.codec ?? .h265 }
+        return nil
     }
 
     func run() throws {
+        if let codec = annexBCodec { return try serveAnnexB(codec: codec) }
         let (datagrams, session) = try options.openSource(media: [.video, .audio])
         var filter = options.filter
         filter.port = nil
@@ -66,14 +83,9 @@ struct Serve: ParsableCommand {
                 + "and no audio its SDP describes")
         }
         let source = try MediaSource(formats: streams.tracks.map(\.format))
-        let server = RTSPServer(configuration: serverConfiguration)
-        server.mount(source, at: path)
-        try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
-        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
-        let mounted = RTSPServerStateMachine.Presentation(path: path, formats: []).path
-        lineBufferStandardOutput()
-        print("rtsp://\(host.contains(":") ? "[\(host)]" : host):\(server.port ?? 0)\(mounted)")
-        printError("serving \(streams.tracks.count) track(s): \(streams.tracks.map { $0.format.encodingName }.joined(separator: ", "))")
+        let server = try start(
+            source,
+            describing: "\(streams.tracks.count) track(s): \(streams.tracks.map { $0.format.encodingName }.joined(separator: ", "))")
         if options.isURL {
             var live = datagrams
             try CaptureServing.relay(&live, streams: &streams, into: source)
@@ -88,13 +100,60 @@ struct Serve: ParsableCommand {
                 first = false
             }
         }
+        try end(source, server)
+    }
+
+    /// An Annex B file: its access units at --fps, announced with the parameter sets of its first keyframe.
+    private func serveAnnexB(codec: VideoCodec) throws {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: options.input)) else {
+            throw RTPDumpError("cannot read \(options.input)")
+        }
+        let bytes = [UInt8](data)
+        let groups = AccessUnitSplitter.accessUnits(in: bytes, codec: codec)
+        var sets = ParameterSets(codec: codec)
+        for nal in groups.lazy.flatMap({ $0 }) { _ = sets.update(NALUnit(codec: codec, bytes: nal)) }
+        guard !groups.isEmpty, !sets.isEmpty else {
+            throw RTPDumpError("\(options.input) holds no \(codec) access unit with parameter sets (is it Annex B?)")
+        }
+        let source = try MediaSource(formats: [.video(VideoFormat(parameterSets: sets))])
+        let server = try start(source, describing: "1 track: \(codec), \(groups.count) pictures at \(fps) fps")
+        waitFor { await source.waitForSubscriber() }
+        let ticks = 90_000 / fps
+        var played = 0
+        repeat {
+            let start = ArrivalTime.now()
+            for (index, nalUnits) in groups.enumerated() {
+                CaptureServing.sleep(until: start + .nanoseconds(Int64(Double(index) / fps * 1e9)))
+                let timestamp = UInt64((Double(played + index) * ticks).rounded())
+                source.push(.video(AccessUnit(codec: codec, timestamp: timestamp, nalUnits: nalUnits)), capturedAt: .now())
+            }
+            played += groups.count
+        } while loop
+        try end(source, server)
+    }
+
+    /// Starts the server with `source` at --path, and says where.
+    private func start(_ source: MediaSource, describing tracks: String) throws -> RTSPServer {
+        let server = RTSPServer(configuration: serverConfiguration)
+        server.mount(source, at: path)
+        try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
+        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
+        let mounted = RTSPServerStateMachine.Presentation(path: path, formats: []).path
+        lineBufferStandardOutput()
+        print("rtsp://\(host.contains(":") ? "[\(host)]" : host):\(server.port ?? 0)\(mounted)")
+        printError("serving \(tracks)")
+        return server
+    }
+
+    /// Ends the source (the players get a BYE and tear down) and, once they have left or after 5 s, the server.
+    private func end(_ source: MediaSource, _ server: RTSPServer) throws {
         source.finish()
-        // Players end on the BYE and tear down; those that do not are closed after a while.
         let deadline = ArrivalTime.now() + .seconds(5)
         while source.subscriberCount > 0 && ArrivalTime.now() < deadline {
             CaptureServing.sleep(until: .now() + .milliseconds(50))
         }
         waitFor { await server.stop() }
+        try exitIfInterrupted()
     }
 
     private var serverConfiguration: RTSPServer.Configuration {

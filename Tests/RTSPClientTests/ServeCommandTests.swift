@@ -101,6 +101,30 @@ import Testing
         _ = await served.waitForExit()
     }
 
+    /// An Annex B file (what `rtpdump extract` writes) served at --fps: FFmpeg decodes the same frames from the
+    /// served stream as from the file.
+    @Test(arguments: ["h264-ffmpeg.pcap", "h265-ffmpeg-ipv6.pcapng"])
+    func anAnnexBFileIsServedAsFFmpegDecodesIt(name: String) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "serve-\(UUID()).\(name.hasPrefix("h264") ? "h264" : "h265")")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let extracted = try await RTPDumpBinary.run(["extract", Self.capture(name), "-o", file.path])
+        #expect(extracted.status == 0, "\(extracted.stderr)")
+        func frames(_ input: String, _ extra: [String]) async throws -> [String] {
+            let run = try await runProgram(
+                "/usr/bin/ffmpeg", ["-v", "error"] + extra + ["-i", input, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "framemd5", "-"])
+            #expect(run.status == 0, "\(run.stderr)")
+            return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+                $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        let expected = try await frames(file.path, [])
+        #expect(expected.count == 75)
+        let served = try await Served(file.path, ["--fps", "50"])
+        #expect(try await frames(served.url, ["-rtsp_transport", "tcp"]) == expected)
+        #expect(await served.waitForExit() == 0)
+    }
+
     /// Audio a capture's SDP describes is served too: FFmpeg's PCM of the served track equals its PCM of
     /// `rtpdump decode --audio` of the capture.
     @Test(arguments: ["audio-aac-gst", "audio-pcmu-gst", "audio-opus-ffmpeg"])
