@@ -16,6 +16,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     /// Each playing session's subscription, with its source.
     private var playing: [String: (source: MediaSource, subscriber: Subscriber)] = [:]
     private var expiry: RepeatedTask?
+    /// When the client last sent anything: a connection with no session that stays quiet for the session timeout
+    /// is closed (connections are bounded; idle ones must not hold the places).
+    private var lastHeard = ArrivalTime.now()
 
     init(server: RTSPServer, udp: (rtp: any Channel, rtcp: any Channel)?) {
         self.server = server
@@ -34,13 +37,18 @@ final class ServerConnectionHandler: ChannelInboundHandler {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         expiry = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
             let (handler, context) = loopBound.value
-            handler.carryOut(handler.machine.expire(now: .now()), context: context)
+            let now = ArrivalTime.now()
+            handler.carryOut(handler.machine.expire(now: now), context: context)
+            if handler.machine.sessionIDs.isEmpty, now - handler.lastHeard > handler.server.configuration.sessionTimeout {
+                context.close(promise: nil)
+            }
         }
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
+        lastHeard = .now()
         buffer.withUnsafeReadableBytes { framer.append($0) }
         do {
             while let frame = try framer.next() {

@@ -59,11 +59,12 @@ final class Subscriber: Sendable {
             }
         case .udp(let port, _):
             guard let udp, let address = try? udp.peer.withPort(Int(port)) else { return }
-            var frames = packets
-            while let header = frames.readBytes(length: 4), let length = header.last.map({ Int(header[2]) << 8 | Int($0) }),
-                let packet = frames.readSlice(length: length)
+            var offset = packets.readerIndex
+            while offset + 4 <= packets.writerIndex, let length = packets.getInteger(at: offset + 2, as: UInt16.self),
+                let packet = packets.getSlice(at: offset + 4, length: Int(length))
             {
                 udp.rtp.write(AddressedEnvelope(remoteAddress: address, data: packet), promise: nil)
+                offset += 4 + Int(length)
             }
             udp.rtp.flush()
         }

@@ -91,6 +91,31 @@ import Testing
         await server.stop()
     }
 
+    /// Connections are bounded: one over the limit is closed at once, and one that sends nothing and holds no
+    /// session is closed after the session timeout, so idle peers cannot hold every place.
+    @Test(.timeLimit(.minutes(1))) func idleAndExcessConnectionsAreClosed() async throws {
+        let source = try MediaSource(formats: [.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))])
+        var configuration = RTSPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.maxConnections = 1
+        configuration.sessionTimeout = .seconds(2)
+        let server = RTSPServer(configuration: configuration)
+        server.mount(source, at: "/live")
+        try await server.start()
+        let port = try #require(server.port)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let idle = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
+        try await Task.sleep(for: .milliseconds(200))
+        let excess = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
+        let excessClosed = ContinuousClock.now
+        try await excess.closeFuture.get()
+        #expect(ContinuousClock.now - excessClosed < .seconds(1))
+        let started = ContinuousClock.now
+        try await idle.closeFuture.get()
+        let waited = ContinuousClock.now - started
+        #expect(waited > .seconds(1) && waited < .seconds(5), "closed after \(waited)")
+        await server.stop()
+    }
+
     /// DESCRIBE, SETUP and PLAY over a plain TCP connection that then reads nothing more.
     static func playWithoutReading(_ url: String) async throws -> any Channel {
         let path = try RTSPURL(url)
