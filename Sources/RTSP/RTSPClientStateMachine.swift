@@ -502,7 +502,7 @@ public struct RTSPClientStateMachine: Sendable {
                         .unsupported,
                         "the RTSP server answered \(request.method) with 551 \(reason): it does not support \(required) "
                             + "(Require); play it without asking for that ("
-                            + (required.contains(Self.backchannelRequirement)
+                            + (required.firstRange(of: Self.backchannelRequirement) != nil
                                 ? "the camera has no ONVIF audio backchannel, or not on this stream)"
                                 : "onvifReplay false, no --onvif-replay)"),
                         status: status))

@@ -140,7 +140,7 @@ struct Serve: ParsableCommand {
         let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
         let mounted = RTSPServerStateMachine.Presentation(path: path, formats: []).path
         lineBufferStandardOutput()
-        print("rtsp://\(host.contains(":") ? "[\(host)]" : host):\(server.port ?? 0)\(mounted)")
+        print("rtsp://\(host.contains(":" as Character) ? "[\(host)]" : host):\(server.port ?? 0)\(mounted)")
         printError("serving \(tracks)")
         return server
     }
