@@ -76,8 +76,9 @@ struct Talk: ParsableCommand {
             sent += count
             CaptureServing.sleep(until: start + .nanoseconds(Int64(sent) * 1_000_000_000 / Int64(wav.sampleRate)))
         }
-        // What was sent is played before the session ends.
-        CaptureServing.sleep(until: .now() + .milliseconds(200))
+        // What was sent is played before the session ends: a TEARDOWN right behind the last packets stops
+        // gst-rtsp-server's backchannel pipeline before they are through it.
+        CaptureServing.sleep(until: .now() + .milliseconds(500))
         printError(
             "talk: sent \(sent) samples (\(sent * 1000 / max(1, wav.sampleRate)) ms) as \(format.encodingName)/\(format.clockRate) "
                 + "on track \(backchannel.track)")

@@ -6,11 +6,12 @@ import RTP
 import RTSPClient
 import RTSPServer
 import SDP
+import TestSupport
 import Testing
 
 /// The server on the public API, in process: units an application pushes, played by this library's client; and
 /// a client that stops reading, which must not hold the others back.
-@Suite(.serialized) struct RTSPServerTests {
+@Suite(.serialized, .loadExclusive) struct RTSPServerTests {
     /// A picture of `size` bytes: an IDR slice every `keyframeEvery`, else a P slice (the bytes need not decode:
     /// the client counts and compares them).
     static func picture(_ index: Int, size: Int, keyframeEvery: Int = 10) -> AccessUnit {

@@ -148,7 +148,7 @@ import Testing
     /// refuses GET_PARAMETER and OPTIONS and answers SET_PARAMETER with a 400 carrying the previous CSeq.
     /// With a 2 s session timeout (a keepalive every second) and media flowing, both sessions live past
     /// three timeout periods, and the keepalives move on to methods the camera does not refuse.
-    @Test(arguments: ["silent GET_PARAMETER", "400 with the old CSeq"])
+    @Test(.loadExclusive, arguments: ["silent GET_PARAMETER", "400 with the old CSeq"])
     func keepalivesACameraRefusesOrIgnoresNeverEndTheSession(camera: String) async throws {
         let server = try await ScriptedServer { request, connection in
             let session = "abc;timeout=2"

@@ -4,7 +4,7 @@ import Testing
 
 /// `rtpdump serve` played by the players a user would otherwise use: FFmpeg over TCP, GStreamer's rtspsrc over
 /// UDP, and this library's client. Each must decode the frames `rtpdump decode` decodes from the capture itself.
-@Suite(.serialized) struct ServeCommandTests {
+@Suite(.serialized, .loadExclusive) struct ServeCommandTests {
     /// `rtpdump serve` of a capture on a free port, with what it printed first: the URL it serves.
     final class Served: @unchecked Sendable {  // a Process, stopped once
         let url: String
