@@ -208,7 +208,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "MediaPipelineTests",
-            dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "SDP", "Audio"]),
+            dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "JPEG", "SDP", "Audio"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "SDP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(

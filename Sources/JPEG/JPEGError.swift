@@ -10,6 +10,8 @@ public struct JPEGError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedPayload = Code(name: "unsupportedPayload")
         /// A picture whose fragments did not all come, or came past the size limit: dropped, never spliced.
         public static let incompletePicture = Code(name: "incompletePicture")
+        /// A picture the packetizer cannot send as RFC 2435 (progressive, 16-bit tables, another sampling).
+        public static let unsupportedPicture = Code(name: "unsupportedPicture")
         public var description: String { name }
     }
 

@@ -1,5 +1,6 @@
 import Audio
 import H26x
+import JPEG
 import RTP
 import SDP
 
@@ -18,6 +19,7 @@ import SDP
 ///
 /// - H.264 and H.265: single NAL units, aggregation (STAP-A, AP) and fragmentation (FU-A, FU) by the payload
 ///   size, parameter sets in front of keyframes that come without them (``H26xPacketizer``).
+/// - Motion JPEG (RFC 2435, ``JPEGPacketizer``): baseline 4:2:2 and 4:2:0 pictures, their tables in band.
 /// - G.711, L16, G.722, G.726, AAC (`mpeg4-generic`) and Opus (``AudioPacketizer``).
 ///
 /// Units of another kind than the format's (an audio frame given to a video packetizer) give no payload.
@@ -25,10 +27,11 @@ public struct Packetizer: Sendable {
     /// The format its payloads follow.
     public let format: MediaFormat
     private var video: H26xPacketizer?
+    private var jpeg: JPEGPacketizer?
     private var audio: AudioPacketizer?
 
-    /// A packetizer for `format`. Throws for a format it cannot send: Motion JPEG, metadata and data tracks,
-    /// `MP4A-LATM`, H.264's interleaved mode.
+    /// A packetizer for `format`. Throws for a format it cannot send: metadata and data tracks, `MP4A-LATM`,
+    /// H.264's interleaved mode.
     public init(format: MediaFormat, maxPayloadSize: Int = H26xPacketizer.defaultPayloadSize) throws(PacketizerError) {
         self.format = format
         switch format {
@@ -39,8 +42,8 @@ public struct Packetizer: Sendable {
             var sets = ParameterSets(codec: video.codec)
             for (name, value) in video.parameterSetAttributes { _ = sets.addValid(sdpParameter: name, value: value) }
             self.video = H26xPacketizer(codec: video.codec, maxPayloadSize: maxPayloadSize, parameterSets: sets)
-        case .video(let video):
-            throw PacketizerError("\(video.codec) is not packetized yet")
+        case .video:
+            jpeg = JPEGPacketizer(maxPayloadSize: maxPayloadSize)
         case .audio(let audio):
             do throws(AudioError) {
                 self.audio = try AudioPacketizer(format: audio, maxPayloadSize: maxPayloadSize)
@@ -59,6 +62,8 @@ public struct Packetizer: Sendable {
         _ emit: (_ payload: ArraySlice<UInt8>, _ marker: Bool, _ timestamp: UInt64) throws(E) -> Void
     ) throws(E) {
         switch unit {
+        case .video(let picture) where picture.codec == .jpeg:
+            try jpeg?.packetize(picture) { (payload, isLast) throws(E) in try emit(payload, isLast, picture.timestamp) }
         case .video(let picture):
             guard video?.codec == picture.codec else { return }
             try video?.packetize(picture) { (payload, isLast) throws(E) in try emit(payload, isLast, picture.timestamp) }

@@ -110,6 +110,11 @@ package struct ServedStreams: Sendable {
         switch event {
         case .track(let track, let payloadType, let format):
             survey[track] = (payloadType, nil, format, format?.kind != .video && format != nil)
+        case .unit(.video(let picture)) where picture.codec == .jpeg:
+            guard var entry = survey[picture.track], !entry.done else { return }
+            entry.done = true
+            entry.format = entry.format ?? .video(VideoFormat(codec: .jpeg, payloadType: entry.payloadType))
+            survey[picture.track] = entry
         case .unit(.video(let picture)):
             guard var entry = survey[picture.track], !entry.done else { return }
             var sets = entry.sets ?? ParameterSets(codec: picture.codec)

@@ -1,5 +1,6 @@
 import Foundation
 import H26x
+import JPEG
 import MediaPipeline
 import RTP
 import SDP
@@ -174,6 +175,39 @@ import Testing
         let packets = try Self.packets(of: [.video(unit)], format: format, maxPayloadSize: 600)
         #expect(packets.map { Array($0.dropFirst(12)) } == [slice, slice])
         #expect(packets.map { $0[1] & 0x80 != 0 } == [false, true])
+    }
+
+    /// Motion JPEG: each picture the depacketizer rebuilt from a sender's packets (GStreamer's Q 1-99 and in-band
+    /// tables, restart markers, 4:2:2 and 4:2:0, FFmpeg's one shared table), packetized and taken apart again,
+    /// is the same file.
+    @Test(arguments: ["mjpeg-420-gst", "mjpeg-422-gst", "mjpeg-restart-gst", "mjpeg-q50-gst", "mjpeg-ffmpeg"])
+    func jpegPicturesComeBackThroughTheDepacketizer(name: String) throws {
+        let sdp = try String(
+            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name).sdp"), encoding: .utf8)
+        let format = try #require(try SessionDescription(sdp).media.first?.mediaFormat)
+        var pipeline = MediaPipeline(formats: [format])
+        var input: [MediaUnit] = []
+        for (packet, time) in try MediaPipelineTests.packets("\(name).pcap") {
+            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
+            while let unit = pipeline.next() { input.append(unit) }
+        }
+        pipeline.finish()
+        while let unit = pipeline.next() { input.append(unit) }
+        #expect(input.count >= 10)
+        let packets = try Self.packets(of: input, format: format, maxPayloadSize: 1000)
+        #expect(packets.count > input.count)
+        let output = try Self.units(from: packets, format: format).compactMap(\.accessUnit)
+        #expect(output.map { $0.jpeg.map(Array.init) } == input.map { $0.accessUnit?.jpeg.map(Array.init) })
+    }
+
+    /// A picture RFC 2435 cannot carry (progressive) is not sent, and the packetizer says why.
+    @Test func aProgressivePictureIsNotSent() {
+        let progressive: [UInt8] = [0xFF, 0xD8, 0xFF, 0xC2, 0x00, 0x0B, 8, 0, 16, 0, 16, 1, 1, 0x11, 0, 0xFF, 0xD9]
+        var packetizer = JPEGPacketizer()
+        var payloads = 0
+        packetizer.packetize(AccessUnit(jpeg: progressive, timestamp: 0, ssrc: 0)) { _, _ in payloads += 1 }
+        #expect(payloads == 0 && packetizer.droppedPictures == 1)
+        #expect(packetizer.lastError?.code == .unsupportedPicture, "\(String(describing: packetizer.lastError))")
     }
 
     @Test func formatsItCannotSendSayWhy() {

@@ -125,6 +125,29 @@ import Testing
         #expect(await served.waitForExit() == 0)
     }
 
+    /// Motion JPEG served: FFmpeg decodes the same frames from the served stream as from the pictures `rtpdump
+    /// extract` takes out of the capture (as GStreamer depayloads them: MJPEGCommandTests).
+    @Test func motionJPEGIsServedAsFFmpegDecodesIt() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID()).mjpeg")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let sdp = Self.capture("mjpeg-420-gst.sdp")
+        let extracted = try await RTPDumpBinary.run(["extract", Self.capture("mjpeg-420-gst.pcap"), "--sdp", sdp, "-o", file.path])
+        #expect(extracted.status == 0, "\(extracted.stderr)")
+        func frames(_ arguments: [String]) async throws -> [String] {
+            let run = try await runProgram(
+                "/usr/bin/ffmpeg", ["-v", "error"] + arguments + ["-fps_mode", "passthrough", "-f", "framemd5", "-"])
+            #expect(run.status == 0, "\(run.stderr)")
+            return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+                $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        let expected = try await frames(["-f", "mjpeg", "-i", file.path])
+        #expect(expected.count == 30)
+        let served = try await Served(Self.capture("mjpeg-420-gst.pcap"), ["--sdp", sdp])
+        #expect(try await frames(["-rtsp_transport", "tcp", "-i", served.url]) == expected)
+        #expect(await served.waitForExit() == 0)
+    }
+
     /// Audio a capture's SDP describes is served too: FFmpeg's PCM of the served track equals its PCM of
     /// `rtpdump decode --audio` of the capture.
     @Test(arguments: ["audio-aac-gst", "audio-pcmu-gst", "audio-opus-ffmpeg"])
