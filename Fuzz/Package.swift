@@ -42,6 +42,12 @@ let package = Package(
         .executableTarget(
             name: "FuzzRTSPFramer", dependencies: ["FuzzSupport", .product(name: "RTSP", package: "swift-rtp")]),
         .executableTarget(
+            name: "FuzzPacketizer",
+            dependencies: [
+                .product(name: "H26x", package: "swift-rtp"), .product(name: "JPEG", package: "swift-rtp"),
+                .product(name: "RTP", package: "swift-rtp"),
+            ]),
+        .executableTarget(
             name: "FuzzRTSPServer",
             dependencies: [
                 "FuzzSupport", .product(name: "RTSP", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp"),

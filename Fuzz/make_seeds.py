@@ -80,6 +80,17 @@ def rtsp_server():
           + b" RTSP/1.0\r\nCSeq: 1\r\nRequire: www.onvif.org/ver20/backchannel\r\n\r\n")
 
 
+def packetizer():
+    """FuzzPacketizer: a choice byte (0 H.264, 1 H.265, 2 JPEG), a payload-size byte, then Annex B or a JPEG file."""
+    for choice, name in [(0, "h264-high422-10bit.h264"), (1, "h265-hrd.h265")]:
+        with open(os.path.join(ROOT, "Fixtures", "captures", name), "rb") as f:
+            stream = f.read()
+        write("FuzzPacketizer", name.split(".")[0], bytes([choice, 8]) + stream)
+        write("FuzzPacketizer", name.split(".")[0] + "-fragmented", bytes([choice, 0]) + stream)
+    slices = b"\x00\x00\x01\x65\x88" + bytes(range(256)) * 4 + b"\x00\x00\x01\x06\x05\x01\x00"
+    write("FuzzPacketizer", "idr-and-sei", bytes([0, 40]) + slices)
+
+
 def pipeline():
     """FuzzPipeline: the RTP payloads of a real capture (GStreamer's H.264, FFmpeg's H.265) as a script on
     streams 0 and 1, cut to 255 bytes, with a reordering, a duplicate and an SSRC change."""
@@ -278,6 +289,7 @@ def recorder():
 rtsp_client()
 rtsp_client_reconnecting()
 rtsp_server()
+packetizer()
 pipeline()
 small_targets()
 audio_depacketizer()

@@ -92,8 +92,9 @@ public struct AccessUnit: Sendable {
 }
 
 extension AccessUnit {
-    /// A JPEG picture in `file` (SOI to EOI), complete, as the RFC 2435 depacketizer assembles it.
-    package init(jpeg file: [UInt8], timestamp: UInt64, ssrc: UInt32) {
+    /// A JPEG picture in `file` (SOI to EOI), complete: as the RFC 2435 depacketizer assembles it, or as an
+    /// application that sends Motion JPEG has it (a camera's or an encoder's picture).
+    public init(jpeg file: [UInt8], timestamp: UInt64, ssrc: UInt32 = 0) {
         self.init(
             codec: .jpeg, timestamp: timestamp, nalUnits: NALUnits(codec: .jpeg, storage: file, ranges: []),
             isKeyframe: true, parameterSetsChanged: false, lostPackets: 0, ssrc: ssrc)

@@ -50,8 +50,9 @@ public struct H26xPacketizer: Sendable {
     }
 
     /// Calls `emit` with each payload of `unit`, in order; `isLast` is true for its last one (the one with the
-    /// marker bit). Empty NAL units (and ones shorter than their header) are left out; an access unit with
-    /// none gives no payload.
+    /// marker bit). NAL units no encoder makes are left out: empty ones, ones shorter than their header, ones
+    /// with the forbidden bit, and those of the types the payload format keeps for itself (H.264 0 and 24-31,
+    /// H.265 48-63); an access unit with none gives no payload.
     public mutating func packetize<E: Error>(
         _ unit: AccessUnit, _ emit: (_ payload: ArraySlice<UInt8>, _ isLast: Bool) throws(E) -> Void
     ) throws(E) {
@@ -174,8 +175,17 @@ private struct NALSequence {
         while index < prefix.count + unit.nalUnits.count {
             defer { index += 1 }
             let nal = index < prefix.count ? prefix[index][...] : unit.nalUnits[index - prefix.count].bytes
-            if nal.count > headerLength { return nal }
+            if nal.count > headerLength && Self.isSendable(nal, headerLength: headerLength) { return nal }
         }
         return nil
+    }
+
+    /// Whether a NAL unit can go in a packet as it is: not one whose type the payload format takes for its own
+    /// structures (H.264 24-31: STAP, MTAP, FU; H.265 48-63: AP, FU, PACI), nor one with the forbidden bit set.
+    /// An encoder makes neither; a receiver would read them as something else.
+    static func isSendable(_ nal: ArraySlice<UInt8>, headerLength: Int) -> Bool {
+        let first = nal[nal.startIndex]
+        guard first & 0x80 == 0 else { return false }
+        return headerLength == 2 ? (first >> 1) & 0x3F < 48 : (1...23).contains(first & 0x1F)
     }
 }
