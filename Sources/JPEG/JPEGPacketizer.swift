@@ -93,10 +93,11 @@ struct JPEGPictureLayout {
                 continue
             }
             let length = Int(file[position + 2]) << 8 | Int(file[position + 3])
-            let body = (position + 4)..<(position + 2 + length)
-            guard length >= 2, body.upperBound <= file.endIndex else {
-                throw JPEGError(.malformedPayload, "a JPEG segment runs past the file")
+            // The length counts its own two bytes: less is no segment (and no range to make).
+            guard length >= 2, position + 2 + length <= file.endIndex else {
+                throw JPEGError(.malformedPayload, "a JPEG segment of length \(length) does not fit the file")
             }
+            let body = (position + 4)..<(position + 2 + length)
             switch marker {
             case 0xDB:  // DQT: tables of 1 + 64 bytes (8-bit entries)
                 var table = body.lowerBound

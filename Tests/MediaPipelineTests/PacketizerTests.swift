@@ -210,6 +210,16 @@ import Testing
         #expect(packetizer.lastError?.code == .unsupportedPicture, "\(String(describing: packetizer.lastError))")
     }
 
+    /// FuzzPacketizer's find: a segment whose length field is below 2 (it counts its own two bytes) made a range
+    /// that ends before it starts, and a crash. It is refused as malformed.
+    @Test func aSegmentLengthBelowTwoIsRefused() {
+        let file: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xD9]
+        var packetizer = JPEGPacketizer()
+        var payloads = 0
+        packetizer.packetize(AccessUnit(jpeg: file, timestamp: 0)) { _, _ in payloads += 1 }
+        #expect(payloads == 0 && packetizer.lastError?.code == .malformedPayload)
+    }
+
     @Test func formatsItCannotSendSayWhy() {
         #expect(throws: PacketizerError.self) {
             try Packetizer(format: .video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 2)))

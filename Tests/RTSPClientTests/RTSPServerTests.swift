@@ -119,33 +119,30 @@ import Testing
         await server.stop()
     }
 
-    /// DESCRIBE, SETUP and PLAY over a plain TCP connection that then reads nothing more.
+    /// SETUP and PLAY over a plain TCP connection that then reads nothing more (its receive buffer small).
     static func playWithoutReading(_ url: String) async throws -> any Channel {
         let path = try RTSPURL(url)
+        let collector = SessionCollector()
+        // The collector is in the pipeline before anything is asked, so that no answer passes it by.
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.so_rcvbuf), value: 32 << 10)
             .channelOption(.autoRead, value: false)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) }
+            }
             .connect(host: path.host, port: path.port).get()
-        let requests =
-            "SETUP \(url)/trackID=0 RTSP/1.0\r\nCSeq: 1\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n"
-        try await channel.writeAndFlush(ByteBuffer(string: requests))
-        // The SETUP answer carries the session; read it, then PLAY and read no more.
-        channel.read()
-        let session = try await Self.firstSession(channel)
-        try await channel.writeAndFlush(
-            ByteBuffer(string: "PLAY \(url) RTSP/1.0\r\nCSeq: 2\r\nSession: \(session)\r\n\r\n"))
-        return channel
-    }
-
-    static func firstSession(_ channel: any Channel) async throws -> String {
-        let collector = SessionCollector()
-        try await channel.pipeline.addHandler(collector)
-        channel.read()
-        for _ in 0..<200 {
-            if let id = collector.session { return id }
+        let setup = "SETUP \(url)/trackID=0 RTSP/1.0\r\nCSeq: 1\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: setup))
+        // Reads until the SETUP answer (and its session) is in; then PLAY, and nothing more is read.
+        var session: String?
+        for _ in 0..<500 where session == nil {
+            channel.read()
             try await Task.sleep(for: .milliseconds(10))
+            session = collector.session
         }
-        throw ServerError(description: "no SETUP answer")
+        guard let session else { throw ServerError(description: "no SETUP answer") }
+        try await channel.writeAndFlush(ByteBuffer(string: "PLAY \(url) RTSP/1.0\r\nCSeq: 2\r\nSession: \(session)\r\n\r\n"))
+        return channel
     }
 }
 

@@ -32,7 +32,9 @@ public func fuzzPacketizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             return codec == .h265 ? type < 48 : (1...23).contains(type)
         }
         let sent = unit.nalUnits.map { Array($0.bytes) }.filter(encoderMakes)
-        guard !sent.isEmpty else { return 0 }
+        // The depacketizers hand on pictures: an access unit without a slice (parameter sets alone) is not one.
+        let hasSlice = sent.contains { codec == .h265 ? ($0[0] >> 1) & 0x3F < 32 : (1...5).contains($0[0] & 0x1F) }
+        guard hasSlice else { return 0 }
         var h264 = H264Depacketizer()
         var h265 = H265Depacketizer()
         var received: [[UInt8]] = []
