@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "RTSPServer",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", .product(name: "Logging", package: "swift-log"),
+                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "SRTP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.

@@ -41,6 +41,8 @@ static void load(void) {
     CSRTP_LOAD(srtp_dealloc)
     CSRTP_LOAD(srtp_unprotect)
     CSRTP_LOAD(srtp_unprotect_rtcp)
+    CSRTP_LOAD(srtp_protect)
+    CSRTP_LOAD(srtp_protect_rtcp)
     CSRTP_LOAD(srtp_crypto_policy_set_rtp_default)
     CSRTP_LOAD(srtp_crypto_policy_set_aes_cm_128_hmac_sha1_32)
     CSRTP_LOAD(srtp_crypto_policy_set_aes_gcm_128_16_auth)

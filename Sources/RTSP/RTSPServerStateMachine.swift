@@ -44,10 +44,13 @@ public struct RTSPServerStateMachine: Sendable {
     public struct Presentation: Sendable {
         public var path: String
         public var formats: [MediaFormat]
+        /// The SRTP key's `a=crypto` value (RFC 4568) when the media is SRTP (`RTP/SAVP`), else nil.
+        public var crypto: String?
 
-        public init(path: String, formats: [MediaFormat]) {
+        public init(path: String, formats: [MediaFormat], crypto: String? = nil) {
             self.path = Self.normalized(path)
             self.formats = formats
+            self.crypto = crypto
         }
 
         /// A path without a trailing `/` (and `/` for the root).
@@ -208,7 +211,8 @@ public struct RTSPServerStateMachine: Sendable {
         guard let presentation = presentations.first(where: { $0.path == path }) else {
             return .respond(answer(404, "Not Found", cseq: cseq))
         }
-        let sdp = SessionDescription.text(describing: presentation.formats, sessionName: configuration.serverName)
+        let sdp = SessionDescription.text(
+            describing: presentation.formats, sessionName: configuration.serverName, crypto: presentation.crypto)
         var base = url
         base.path = path == "/" ? "/" : path + "/"
         var message = answer(200, "OK", cseq: cseq, ["Content-Base: \(base)", "Content-Type: application/sdp"])
@@ -225,8 +229,10 @@ public struct RTSPServerStateMachine: Sendable {
             guard session.path == path else { return .respond(answer(459, "Aggregate Operation Not Allowed", cseq: cseq)) }
             guard !session.isPlaying else { return .respond(answer(455, "Method Not Valid in This State", cseq: cseq)) }
         }
-        guard let (transport, echoed) = chooseTransport(request.header("Transport"), index: index) else {
-            let offered = configuration.udpPorts == nil ? "RTP/AVP/TCP;interleaved" : "RTP/AVP/TCP or RTP/AVP;unicast"
+        let secure = presentations.first { $0.path == path }?.crypto != nil
+        guard let (transport, echoed) = chooseTransport(request.header("Transport"), index: index, secure: secure) else {
+            let profile = secure ? "RTP/SAVP" : "RTP/AVP"
+            let offered = configuration.udpPorts == nil ? "\(profile)/TCP;interleaved" : "\(profile)/TCP or \(profile);unicast"
             return .respond(answer(461, "Unsupported Transport", cseq: cseq, ["Reason: this server sends \(offered)"]))
         }
         if id == nil {
@@ -293,22 +299,26 @@ public struct RTSPServerStateMachine: Sendable {
     }
 
     /// The first transport the client offers that the server sends, and the Transport header to answer with.
-    private func chooseTransport(_ header: String?, index: Int) -> (Transport, String)? {
+    private func chooseTransport(_ header: String?, index: Int, secure: Bool) -> (Transport, String)? {
         for offer in (header ?? "").split(separator: ",").prefix(8) {
             let spec = TransportHeader(String(offer))
             let profile = spec.profile.uppercased()
-            guard profile.hasPrefix("RTP/AVP"), !spec.isMulticast else { continue }
+            // SRTP media goes to a client that asks for RTP/SAVP, and to one that asks for RTP/AVP having read the
+            // key from the SDP's a=crypto (FFmpeg does); plain media never to one that asks for SRTP.
+            let base = profile.hasSuffix("/TCP") || profile.hasSuffix("/UDP") ? String(profile.dropLast(4)) : profile
+            guard base == "RTP/AVP" || (secure && base == "RTP/SAVP"), !spec.isMulticast else { continue }
+            let wanted = base
             if profile.hasSuffix("/TCP") {
                 let channels = spec.interleavedChannels ?? (UInt8(truncatingIfNeeded: 2 * index), UInt8(truncatingIfNeeded: 2 * index + 1))
                 return (
                     .interleaved(rtp: channels.rtp, rtcp: channels.rtcp),
-                    "RTP/AVP/TCP;unicast;interleaved=\(channels.rtp)-\(channels.rtcp)"
+                    "\(wanted)/TCP;unicast;interleaved=\(channels.rtp)-\(channels.rtcp)"
                 )
             }
             if let ports = configuration.udpPorts, let client = spec.clientPorts, client.rtp > 0 {
                 return (
                     .udp(rtp: client.rtp, rtcp: client.rtcp),
-                    "RTP/AVP;unicast;client_port=\(client.rtp)-\(client.rtcp);server_port=\(ports.rtp)-\(ports.rtcp)"
+                    "\(wanted);unicast;client_port=\(client.rtp)-\(client.rtcp);server_port=\(ports.rtp)-\(ports.rtcp)"
                 )
             }
         }

@@ -2,6 +2,7 @@ import MediaPipeline
 import NIOCore
 import RTP
 import SDP
+import SRTP
 import Synchronization
 
 /// Media a server serves: the units an application pushes (an encoder's output, a relayed camera, a replayed
@@ -24,6 +25,8 @@ import Synchronization
 public final class MediaSource: Sendable {
     /// The formats of its tracks, in order: what DESCRIBE announces.
     public let formats: [MediaFormat]
+    /// The SRTP key's `a=crypto` value when its media is SRTP: DESCRIBE announces it (RFC 4568 SDES).
+    public let cryptoAttribute: String?
     private let state: Mutex<State>
 
     struct State: ~Copyable {
@@ -31,6 +34,10 @@ public final class MediaSource: Sendable {
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
         var subscriberWaiters: [CheckedContinuation<Void, Never>] = []
         var isFinished = false
+        /// Protects every packet and report when the source is keyed.
+        let srtp: SRTPSender?
+        /// The packet being protected (reused).
+        var scratch: [UInt8] = []
         /// Units skipped for clients that have left.
         var skippedBefore = 0
         let allocator = ByteBufferAllocator()
@@ -55,9 +62,13 @@ public final class MediaSource: Sendable {
     }
 
     /// A source of tracks of `formats` (each must be one a ``Packetizer`` sends). `maxPayloadSize` bounds each
-    /// RTP payload.
-    public init(formats: [MediaFormat], maxPayloadSize: Int = 1400) throws(PacketizerError) {
+    /// RTP payload. With `srtpKey`, every packet and report is SRTP (`RTP/SAVP`), the key announced in the session
+    /// description (send that only over RTSPS or a network you trust). Throws ``PacketizerError`` for a format it
+    /// cannot send, `SRTPError` when libsrtp2 cannot be loaded or refuses the key.
+    public init(formats: [MediaFormat], maxPayloadSize: Int = 1400, srtpKey: SRTPKey? = nil) throws {
         self.formats = formats
+        cryptoAttribute = srtpKey?.cryptoAttribute
+        let srtp = try srtpKey.map { key throws(SRTPError) in try SRTPSender(key: key) }
         var tracks: [Track] = []
         for format in formats {
             let packetizer = try Packetizer(format: format, maxPayloadSize: maxPayloadSize)
@@ -66,7 +77,7 @@ public final class MediaSource: Sendable {
                     packetizer: packetizer, sender: RTPSender(payloadType: format.payloadType, clockRate: format.clockRate),
                     isVideo: format.kind == .video))
         }
-        state = Mutex(State(tracks: tracks))
+        state = Mutex(State(tracks: tracks, srtp: srtp))
     }
 
     /// Clients playing it now.
@@ -97,19 +108,34 @@ public final class MediaSource: Sendable {
             var batch = state.allocator.buffer(capacity: Self.size(of: unit) + 64)
             var packets = 0
             let channel = UInt8(truncatingIfNeeded: index * 2)
+            let srtp = state.srtp
+            var scratch: [UInt8] = []
+            swap(&scratch, &state.scratch)
             track.packetizer.packetize(unit) { payload, marker, pieceTimestamp in
                 let header = track.sender.nextHeader(
                     marker: marker, timestamp: timestamp &+ (pieceTimestamp &- unit.timestamp),
                     payloadSize: payload.count, capturedAt: time)
-                batch.writeInteger(UInt8(0x24))
-                batch.writeInteger(channel)
-                batch.writeInteger(UInt16(truncatingIfNeeded: 12 + payload.count))
-                batch.writeInteger(header.first)
-                batch.writeInteger(header.timestamp)
-                batch.writeInteger(header.ssrc)
-                batch.writeBytes(payload)
+                if let srtp {
+                    scratch.removeAll(keepingCapacity: true)
+                    header.append(to: &scratch)
+                    scratch.append(contentsOf: payload)
+                    guard let protected = try? srtp.protect(scratch) else { return }
+                    batch.writeInteger(UInt8(0x24))
+                    batch.writeInteger(channel)
+                    batch.writeInteger(UInt16(truncatingIfNeeded: protected.count))
+                    batch.writeBytes(protected)
+                } else {
+                    batch.writeInteger(UInt8(0x24))
+                    batch.writeInteger(channel)
+                    batch.writeInteger(UInt16(truncatingIfNeeded: 12 + payload.count))
+                    batch.writeInteger(header.first)
+                    batch.writeInteger(header.timestamp)
+                    batch.writeInteger(header.ssrc)
+                    batch.writeBytes(payload)
+                }
                 packets += 1
             }
+            swap(&scratch, &state.scratch)
             guard packets > 0, !state.subscribers.isEmpty else { return }
             let isKeyframe = unit.accessUnit?.isKeyframe ?? false
             for subscriber in state.subscribers.values {
@@ -134,8 +160,9 @@ public final class MediaSource: Sendable {
                     compound.appendReceiverReport(RTCPReceiverReport(ssrc: track.sender.ssrc, reportBlocks: []))
                 }
                 compound.appendGoodbye(ssrcs: [track.sender.ssrc], reason: "end of stream")
+                guard let bytes = state.protectedReport(compound.bytes) else { continue }
                 for subscriber in state.subscribers.values {
-                    subscriber.deliverReport(track: index, bytes: compound.bytes, allocator: state.allocator)
+                    subscriber.deliverReport(track: index, bytes: bytes, allocator: state.allocator)
                 }
             }
         }
@@ -194,11 +221,20 @@ public final class MediaSource: Sendable {
                 var compound = RTCPCompoundBuilder()
                 compound.appendSenderReport(report)
                 compound.appendCanonicalName(canonicalName, ssrc: track.sender.ssrc)
+                guard let bytes = state.protectedReport(compound.bytes) else { continue }
                 for subscriber in state.subscribers.values {
-                    subscriber.deliverReport(track: index, bytes: compound.bytes, allocator: state.allocator)
+                    subscriber.deliverReport(track: index, bytes: bytes, allocator: state.allocator)
                 }
             }
         }
+    }
+}
+
+extension MediaSource.State {
+    /// An RTCP compound as it is sent: SRTCP when the source is keyed (nil if libsrtp refuses it).
+    func protectedReport(_ bytes: [UInt8]) -> [UInt8]? {
+        guard let srtp else { return bytes }
+        return try? srtp.protectRTCP(bytes)
     }
 }
 

@@ -62,12 +62,12 @@ public final class RTSPServer: Sendable {
         let reports: RepeatedTask
     }
 
-    /// A server on `group` (one of its own, with a thread per core, when nil).
+    /// A server on `group` (one of its own, with a thread per core, when nil), logging to `logger` (nowhere when nil).
     public init(configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil) {
         self.configuration = configuration
         self.group = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         ownsGroup = group == nil
-        self.logger = logger ?? Logger(label: "swift-rtp.server")
+        self.logger = logger ?? Logger(label: "swift-rtp.server", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
     /// Serves `source` at `path` (`/camera`), replacing what was there.
@@ -84,7 +84,9 @@ public final class RTSPServer: Sendable {
 
     /// What is mounted, as the state machine offers it.
     var presentations: [RTSPServerStateMachine.Presentation] {
-        mounts.withLock { mounts in mounts.map { .init(path: $0.key, formats: $0.value.formats) } }
+        mounts.withLock { mounts in
+            mounts.map { .init(path: $0.key, formats: $0.value.formats, crypto: $0.value.cryptoAttribute) }
+        }
     }
 
     func source(at path: String) -> MediaSource? { mounts.withLock { $0[path] } }

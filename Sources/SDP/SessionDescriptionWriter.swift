@@ -4,10 +4,11 @@
 extension SessionDescription {
     /// The description of a session of `formats` (RFC 8866, with RFC 2326's `a=control`): `v=`, `o=`, `s=`,
     /// `c=`, `t=`, then a media section per format, in order, its control `trackID=<index>`. `address` is the
-    /// server's (for `o=` and `c=`; unicast sessions receive where they SETUP, whatever it says).
+    /// server's (for `o=` and `c=`; unicast sessions receive where they SETUP, whatever it says). With `crypto` (an
+    /// RFC 4568 `a=crypto` value), every section is `RTP/SAVP` with that key.
     public static func text(
         describing formats: [MediaFormat], sessionName: String = "swift-rtp", sessionID: UInt64 = 1,
-        address: String = "0.0.0.0"
+        address: String = "0.0.0.0", crypto: String? = nil
     ) -> String {
         let family = address.contains(":") ? "IP6" : "IP4"
         var lines = [
@@ -15,7 +16,7 @@ extension SessionDescription {
             "c=IN \(family) \(address)", "t=0 0", "a=control:*",
         ]
         for (index, format) in formats.enumerated() {
-            lines += format.mediaSectionLines(control: "trackID=\(index)")
+            lines += format.mediaSectionLines(control: "trackID=\(index)", crypto: crypto)
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }
@@ -23,14 +24,15 @@ extension SessionDescription {
 
 extension MediaFormat {
     /// The lines of this format's media section: `m=`, `a=rtpmap`, `a=fmtp` when it has parameters, and
-    /// `a=control:<control>`.
-    public func mediaSectionLines(control: String) -> [String] {
+    /// `a=control:<control>`; with `crypto`, the profile is `RTP/SAVP` and `a=crypto` carries it.
+    public func mediaSectionLines(control: String, crypto: String? = nil) -> [String] {
+        let profile = crypto == nil ? "RTP/AVP" : "RTP/SAVP"
         let payloadType = self.payloadType
         var lines: [String]
         var parameters: [String] = []
         switch self {
         case .video(let format):
-            lines = ["m=video 0 RTP/AVP \(payloadType)"]
+            lines = ["m=video 0 \(profile) \(payloadType)"]
             switch format.codec {
             case .h264:
                 lines.append("a=rtpmap:\(payloadType) H264/\(format.clockRate)")
@@ -44,7 +46,7 @@ extension MediaFormat {
             }
             parameters += format.parameterSetAttributes.map { "\($0.name)=\($0.value)" }
         case .audio(let format):
-            lines = ["m=audio 0 RTP/AVP \(payloadType)"]
+            lines = ["m=audio 0 \(profile) \(payloadType)"]
             let channels = format.channels > 1 || format.codec == .opus ? "/\(max(format.channels, 1))" : ""
             lines.append("a=rtpmap:\(payloadType) \(format.encodingName)/\(format.clockRate)\(channels)")
             if format.codec == .aac {
@@ -58,7 +60,7 @@ extension MediaFormat {
                 parameters = ["cpresent=\(format.muxConfigPresent ? 1 : 0)", "config=\(config)"]
             }
         case .data(let format):
-            lines = ["m=\(format.mediaType.sdpLineSafe) 0 RTP/AVP \(payloadType)"]
+            lines = ["m=\(format.mediaType.sdpLineSafe) 0 \(profile) \(payloadType)"]
             let name: String? =
                 switch format.content {
                 case .onvifMetadata(let gzip): gzip ? "vnd.onvif.metadata.gzip" : "vnd.onvif.metadata"
@@ -67,6 +69,7 @@ extension MediaFormat {
             if let name { lines.append("a=rtpmap:\(payloadType) \(name.sdpLineSafe)/\(format.clockRate)") }
         }
         if !parameters.isEmpty { lines.append("a=fmtp:\(payloadType) " + parameters.joined(separator: ";")) }
+        if let crypto { lines.append("a=crypto:\(crypto.sdpLineSafe)") }
         lines.append("a=control:\(control.sdpLineSafe)")
         return lines
     }

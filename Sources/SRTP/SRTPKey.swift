@@ -48,3 +48,24 @@ public struct SRTPKey: Sendable, Hashable, CustomStringConvertible {
     /// Never the key itself.
     public var description: String { "SRTPKey(\(suite), <\(material.count) bytes>)" }
 }
+
+extension SRTPKey {
+    /// A key of random bytes (the system's generator) for `suite`: what a server announces to its clients.
+    public static func random(suite: SRTPSuite = .aesCM128HMACSHA1_80) -> SRTPKey {
+        var generator = SystemRandomNumberGenerator()
+        let material = (0..<suite.keyLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        // The length is the suite's own: the initializer cannot refuse it.
+        return (try? SRTPKey(suite: suite, material: material)) ?? SRTPKey(unchecked: suite, material: material)
+    }
+
+    private init(unchecked suite: SRTPSuite, material: [UInt8]) {
+        self.suite = suite
+        self.material = material
+    }
+
+    /// The SDP `a=crypto` value that announces this key (RFC 4568): `1 SUITE inline:BASE64`. It holds the key: send
+    /// it only where the session description is private (RTSPS, or a network you trust).
+    public var cryptoAttribute: String {
+        "1 \(suite.rawValue) inline:" + String(decoding: Base64.encode(material), as: UTF8.self)
+    }
+}

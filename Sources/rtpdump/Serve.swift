@@ -7,6 +7,7 @@ import RTPDumpCore
 import RTSP
 import RTSPServer
 import SDP
+import SRTP
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,6 +42,12 @@ struct Serve: ParsableCommand {
 
     @Flag(help: "Serve over TCP interleaved only (answer UDP SETUPs with 461).")
     var tcpOnly = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Send SRTP (RTP/SAVP, AES_CM_128_HMAC_SHA1_80) with a random key announced in the session description "
+                + "(a=crypto): anyone who reads the DESCRIBE answer has the key."))
+    var serveSRTP = false
 
     @Option(help: "An Annex B file's picture rate (it carries no timestamps; default 25).")
     var fps: Double = 25
@@ -82,7 +89,7 @@ struct Serve: ParsableCommand {
             throw RTPDumpError("nothing to serve in \(options.displayName): no H.264 or H.265 video with a keyframe, "
                 + "and no audio its SDP describes")
         }
-        let source = try MediaSource(formats: streams.tracks.map(\.format))
+        let source = try makeSource(streams.tracks.map(\.format))
         let server = try start(
             source,
             describing: "\(streams.tracks.count) track(s): \(streams.tracks.map { $0.format.encodingName }.joined(separator: ", "))")
@@ -115,7 +122,7 @@ struct Serve: ParsableCommand {
         guard !groups.isEmpty, !sets.isEmpty else {
             throw RTPDumpError("\(options.input) holds no \(codec) access unit with parameter sets (is it Annex B?)")
         }
-        let source = try MediaSource(formats: [.video(VideoFormat(parameterSets: sets))])
+        let source = try makeSource([.video(VideoFormat(parameterSets: sets))])
         let server = try start(source, describing: "1 track: \(codec), \(groups.count) pictures at \(fps) fps")
         waitFor { await source.waitForSubscriber() }
         let ticks = 90_000 / fps
@@ -130,6 +137,15 @@ struct Serve: ParsableCommand {
             played += groups.count
         } while loop
         try end(source, server)
+    }
+
+    /// The source of `formats`, SRTP with a random key when --serve-srtp.
+    private func makeSource(_ formats: [MediaFormat]) throws -> MediaSource {
+        do {
+            return try MediaSource(formats: formats, srtpKey: serveSRTP ? SRTPKey.random() : nil)
+        } catch {
+            throw RTPDumpError("cannot serve \(options.displayName): \(error)")
+        }
     }
 
     /// Starts the server with `source` at --path, and says where.

@@ -133,7 +133,9 @@ import Testing
         var options = Self.options
         options.reconnection?.includesFirstConnect = true
         let connecting = Task { try await RTSPSession.connect(to: url, options: options) }
-        try await Task.sleep(for: .milliseconds(700))
+        // Long enough for a first attempt to fail even on a loaded machine (at 700 ms, a CI run once had none yet,
+        // and so no break to report).
+        try await Task.sleep(for: .seconds(2))
         // Streaming until the test is done with it: a pause in the media past the inactivity timeout (a loaded
         // machine) would be a break of its own.
         let server = try await ScriptedServer(port: port) { request, connection in

@@ -172,6 +172,29 @@ import Testing
         _ = await served.waitForExit()
     }
 
+    /// SRTP (--serve-srtp, the key in the SDP's a=crypto): FFmpeg's own SRTP over TCP and UDP, and this library's
+    /// client, decode the capture's frames.
+    @Test func srtpIsPlayedByFFmpegAndTheLibrarysClient() async throws {
+        let expected = try await Self.decodedFromCapture("h264-ffmpeg.pcap")
+        for transport in ["tcp", "udp"] {
+            let served = try await Served(Self.capture("h264-ffmpeg.pcap"), ["--serve-srtp"])
+            let run = try await runProgram(
+                "/usr/bin/ffmpeg",
+                ["-v", "error", "-rtsp_transport", transport, "-i", served.url, "-fps_mode", "passthrough", "-pix_fmt",
+                 "yuv420p", "-f", "framemd5", "-"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+                $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+            #expect(frames == expected, "FFmpeg over \(transport)")
+            _ = await served.waitForExit()
+        }
+        let served = try await Served(Self.capture("h264-ffmpeg.pcap"), ["--serve-srtp"])
+        let run = try await RTPDumpBinary.run(["decode", served.url, "--md5"])
+        #expect(run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) } == expected)
+        _ = await served.waitForExit()
+    }
+
     /// With --serve-user, a client without the password gets 401 and one with it plays (Digest).
     @Test func aServerWithAUserLetsOnlyThatUserIn() async throws {
         let served = try await Served(

@@ -105,6 +105,28 @@ import Testing
         #expect(Self.status(machine.receive(Self.request("DESCRIBE", "http://x", cseq: 9), now: t0)) == 400)
     }
 
+    /// A presentation sent as SRTP announces RTP/SAVP with its a=crypto key, and takes SETUPs for RTP/SAVP and for
+    /// RTP/AVP (FFmpeg asks that, having read the key); a plain one refuses RTP/SAVP.
+    @Test func anSRTPPresentationAnnouncesItsKeyAndTakesBothProfiles() throws {
+        let crypto = "1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz"
+        var machine = RTSPServerStateMachine(
+            presentations: [.init(path: "/cam", formats: Self.formats, crypto: crypto)],
+            configuration: RTSPServerStateMachine.Configuration())
+        let described = try #require(Self.answer(machine.receive(Self.request("DESCRIBE", Self.base, cseq: 1), now: t0)))
+        let sdp = try SessionDescription(String(decoding: described.body, as: UTF8.self))
+        #expect(sdp.media.map(\.transportProtocol) == ["RTP/SAVP", "RTP/SAVP"])
+        #expect(sdp.media.map(\.cryptoAttributes) == [[crypto], [crypto]])
+        for (cseq, transport) in [(2, "RTP/SAVP/TCP;unicast;interleaved=0-1"), (3, "RTP/AVP/TCP;unicast;interleaved=0-1")] {
+            let answer = try #require(
+                Self.answer(machine.receive(Self.request("SETUP", Self.base + "/trackID=0", cseq: cseq, [("Transport", transport)]), now: t0)))
+            #expect(answer.header("Transport") == transport)
+        }
+        var plain = Self.machine()
+        let refused = plain.receive(
+            Self.request("SETUP", Self.base + "/trackID=0", cseq: 4, [("Transport", "RTP/SAVP/TCP;interleaved=0-1")]), now: t0)
+        #expect(Self.status(refused) == 461)
+    }
+
     @Test func idleSessionsAreTornDownAfterTheTimeout() throws {
         var machine = Self.machine { $0.sessionTimeout = .seconds(10) }
         let setup = machine.receive(

@@ -11,13 +11,15 @@
 /// A field holding a pointer to the libsrtp2 function of the same name, with that function's own type.
 #define CSRTP_FUNCTION(name) __typeof__(name) *_Nonnull name
 
-/// The libsrtp2 functions the receiver calls. (srtp_crypto_policy_set_aes_cm_128_hmac_sha1_80 is a macro
+/// The libsrtp2 functions the receiver and the sender call. (srtp_crypto_policy_set_aes_cm_128_hmac_sha1_80 is a macro
 /// for srtp_crypto_policy_set_rtp_default.)
 typedef struct {
     CSRTP_FUNCTION(srtp_create);
     CSRTP_FUNCTION(srtp_dealloc);
     CSRTP_FUNCTION(srtp_unprotect);
     CSRTP_FUNCTION(srtp_unprotect_rtcp);
+    CSRTP_FUNCTION(srtp_protect);
+    CSRTP_FUNCTION(srtp_protect_rtcp);
     CSRTP_FUNCTION(srtp_crypto_policy_set_rtp_default);
     CSRTP_FUNCTION(srtp_crypto_policy_set_aes_cm_128_hmac_sha1_32);
     CSRTP_FUNCTION(srtp_crypto_policy_set_aes_gcm_128_16_auth);

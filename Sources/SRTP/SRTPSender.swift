@@ -1,0 +1,52 @@
+import CSRTP
+import CSRTPLoader
+
+/// Protects what one sender sends: SRTP and SRTCP of any of its SSRCs with one master key (libsrtp's
+/// `ssrc_any_outbound`), the inverse of ``SRTPReceiver``.
+///
+/// Not thread-safe: use one sender from one thread (or under one lock) at a time.
+public final class SRTPSender {
+    public let suite: SRTPSuite
+    private let session: srtp_t
+    private let library: csrtp_api
+    /// The bytes libsrtp may add to a packet (its tag, and an MKI).
+    private static let trailer = Int(SRTP_MAX_TRAILER_LEN)
+
+    public init(key: SRTPKey) throws(SRTPError) {
+        library = try SRTPLibrary.functions()
+        suite = key.suite
+        session = try SRTPLibrary.session(key: key, inbound: false, library: library)
+    }
+
+    deinit { _ = library.srtp_dealloc(session) }
+
+    /// The SRTP packet of an RTP packet.
+    public func protect(_ packet: some Collection<UInt8>) throws(SRTPError) -> [UInt8] {
+        try run(packet, isRTCP: false)
+    }
+
+    /// The SRTCP packet of an RTCP compound packet.
+    public func protectRTCP(_ packet: some Collection<UInt8>) throws(SRTPError) -> [UInt8] {
+        try run(packet, isRTCP: true)
+    }
+
+    private func run(_ packet: some Collection<UInt8>, isRTCP: Bool) throws(SRTPError) -> [UInt8] {
+        guard packet.count >= (isRTCP ? 8 : 12), packet.count + Self.trailer <= 1 << 16 else {
+            throw SRTPError(.malformed, "\(packet.count) bytes cannot be protected as \(isRTCP ? "RTCP" : "RTP")")
+        }
+        var bytes = Array(packet)
+        let length = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: Self.trailer))
+        var protectedLength = Int32(length)
+        let status = bytes.withUnsafeMutableBytes { buffer in
+            isRTCP
+                ? library.srtp_protect_rtcp(session, buffer.baseAddress, &protectedLength)
+                : library.srtp_protect(session, buffer.baseAddress, &protectedLength)
+        }
+        guard status == srtp_err_status_ok else {
+            throw SRTPError(.library, "libsrtp refused to protect an \(isRTCP ? "RTCP" : "RTP") packet (error \(status.rawValue))")
+        }
+        bytes.removeLast(bytes.count - Int(protectedLength))
+        return bytes
+    }
+}
