@@ -12,7 +12,7 @@ import VideoDecoding
 /// The custom transports end to end on loopback against small real senders
 /// (`Fixtures/scripts/rtp-senders.py`) that send the RTP of h264-gst.pcap; what arrives must decode to
 /// GStreamer's frames of that capture (expected/h264-gst.pcap.gst-frames.md5).
-@Suite(.serialized) struct CustomTransportTests {
+@Suite(.serialized, .loadExclusive) struct CustomTransportTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let capture = root.appendingPathComponent("Fixtures/captures/h264-gst.pcap").path

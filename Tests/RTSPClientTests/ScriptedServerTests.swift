@@ -263,7 +263,7 @@ import Testing
         #expect(origin.methods == ["OPTIONS", "DESCRIBE"])
     }
 
-    @Test func autoFallsBackToTCPWhenNoUDPArrives() async throws {
+    @Test(.loadExclusive) func autoFallsBackToTCPWhenNoUDPArrives() async throws {
         let server = try await ScriptedServer { request, connection in
             connection.answerNormally(request)  // UDP SETUP is accepted, but nothing is ever sent over UDP
             if request.method == "PLAY", connection.index == 1 { connection.sendRTP(count: 3) }
