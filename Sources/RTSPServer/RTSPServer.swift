@@ -141,7 +141,11 @@ public final class RTSPServer: Sendable {
 
     /// Two UDP sockets, RTP on an even port and RTCP on the next when one is free (RFC 3550 section 11).
     private func bindUDPPair() async throws -> (rtp: any Channel, rtcp: any Channel) {
+        // Every UDP client's packets queue on these sockets: their bound is the TCP connections' times a few
+        // clients, so that a burst to many clients is not taken for a client that cannot keep up.
+        let limit = configuration.writeBufferLimit * 4
         let bootstrap = DatagramBootstrap(group: group).channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.writeBufferWaterMark, value: .init(low: limit / 2, high: limit))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(DiscardingHandler()) }
             }

@@ -29,11 +29,13 @@ final class Subscriber: Sendable {
     var skippedUnits: Int { gate.withLock { $0.skippedUnits } }
 
     /// Sends one unit's packets (`$`-framed on channel 2 × track, as the source writes them) on the track's
-    /// transport; skips them when the connection's buffer is full, and video until a keyframe after that.
+    /// transport; skips them when the connection's (or the UDP socket's) buffer is full, and video until a
+    /// keyframe after that.
     func deliver(track: Int, packets: ByteBuffer, isVideo: Bool, isKeyframe: Bool) {
         guard let transport = transports[track] else { return }
+        // Room on the client's connection (TCP), or on the server's UDP socket that every UDP client shares.
         let hasRoom: Bool
-        if case .interleaved = transport { hasRoom = connection.isWritable } else { hasRoom = true }
+        if case .interleaved = transport { hasRoom = connection.isWritable } else { hasRoom = udp?.rtp.isWritable ?? true }
         let sends = gate.withLock { gate -> Bool in
             if !hasRoom {
                 if isVideo { gate.waiting.insert(track) }
