@@ -1,3 +1,4 @@
+import RTP
 import SDP
 
 /// Puts audio frames into RTP payloads: the inverse of ``AudioDepacketizer``.
@@ -24,7 +25,7 @@ public struct AudioPacketizer: Sendable {
 
     /// A packetizer for `format`. Throws for a format it cannot send: LATM, and AAC with AU-header fields
     /// other than the size and the index.
-    public init(format: AudioFormat, maxPayloadSize: Int = 1400) throws(AudioError) {
+    public init(format: AudioFormat, maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize) throws(AudioError) {
         self.format = format
         self.maxPayloadSize = max(maxPayloadSize, Self.minPayloadSize)
         switch format.codec {

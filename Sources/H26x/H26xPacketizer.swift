@@ -19,8 +19,7 @@ import RTP
 /// packet once it has grown to the largest payload, as long as the closure does not keep the slice.
 public struct H26xPacketizer: Sendable {
     public let codec: VideoCodec
-    /// The largest payload it makes, in bytes: an Ethernet MTU of 1500 less the IPv6, UDP, RTP and SRTP
-    /// headers, with room to spare, by default.
+    /// The largest payload it makes, in bytes (by default `RTPSender.defaultMaxPayloadSize`).
     public let maxPayloadSize: Int
     /// Whether keyframes that come without parameter sets get the known ones in front of them.
     public var insertsParameterSets: Bool
@@ -32,13 +31,11 @@ public struct H26xPacketizer: Sendable {
 
     /// The smallest ``maxPayloadSize`` accepted: room for a fragmentation unit's headers and some data.
     public static let minPayloadSize = 64
-    /// The default ``maxPayloadSize``.
-    public static let defaultPayloadSize = 1400
 
     /// A packetizer for `codec` (`.h264` or `.h265`), starting from `parameterSets` (the SDP's, when known).
     /// `maxPayloadSize` is raised to ``minPayloadSize`` when smaller.
     public init(
-        codec: VideoCodec, maxPayloadSize: Int = defaultPayloadSize, parameterSets: ParameterSets? = nil,
+        codec: VideoCodec, maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, parameterSets: ParameterSets? = nil,
         insertsParameterSets: Bool = true
     ) {
         self.codec = codec

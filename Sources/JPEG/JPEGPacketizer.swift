@@ -22,7 +22,7 @@ public struct JPEGPacketizer: Sendable {
     /// The smallest ``maxPayloadSize`` accepted: the headers, two tables, and some data.
     public static let minPayloadSize = 256
 
-    public init(maxPayloadSize: Int = 1400) {
+    public init(maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize) {
         self.maxPayloadSize = max(maxPayloadSize, Self.minPayloadSize)
         payload.reserveCapacity(self.maxPayloadSize)
     }

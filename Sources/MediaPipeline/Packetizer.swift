@@ -32,7 +32,7 @@ public struct Packetizer: Sendable {
 
     /// A packetizer for `format`. Throws for a format it cannot send: metadata and data tracks, `MP4A-LATM`,
     /// H.264's interleaved mode.
-    public init(format: MediaFormat, maxPayloadSize: Int = H26xPacketizer.defaultPayloadSize) throws(PacketizerError) {
+    public init(format: MediaFormat, maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize) throws(PacketizerError) {
         self.format = format
         switch format {
         case .video(let video) where video.codec.isH26x:

@@ -76,12 +76,4 @@ extension WallClockTime {
         let fraction = UInt64(spec.tv_nsec) << 32 / 1_000_000_000
         return WallClockTime(ntp: seconds << 32 | fraction)
     }
-
-    /// The time `nanoseconds` after this one (before, when negative).
-    public func adding(nanoseconds: Int64) -> WallClockTime {
-        let seconds = nanoseconds / 1_000_000_000
-        let rest = nanoseconds % 1_000_000_000
-        let delta = seconds << 32 + (rest << 32) / 1_000_000_000
-        return WallClockTime(ntp: UInt64(bitPattern: Int64(bitPattern: ntp) &+ delta))
-    }
 }

@@ -26,6 +26,10 @@ public struct RTPSender: Sendable {
     /// from.
     public private(set) var lastTimestamp: (rtp: UInt32, wallClock: WallClockTime)?
 
+    /// The largest RTP payload the packetizers make by default: an Ethernet MTU of 1500 less the IPv6, UDP, RTP
+    /// and SRTP headers, with room to spare.
+    public static let defaultMaxPayloadSize = 1400
+
     /// A stream with `ssrc`, its first sequence number and timestamp offset random unless given.
     public init(
         payloadType: UInt8, clockRate: Int, ssrc: UInt32 = .random(in: 1...UInt32.max),

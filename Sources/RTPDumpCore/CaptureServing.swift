@@ -11,51 +11,24 @@ import RTSPServer
 /// A capture (or a live session) pushed into a server's ``MediaSource``: what `rtpdump serve` does once its
 /// server is up.
 package enum CaptureServing {
-    /// Pushes the served tracks' units of `datagrams` into `source` at the pace of the datagrams' times (a
-    /// capture), each dated now. Returns how many units were pushed.
-    @discardableResult
-    package static func replay(
-        _ datagrams: inout some DatagramSource, streams: inout ServedStreams, into source: MediaSource
-    ) throws -> Int {
+    /// Pushes the served tracks' units of `datagrams` into `source`. A capture's (`paced`) go at the pace of their
+    /// datagrams' times, each dated now; a live session's go as they come, each dated by its sender's clock when
+    /// it has one.
+    package static func push(
+        _ datagrams: inout some DatagramSource, streams: inout ServedStreams, into source: MediaSource, paced: Bool
+    ) throws {
         let start = ArrivalTime.now()
         var first: ArrivalTime?
-        var pushed = 0
         try datagrams.forEachDatagram { datagram in
-            let time = datagram.time
-            let origin = first ?? time
+            let origin = first ?? datagram.time
             first = origin
-            let due = start + (time - origin)
+            let due = start + (datagram.time - origin)
             streams.add(datagram) { track, unit in
-                sleep(until: due)
-                source.push(unit, track: track, capturedAt: .now())
-                pushed += 1
+                if paced { sleep(until: due) }
+                source.push(unit, track: track, capturedAt: paced ? .now() : nil)
             }
         }
-        streams.finish { track, unit in
-            source.push(unit, track: track, capturedAt: .now())
-            pushed += 1
-        }
-        return pushed
-    }
-
-    /// Pushes the served tracks' units of a live session into `source` as they come, each dated by its
-    /// sender's clock when it has one.
-    @discardableResult
-    package static func relay(
-        _ datagrams: inout some DatagramSource, streams: inout ServedStreams, into source: MediaSource
-    ) throws -> Int {
-        var pushed = 0
-        try datagrams.forEachDatagram { datagram in
-            streams.add(datagram) { track, unit in
-                source.push(unit, track: track)
-                pushed += 1
-            }
-        }
-        streams.finish { track, unit in
-            source.push(unit, track: track)
-            pushed += 1
-        }
-        return pushed
+        streams.finish { track, unit in source.push(unit, track: track, capturedAt: paced ? .now() : nil) }
     }
 
     /// Blocks the calling thread until `time` on the monotonic clock.

@@ -5,8 +5,8 @@ import RTP
 import SDP
 
 /// The tracks of a capture (or a live session) that a server can send, and their units: what `rtpdump serve`
-/// reads. Video (H.264, H.265) is announced with the parameter sets of its first keyframe (and the SDP's);
-/// audio as the SDP describes it. Streams a ``Packetizer`` cannot send are left out with the reason.
+/// reads. H.264 and H.265 are announced with the parameter sets of their first keyframe (and the SDP's), Motion
+/// JPEG as its SDP says (else by its payload type), audio as the SDP describes it. Streams a ``Packetizer`` cannot send are left out with the reason.
 package struct ServedStreams: Sendable {
     /// A track served: the capture's pipeline track, and the format it is announced with.
     package struct Track: Sendable {
@@ -54,14 +54,7 @@ package struct ServedStreams: Sendable {
     ) -> ServedStreams {
         let byType = Dictionary(formats.map { ($0.payloadType, $0) }, uniquingKeysWith: { first, _ in first })
         var served = ServedStreams(formats: byType, filter: filter, followsFlows: followsFlows)
-        for format in formats {
-            do throws(PacketizerError) {
-                _ = try Packetizer(format: format)
-                served.tracks.append(Track(source: -1, format: format))
-            } catch {
-                served.leftOut.append("\(format.kind) track (\(format.encodingName)): \(error)")
-            }
-        }
+        for format in formats { served.serve(format, from: -1, named: "\(format.kind) track") }
         return served
     }
 
@@ -140,13 +133,18 @@ package struct ServedStreams: Sendable {
                 leftOut.append("track \(track) (payload type \(entry.payloadType)): no keyframe, or not video")
                 continue
             }
-            do throws(PacketizerError) {
-                _ = try Packetizer(format: format)
-                servedIndex[track] = tracks.count
-                tracks.append(Track(source: track, format: format))
-            } catch {
-                leftOut.append("track \(track) (\(format.encodingName)): \(error)")
-            }
+            serve(format, from: track, named: "track \(track)")
+        }
+    }
+
+    /// Serves the track `source` (-1: made later) as `format` when a packetizer sends it, else says why not.
+    private mutating func serve(_ format: MediaFormat, from source: Int, named name: String) {
+        do throws(PacketizerError) {
+            _ = try Packetizer(format: format)
+            if source >= 0 { servedIndex[source] = tracks.count }
+            tracks.append(Track(source: source, format: format))
+        } catch {
+            leftOut.append("\(name) (\(format.encodingName)): \(error)")
         }
     }
 }

@@ -138,12 +138,6 @@ public struct RTSPServerStateMachine: Sendable {
     /// The ids of the sessions it holds.
     public var sessionIDs: [String] { sessions.keys.sorted() }
 
-    /// Adds or replaces a presentation (a source that came up after the connection did).
-    public mutating func offer(_ presentation: Presentation) {
-        presentations.removeAll { $0.path == presentation.path }
-        presentations.append(presentation)
-    }
-
     /// Offers exactly `presentations` from now on (what the server has mounted now).
     public mutating func replacePresentations(_ presentations: [Presentation]) {
         self.presentations = presentations

@@ -65,7 +65,7 @@ public final class MediaSource: Sendable {
     /// RTP payload. With `srtpKey`, every packet and report is SRTP (`RTP/SAVP`), the key announced in the session
     /// description (send that only over RTSPS or a network you trust). Throws ``PacketizerError`` for a format it
     /// cannot send, `SRTPError` when libsrtp2 cannot be loaded or refuses the key.
-    public init(formats: [MediaFormat], maxPayloadSize: Int = 1400, srtpKey: SRTPKey? = nil) throws {
+    public init(formats: [MediaFormat], maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, srtpKey: SRTPKey? = nil) throws {
         self.formats = formats
         cryptoAttribute = srtpKey?.cryptoAttribute
         let srtp = try srtpKey.map { key throws(SRTPError) in try SRTPSender(key: key) }

@@ -86,7 +86,7 @@ struct Serve: ParsableCommand {
         }
         for reason in streams.leftOut { printError("note: not served: \(reason)") }
         guard !streams.tracks.isEmpty else {
-            throw RTPDumpError("nothing to serve in \(options.displayName): no H.264 or H.265 video with a keyframe, "
+            throw RTPDumpError("nothing to serve in \(options.displayName): no H.264, H.265 or Motion JPEG video, "
                 + "and no audio its SDP describes")
         }
         let source = try makeSource(streams.tracks.map(\.format))
@@ -95,17 +95,15 @@ struct Serve: ParsableCommand {
             describing: "\(streams.tracks.count) track(s): \(streams.tracks.map { $0.format.encodingName }.joined(separator: ", "))")
         if options.isURL {
             var live = datagrams
-            try CaptureServing.relay(&live, streams: &streams, into: source)
+            try CaptureServing.push(&live, streams: &streams, into: source, paced: false)
         } else {
             waitFor { await source.waitForSubscriber() }
             // Read again from its start for each playing: the survey read the first opening to its end.
-            var first = true
-            while first || loop {
+            repeat {
                 var capture = try CaptureInput.openWithSession(options.input).source
                 var replay = streams.replaying(formats: formats, filter: filter, followsFlows: followsFlows)
-                try CaptureServing.replay(&capture, streams: &replay, into: source)
-                first = false
-            }
+                try CaptureServing.push(&capture, streams: &replay, into: source, paced: true)
+            } while loop
         }
         try end(source, server)
     }

@@ -40,6 +40,5 @@ import Testing
     @Test func nowIsTheRealTimeClock() {
         let now = WallClockTime.now().secondsSince1970
         #expect(now > 1_700_000_000 && now < 4_000_000_000)
-        #expect(WallClockTime(ntp: 0).adding(nanoseconds: 1_500_000_000).ntp == 3 << 31)
     }
 }

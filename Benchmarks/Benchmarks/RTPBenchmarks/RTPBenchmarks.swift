@@ -2,6 +2,7 @@ import Benchmark
 import Foundation
 import PacketCapture
 import RTP
+import SDP
 
 /// 1000 RTP packets of 1200-byte payloads, consecutive sequence numbers, all slices of one buffer (as
 /// datagrams read from a capture or a socket batch are).
@@ -46,6 +47,12 @@ func parseAndReorder(_ benchmark: Benchmark, _ packets: [ArraySlice<UInt8>], sta
 
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/captures")
+
+/// The first format of a fixture's SDP file (`name` under Fixtures/captures).
+func fixtureFormat(_ name: String) -> MediaFormat? {
+    (try? String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8))
+        .flatMap { try? SessionDescription($0) }?.media.first?.mediaFormat
+}
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(

@@ -13,10 +13,7 @@ import SDP
 func recordingBenchmarks() {
     let loops = 10
     for (name, sdp, frame) in [("h264-gst", nil, 90 * 3000), ("audio-aac-gst", "audio-aac-gst.sdp", 1024 * 95)] as [(String, String?, Int)] {
-        let format: MediaFormat? = sdp.flatMap {
-            (try? String(contentsOf: fixtures.appendingPathComponent($0), encoding: .utf8))
-                .flatMap { try? SessionDescription($0) }?.media.first?.mediaFormat
-        }
+        let format = sdp.flatMap(fixtureFormat)
         guard let step = name.hasPrefix("h264") ? UInt32(frame) : repetitionTimestampStep(name + ".pcap", frame: UInt32(frame))
         else { continue }
         let (capture, perLoop) = repeatedCapture(name + ".pcap", loops: loops, timestampStep: step)

@@ -13,11 +13,8 @@ import SDP
 /// mallocs per packet should be none (the packetizer), and one buffer per unit (the source).
 func sendingBenchmarks() {
     for (name, sdp) in [("h264-gst", nil), ("audio-aac-gst", "audio-aac-gst.sdp")] as [(String, String?)] {
-        let format: MediaFormat =
-            sdp.flatMap {
-                (try? String(contentsOf: fixtures.appendingPathComponent($0), encoding: .utf8))
-                    .flatMap { try? SessionDescription($0) }?.media.first?.mediaFormat
-            } ?? .video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))
+        let format =
+            sdp.flatMap(fixtureFormat) ?? .video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))
         let units = capturedUnits(name + ".pcap", format: format)
         guard !units.isEmpty else { continue }
         Benchmark(
