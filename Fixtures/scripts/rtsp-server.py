@@ -29,6 +29,36 @@ gi.require_version("GstRtspServer", "1.0")
 from gi.repository import Gio, GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 
 
+def keep_backchannel_flowing(factory):
+    """gst-rtsp-server adds the appsrc that takes a client's backchannel RTP to the media's pipeline when the
+    client sets it up; in about one session of fifteen here it is left in the NULL state, holding every packet
+    the client sends (seen with the elements' states and appsrc's current-level-buffers at TEARDOWN). Every
+    50 ms, an appsrc left in NULL in a playing pipeline is brought to its parent's state, and said so on
+    stderr: what the client sent then flows on as it would have."""
+    medias = []
+    factory.connect("media-configure", lambda _, media: medias.append(media))
+
+    def check():
+        for media in list(medias):
+            element = media.get_element()
+            pipeline = element.get_parent() if element is not None else None
+            if pipeline is None or pipeline.get_state(0)[1] != Gst.State.PLAYING:
+                continue
+            iterator = pipeline.iterate_recurse()
+            while True:
+                result, child = iterator.next()
+                if result != Gst.IteratorResult.OK:
+                    break
+                factory_of = child.get_factory()
+                if factory_of is not None and factory_of.get_name() == "appsrc" and child.get_state(0)[1] == Gst.State.NULL:
+                    print(f"backchannel: {child.get_name()} left in NULL by gst-rtsp-server, set to its parent's state",
+                          file=sys.stderr, flush=True)
+                    child.sync_state_with_parent()
+        return True
+
+    GLib.timeout_add(50, check)
+
+
 def access_control(server, factory, args):
     """With --auth, only args.user with args.password may play /test, by Basic or by Digest (MD5,
     qop=auth); with --tls-cert, connections are TLS (rtsps://) with that certificate."""
@@ -132,7 +162,7 @@ def main():
                              "shared by every client: what the serving benchmark compares rtpdump serve with")
     parser.add_argument("--backchannel", metavar="PCM_FILE",
                         help="an ONVIF audio backchannel (PCMU, 8 kHz): what a client sends is decoded by mulawdec "
-                             "and written to PCM_FILE as 16-bit little-endian samples")
+                             "and written to PCM_FILE as 16-bit little-endian samples, as it comes")
     parser.add_argument("--onvif-replay", type=int, metavar="NTP_SECONDS",
                         help="with --file: an ONVIF replay server; the file starts at this NTP time (seconds since 1900)")
     args = parser.parse_args()
@@ -198,9 +228,12 @@ def main():
         server = GstRtspServer.RTSPOnvifServer()
         factory = GstRtspServer.RTSPOnvifMediaFactory()
         factory.set_media_gtype(GstRtspServer.RTSPOnvifMedia.__gtype__)
+        # filesink writes each buffer as it comes (buffer-mode=unbuffered), not when the media is unprepared.
         factory.set_backchannel_launch(
             '( capsfilter caps="application/x-rtp,media=audio,payload=0,clock-rate=8000,encoding-name=PCMU" '
-            f'name=depay_backchannel ! rtppcmudepay ! mulawdec ! filesink location={args.backchannel} async=false )')
+            f'name=depay_backchannel ! rtppcmudepay ! mulawdec ! filesink location={args.backchannel} async=false '
+            'buffer-mode=unbuffered )')
+        keep_backchannel_flowing(factory)
     elif args.onvif_replay:
         server = GstRtspServer.RTSPOnvifServer()
         factory = GstRtspServer.RTSPOnvifMediaFactory()
