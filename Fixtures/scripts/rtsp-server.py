@@ -5,7 +5,8 @@ usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
                       [--rtcp-interval MS] [--shared] [--audio [--no-video]] [--payloads] [--constant-quantizer]
-                      [--file RECORDING.mp4 [--onvif-replay NTP_SECONDS]] [--backchannel PCM_FILE]
+                      [--file RECORDING.mp4 [--onvif-replay NTP_SECONDS]]
+                      [--backchannel PCM_FILE [--backchannel-codec pcmu|aac|opus]]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
 --auth, only to that user. Prints "ready" when it listens. Run it with Debian's /usr/bin/python3
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds. With --shared, every
@@ -27,6 +28,18 @@ gi.require_version("Gio", "2.0")
 gi.require_version("GstRtsp", "1.0")
 gi.require_version("GstRtspServer", "1.0")
 from gi.repository import Gio, GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
+
+
+# The ONVIF backchannel's RTP caps (what the SDP offers) and the elements that decode it, by codec.
+BACKCHANNELS = {
+    "pcmu": ("application/x-rtp,media=audio,payload=0,clock-rate=8000,encoding-name=PCMU", "rtppcmudepay ! mulawdec"),
+    "aac": ("application/x-rtp,media=audio,payload=96,clock-rate=16000,encoding-name=MPEG4-GENERIC,"
+            "encoding-params=(string)1,mode=(string)AAC-hbr,config=(string)1408,sizelength=(string)13,"
+            "indexlength=(string)3,indexdeltalength=(string)3,streamtype=(string)5,profile-level-id=(string)1",
+            "rtpmp4gdepay ! avdec_aac"),
+    "opus": ("application/x-rtp,media=audio,payload=97,clock-rate=48000,encoding-name=OPUS,encoding-params=(string)2",
+             "rtpopusdepay ! opusdec"),
+}
 
 
 def keep_backchannel_flowing(factory):
@@ -161,8 +174,12 @@ def main():
                         help="serve another RTSP server's H.264 (rtspsrc over TCP, depayloaded and payloaded again), "
                              "shared by every client: what the serving benchmark compares rtpdump serve with")
     parser.add_argument("--backchannel", metavar="PCM_FILE",
-                        help="an ONVIF audio backchannel (PCMU, 8 kHz): what a client sends is decoded by mulawdec "
-                             "and written to PCM_FILE as 16-bit little-endian samples, as it comes")
+                        help="an ONVIF audio backchannel: what a client sends is decoded and written to PCM_FILE as "
+                             "it comes")
+    parser.add_argument("--backchannel-codec", choices=sorted(BACKCHANNELS), default="pcmu",
+                        help="the backchannel's codec: PCMU 8 kHz (decoded to 16-bit samples), AAC-LC 16 kHz mono "
+                             "(mpeg4-generic, decoded by avdec_aac to 32-bit float samples) or Opus (decoded by opusdec "
+                             "to 16-bit stereo samples at 48 kHz)")
     parser.add_argument("--onvif-replay", type=int, metavar="NTP_SECONDS",
                         help="with --file: an ONVIF replay server; the file starts at this NTP time (seconds since 1900)")
     args = parser.parse_args()
@@ -229,10 +246,10 @@ def main():
         factory = GstRtspServer.RTSPOnvifMediaFactory()
         factory.set_media_gtype(GstRtspServer.RTSPOnvifMedia.__gtype__)
         # filesink writes each buffer as it comes (buffer-mode=unbuffered), not when the media is unprepared.
+        caps, decode = BACKCHANNELS[args.backchannel_codec]
         factory.set_backchannel_launch(
-            '( capsfilter caps="application/x-rtp,media=audio,payload=0,clock-rate=8000,encoding-name=PCMU" '
-            f'name=depay_backchannel ! rtppcmudepay ! mulawdec ! filesink location={args.backchannel} async=false '
-            'buffer-mode=unbuffered )')
+            f'( capsfilter caps="{caps}" name=depay_backchannel ! {decode} ! '
+            f'filesink location={args.backchannel} async=false buffer-mode=unbuffered )')
         keep_backchannel_flowing(factory)
     elif args.onvif_replay:
         server = GstRtspServer.RTSPOnvifServer()

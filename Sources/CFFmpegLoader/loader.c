@@ -80,8 +80,9 @@ static pthread_once_t audio_once = PTHREAD_ONCE_INIT;
 static void load_audio(void) {
     if (cffmpeg_load(audio_failure, sizeof audio_failure) == NULL) return;
     void *avutil = open_library("avutil", LIBAVUTIL_VERSION_MAJOR, "av_frame_alloc");
+    void *avcodec = open_library("avcodec", LIBAVCODEC_VERSION_MAJOR, "avcodec_find_decoder");
     void *swresample = open_library("swresample", LIBSWRESAMPLE_VERSION_MAJOR, "swr_convert");
-    if (avutil == NULL || swresample == NULL) {
+    if (avutil == NULL || avcodec == NULL || swresample == NULL) {
         snprintf(audio_failure, sizeof audio_failure, "%s", failure);
         return;
     }
@@ -96,6 +97,15 @@ static void load_audio(void) {
     CFFMPEG_LOAD(swresample, swr_init)
     CFFMPEG_LOAD(swresample, swr_convert)
     CFFMPEG_LOAD(swresample, swr_free)
+    CFFMPEG_LOAD(swresample, swr_get_out_samples)
+    CFFMPEG_LOAD(avutil, av_get_bytes_per_sample)
+    CFFMPEG_LOAD(avutil, av_frame_get_buffer)
+    CFFMPEG_LOAD(avutil, av_frame_make_writable)
+    CFFMPEG_LOAD(avcodec, avcodec_find_encoder)
+    CFFMPEG_LOAD(avcodec, avcodec_find_encoder_by_name)
+    CFFMPEG_LOAD(avcodec, avcodec_send_frame)
+    CFFMPEG_LOAD(avcodec, avcodec_receive_packet)
+    CFFMPEG_LOAD(avcodec, av_packet_unref)
 #undef CFFMPEG_LOAD
     audio_loaded = &audio_api;
 }

@@ -21,7 +21,7 @@ public final class RTSPBackchannel: Sendable {
     /// The backchannel's index in ``RTSPSession/tracks``.
     public let track: Int
     /// What the camera takes: G.711 (PCMU, PCMA) is encoded from PCM here; other codecs take coded frames
-    /// (``send(_:)``).
+    /// (``send(_:)``), which FFmpegDecoding's `FFmpegAudioEncoder` makes from PCM for AAC, Opus, G.722 and G.726.
     public let format: AudioFormat
     private let driver: SessionDriver
     private let state: Mutex<(packetizer: AudioPacketizer, samples: UInt64)>
@@ -42,7 +42,8 @@ public final class RTSPBackchannel: Sendable {
     public func send(pcm samples: some Collection<Int16>) throws(RTSPClientError) {
         guard format.codec == .pcmu || format.codec == .pcma else {
             throw RTSPClientError(
-                .unsupported, "the camera's backchannel takes \(format.encodingName): send coded frames (send(_:)), not PCM")
+                .unsupported,
+                "the camera's backchannel takes \(format.encodingName): send coded frames (send(_:)), not PCM (FFmpegAudioEncoder makes them)")
         }
         let codes = G711.encode(samples, codec: format.codec)
         let timestamp = state.withLock { state in

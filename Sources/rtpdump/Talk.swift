@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Audio
+import AudioDecoding
+import FFmpegDecoding
 import RTP
 import RTPDumpCore
 import RTSP
@@ -12,10 +14,10 @@ struct Talk: ParsableCommand {
         commandName: "talk",
         abstract: "Send audio to a camera's ONVIF backchannel (a doorbell's or an intercom's speaker).",
         discussion:
-            "The audio is a WAV file: 16-bit PCM (encoded here to the camera's G.711), or µ-law or A-law as the "
-            + "camera takes it, mono, at the backchannel's rate (8000 Hz for G.711; ffmpeg -i IN -ar 8000 -ac 1 "
-            + "-c:a pcm_s16le OUT.wav converts). It is sent at its own pace, 20 ms a packet, then the session is "
-            + "torn down.")
+            "The audio is a WAV file of 16-bit PCM, or µ-law or A-law as the camera takes it. PCM is encoded to "
+            + "the camera's codec: G.711 here when the WAV is mono at the backchannel's rate, anything else (AAC, "
+            + "Opus, G.722, G.726, another rate or channel count) through FFmpeg, converted to the backchannel's "
+            + "rate and channels. It is sent at its own pace, then the session is torn down.")
 
     @OptionGroup var options: InputOptions
 
@@ -31,9 +33,6 @@ struct Talk: ParsableCommand {
         let file = [UInt8](data)
         let wav: WAVHeader.Contents
         do { wav = try WAVHeader.read(file) } catch { throw RTPDumpError("\(audio): \(error)") }
-        guard wav.channels == 1 else {
-            throw RTPDumpError("\(audio) has \(wav.channels) channels: the backchannel takes mono (ffmpeg -ac 1 converts)")
-        }
         var sessionOptions = options.sessionOptions
         sessionOptions.backchannel = true
         sessionOptions.mediaKinds = []
@@ -46,27 +45,49 @@ struct Talk: ParsableCommand {
             throw RTPDumpError("\(options.displayName) set up no backchannel this library sends on")
         }
         let format = backchannel.format
-        guard wav.sampleRate == format.sampleRate else {
-            throw RTPDumpError(
-                "\(audio) is at \(wav.sampleRate) Hz; the backchannel (\(format.encodingName)) takes \(format.sampleRate) Hz "
-                    + "(ffmpeg -i \(audio) -ar \(format.sampleRate) -ac 1 -c:a pcm_s16le OUT.wav converts)")
-        }
-        let coded = WAVHeader.encoding(for: format.codec)
-        guard wav.encoding == .pcm16 || wav.encoding == coded else {
-            throw RTPDumpError("\(audio) is \(wav.encoding) and the backchannel takes \(format.encodingName)")
-        }
         let limit = options.duration.map { Int($0 * Double(wav.sampleRate)) } ?? Int.max
+        let sent: Int
+        let isG711 = format.codec == .pcmu || format.codec == .pcma
+        let asItIs = wav.sampleRate == format.sampleRate && wav.channels == 1
+        if isG711 && asItIs && (wav.encoding == .pcm16 || wav.encoding == WAVHeader.encoding(for: format.codec)) {
+            sent = try sendG711(wav, file: file, limit: limit, to: backchannel)
+        } else if wav.encoding == .pcm16 {
+            sent = try sendEncoded(wav, file: file, limit: limit, to: backchannel)
+        } else {
+            throw RTPDumpError(
+                "\(audio) is \(wav.encoding) at \(wav.sampleRate) Hz, \(wav.channels) channels, and the backchannel takes "
+                    + "\(format.encodingName) at \(format.sampleRate) Hz: give 16-bit PCM (ffmpeg -i \(audio) -c:a pcm_s16le OUT.wav "
+                    + "converts), which is encoded to it")
+        }
+        // What was sent is played before the session ends: a TEARDOWN right behind the last packets stops
+        // gst-rtsp-server's backchannel pipeline before they are through it.
+        CaptureServing.sleep(until: .now() + .milliseconds(500))
+        printError(
+            "talk: sent \(sent) samples (\(sent * 1000 / max(1, wav.sampleRate)) ms) as \(format.encodingName)/\(format.clockRate) "
+                + "on track \(backchannel.track)")
+        try exitIfInterrupted()
+    }
+
+    /// The WAV's samples `from..<from + count` as 16-bit PCM.
+    private func pcm(_ file: [UInt8], from: Int, count: Int) -> [Int16] {
+        (0..<count).map { Int16(bitPattern: UInt16(file[from + 2 * $0]) | UInt16(file[from + 2 * $0 + 1]) << 8) }
+    }
+
+    /// Sends a mono WAV at the backchannel's rate as G.711: encoded here from PCM, or its own µ-law or A-law
+    /// bytes; 20 ms a packet at the audio's pace. Returns the samples sent.
+    private func sendG711(_ wav: WAVHeader.Contents, file: [UInt8], limit: Int, to backchannel: RTSPBackchannel) throws -> Int {
+        let format = backchannel.format
         let bytesPerSample = wav.encoding == .pcm16 ? 2 : 1
         let samples = min(wav.data.count / bytesPerSample, limit)
-        let chunk = wav.sampleRate / 50
+        let chunk = max(1, wav.sampleRate / 50)
         let start = ArrivalTime.now()
         var sent = 0
         while sent < samples {
+            try exitIfInterrupted()
             let count = min(chunk, samples - sent)
             let from = wav.data.lowerBound + sent * bytesPerSample
             if wav.encoding == .pcm16 {
-                let pcm = (0..<count).map { Int16(bitPattern: UInt16(file[from + 2 * $0]) | UInt16(file[from + 2 * $0 + 1]) << 8) }
-                do { try backchannel.send(pcm: pcm) } catch { throw RTPDumpError("\(error)") }
+                do { try backchannel.send(pcm: pcm(file, from: from, count: count)) } catch { throw RTPDumpError("\(error)") }
             } else {
                 backchannel.send(
                     AudioFrame(
@@ -76,12 +97,41 @@ struct Talk: ParsableCommand {
             sent += count
             CaptureServing.sleep(until: start + .nanoseconds(Int64(sent) * 1_000_000_000 / Int64(wav.sampleRate)))
         }
-        // What was sent is played before the session ends: a TEARDOWN right behind the last packets stops
-        // gst-rtsp-server's backchannel pipeline before they are through it.
-        CaptureServing.sleep(until: .now() + .milliseconds(500))
-        printError(
-            "talk: sent \(sent) samples (\(sent * 1000 / max(1, wav.sampleRate)) ms) as \(format.encodingName)/\(format.clockRate) "
-                + "on track \(backchannel.track)")
-        try exitIfInterrupted()
+        return sent
+    }
+
+    /// Sends 16-bit PCM of any rate and channels encoded by FFmpeg to the backchannel's codec, each coded frame
+    /// when its time comes. Returns the samples sent (at the WAV's rate).
+    private func sendEncoded(_ wav: WAVHeader.Contents, file: [UInt8], limit: Int, to backchannel: RTSPBackchannel) throws -> Int {
+        let format = backchannel.format
+        let encoder: FFmpegAudioEncoder
+        do { encoder = try FFmpegAudioEncoder(format: format) } catch {
+            throw RTPDumpError("the backchannel takes \(format.encodingName): \(error)")
+        }
+        let frameBytes = 2 * wav.channels
+        let samples = min(wav.data.count / frameBytes, limit)
+        let chunk = max(1, wav.sampleRate / 50)
+        let start = ArrivalTime.now()
+        let send = { (frame: AudioFrame) in
+            CaptureServing.sleep(until: start + .nanoseconds(Int64(frame.timestamp) * 1_000_000_000 / Int64(format.clockRate)))
+            backchannel.send(frame)
+        }
+        var taken = 0
+        do {
+            while taken < samples {
+                try exitIfInterrupted()
+                let count = min(chunk, samples - taken)
+                let pcm = PCMFrame(
+                    samples: .int16Interleaved(pcm(file, from: wav.data.lowerBound + taken * frameBytes, count: count * wav.channels)),
+                    sampleRate: wav.sampleRate, channels: wav.channels, sampleCount: count, timestamp: UInt64(taken),
+                    clockRate: wav.sampleRate)
+                try encoder.encode(pcm, emit: send)
+                taken += count
+            }
+            try encoder.drain(emit: send)
+        } catch let error as AudioEncodingError {
+            throw RTPDumpError("encoding \(format.encodingName): \(error)")
+        }
+        return taken
     }
 }

@@ -56,6 +56,56 @@ import Testing
         #expect(received == expected)
     }
 
+    /// A backchannel that takes AAC (mpeg4-generic, 16 kHz mono) or Opus: `rtpdump talk` encodes the WAV through
+    /// FFmpeg, and what gst-rtsp-server decodes (avdec_aac, opusdec) is FFmpeg's own round trip of it: the same
+    /// samples, bit for bit. Opus over RTP has no pre-skip: the server's decoder gives the encoder's lookahead
+    /// first, which the Ogg reference leaves out (its OpusHead says how much).
+    @Test(arguments: ["aac", "opus"])
+    func rtpdumpTalkEncodesForABackchannelThatTakes(codec: String) async throws {
+        let wav = Self.temporary("in.wav")
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let tone = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", wav.path])
+        #expect(tone.status == 0, "\(tone.stderr)")
+        let heard = Self.temporary("heard.raw")
+        defer { try? FileManager.default.removeItem(at: heard) }
+        let server = try await RealServer(["--backchannel", heard.path, "--backchannel-codec", codec, "--frames", "300"])
+        defer { server.stop() }
+        let run = try await RTPDumpBinary.run(["talk", server.url, "--input", wav.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains(codec == "aac" ? "as MPEG4-GENERIC/16000" : "as opus/48000"), "\(run.stderr)")
+
+        let coded = Self.temporary(codec == "aac" ? "ref.aac" : "ref.ogg")
+        let decoded = Self.temporary("ref.raw")
+        defer { try? FileManager.default.removeItem(at: coded) }
+        defer { try? FileManager.default.removeItem(at: decoded) }
+        var skip = 0
+        if codec == "aac" {
+            _ = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path, "-c:a", "aac", "-f", "adts", coded.path])
+            _ = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", coded.path, "-f", "f32le", decoded.path])
+        } else {
+            _ = try await runProgram(
+                "/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path, "-c:a", "libopus", "-ar", "48000", "-ac", "2", "-f", "ogg", coded.path])
+            _ = try await runProgram(
+                "/usr/bin/ffmpeg", ["-v", "error", "-c:a", "libopus", "-i", coded.path, "-f", "s16le", "-ar", "48000", "-ac", "2", decoded.path])
+            // OpusHead: "OpusHead", version, channels, pre-skip (16 bits, little-endian), in stereo 16-bit bytes.
+            let ogg = [UInt8](try Data(contentsOf: coded))
+            let head = try #require(ogg.firstRange(of: Array("OpusHead".utf8)))
+            skip = (Int(ogg[head.upperBound + 2]) | Int(ogg[head.upperBound + 3]) << 8) * 4
+        }
+        let expected = try Data(contentsOf: decoded)
+        #expect(expected.count > 100_000)
+        var received = Data()
+        for _ in 0..<40 {
+            received = (try? Data(contentsOf: heard)) ?? Data()
+            if received.count >= skip + expected.count { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(received.count >= skip + expected.count, "\(received.count) bytes, \(skip) + \(expected.count) expected")
+        #expect(received.dropFirst(skip).prefix(expected.count) == expected)
+    }
+
     /// Through the API: video received while audio is sent, both on one session over TCP.
     @Test func aSessionReceivesVideoWhileItTalks() async throws {
         let heard = Self.temporary("heard.raw")

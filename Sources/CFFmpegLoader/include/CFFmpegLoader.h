@@ -8,6 +8,7 @@
 #include <libswscale/swscale.h>
 #include <libswresample/swresample.h>
 #include <libavutil/channel_layout.h>
+#include <libavutil/samplefmt.h>
 
 // libavcodec, libavutil and libswscale are opened when the first decoder is made, not when the process
 // starts: a program that links the decoder but does not decode (rtpdump's other commands) does not load
@@ -43,8 +44,9 @@ typedef struct {
 /// from any thread) and returns their functions; or NULL, with the reason written to `error`.
 const cffmpeg_api *_Nullable cffmpeg_load(char *_Nonnull error, size_t size);
 
-/// The functions the audio decoder calls besides those of `cffmpeg_api`: channel layouts (libavutil) and
-/// sample format conversion (libswresample, opened only when the first audio decoder is made).
+/// The functions the audio decoder and encoder call besides those of `cffmpeg_api`: channel layouts and
+/// sample buffers (libavutil), sample format conversion (libswresample, opened only when the first audio
+/// decoder or encoder is made) and libavcodec's encoding calls.
 typedef struct {
     CFFMPEG_FUNCTION(av_channel_layout_default);
     CFFMPEG_FUNCTION(av_channel_layout_uninit);
@@ -52,15 +54,33 @@ typedef struct {
     CFFMPEG_FUNCTION(swr_init);
     CFFMPEG_FUNCTION(swr_convert);
     CFFMPEG_FUNCTION(swr_free);
+    CFFMPEG_FUNCTION(swr_get_out_samples);
+    CFFMPEG_FUNCTION(av_get_bytes_per_sample);
+    CFFMPEG_FUNCTION(av_frame_get_buffer);
+    CFFMPEG_FUNCTION(av_frame_make_writable);
+    CFFMPEG_FUNCTION(avcodec_find_encoder);
+    CFFMPEG_FUNCTION(avcodec_find_encoder_by_name);
+    CFFMPEG_FUNCTION(avcodec_send_frame);
+    CFFMPEG_FUNCTION(avcodec_receive_packet);
+    CFFMPEG_FUNCTION(av_packet_unref);
 } cffmpeg_audio_api;
 
 /// Opens libswresample beside the libraries of `cffmpeg_load` (once per process) and returns the audio
-/// functions; or NULL, with the reason written to `error`.
+/// functions, the encoder's among them; or NULL, with the reason written to `error`.
 const cffmpeg_audio_api *_Nullable cffmpeg_load_audio(char *_Nonnull error, size_t size);
 
 /// AVCodecContext.ch_layout's channel count, and its sample format's bytes per sample.
 static inline int cffmpeg_channels(const AVCodecContext *_Nonnull context) { return context->ch_layout.nb_channels; }
 static inline int cffmpeg_frame_channels(const AVFrame *_Nonnull frame) { return frame->ch_layout.nb_channels; }
+/// Whether an encoder takes a last frame shorter than the others (AV_CODEC_CAP_SMALL_LAST_FRAME), or frames
+/// of any size (AV_CODEC_CAP_VARIABLE_FRAME_SIZE).
+static inline int cffmpeg_takes_small_last_frame(const AVCodec *_Nonnull codec) {
+    return (codec->capabilities & (AV_CODEC_CAP_SMALL_LAST_FRAME | AV_CODEC_CAP_VARIABLE_FRAME_SIZE)) != 0;
+}
+/// AVFrame.extended_data[plane]: an audio frame's plane (one for interleaved samples, one a channel for planar).
+static inline uint8_t *_Nullable cffmpeg_frame_audio_plane(const AVFrame *_Nonnull frame, int plane) {
+    return frame->extended_data[plane];
+}
 
 // Macros Swift cannot import, re-exported as functions and constants (no FFmpeg symbol is used).
 
