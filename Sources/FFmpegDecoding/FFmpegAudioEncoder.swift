@@ -19,13 +19,16 @@ import SDP
 public final class FFmpegAudioEncoder {
     /// The format it encodes to.
     public let format: AudioFormat
-    /// Samples per channel in each frame it encodes, at the format's sampling rate (the last may be shorter).
+    /// Samples per channel in each frame it gives the codec, at the format's sampling rate (the last may be
+    /// shorter). The frames it emits hold as many, but for G.726's, cut into 20 ms.
     public let frameSamples: Int
     public private(set) var framesEncoded = 0
 
     private let ff: cffmpeg_api
     private let audio: cffmpeg_audio_api
     private let takesShortLastFrame: Bool
+    /// The codec's sampling rate: the format's, or its AAC configuration's.
+    private let codecRate: Int
     private let sampleFormat: AVSampleFormat
     private let bytesPerSample: Int
     private var context: UnsafeMutablePointer<AVCodecContext>?
@@ -42,6 +45,8 @@ public final class FFmpegAudioEncoder {
     private var samplesIn: Int64 = 0
     private var firstTimestamp: Int64?
     private var drained = false
+    /// G.726 code words short of a 20 ms frame, and their first sample's position.
+    private var g726Held: (bytes: [UInt8], position: Int64) = ([], 0)
 
     /// Opens an encoder for `format` (a track's, from its SDP). `bitRate` in bits a second is the codec's
     /// choice when nil (it does not apply to G.711, L16, G.722 and G.726, whose rate is their format's).
@@ -93,6 +98,7 @@ public final class FFmpegAudioEncoder {
         guard status >= 0 else {
             throw AudioEncodingError(.encoderFailure, "libavcodec could not open the \(format.codec) encoder: \(ff.errorText(status))")
         }
+        codecRate = rate
         frameSamples = context.pointee.frame_size > 0 ? Int(context.pointee.frame_size) : rate / 50
         pending = Array(repeating: [], count: Self.isPlanar(choice.sampleFormat) ? channels : 1)
         frame.pointee.format = choice.sampleFormat.rawValue
@@ -140,6 +146,7 @@ public final class FFmpegAudioEncoder {
         }
         _ = audio.avcodec_send_frame(context, nil)
         try receivePackets(context: context, packet: packet, emit: emit)
+        if format.codec == .g726 { try cutG726([], at: 0, emit: emit) }
     }
 
     // MARK: - Conversion
@@ -280,15 +287,40 @@ public final class FFmpegAudioEncoder {
             let pts = packet.pointee.pts != cffmpeg_nopts() ? packet.pointee.pts : samplesIn
             let first = firstTimestamp ?? pts
             firstTimestamp = first
-            let rate = Int64(context.pointee.sample_rate)
-            // The format's clock ticks (G.722's 8000 Hz clock runs at half its sampling rate).
-            let ticks = (pts - first) * Int64(format.clockRate) / max(1, rate)
-            framesEncoded += 1
-            try emit(
-                AudioFrame(
-                    codec: format.codec, timestamp: UInt64(max(0, ticks)), clockRate: format.clockRate,
-                    sampleCount: Int(packet.pointee.duration), bytes: Array(UnsafeBufferPointer(start: data, count: size))[...],
-                    ssrc: 0))
+            let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+            if format.codec == .g726 {
+                try cutG726(bytes, at: pts - first, emit: emit)
+            } else {
+                try emitFrame(bytes[...], at: pts - first, samples: Int(packet.pointee.duration), emit: emit)
+            }
+        }
+    }
+
+    /// A coded frame `samples` long whose first sample is `position` samples after the first frame's, dated
+    /// at the format's clock (G.722's 8000 Hz clock runs at half its sampling rate).
+    private func emitFrame(_ bytes: ArraySlice<UInt8>, at position: Int64, samples: Int, emit: (AudioFrame) throws -> Void) throws {
+        let ticks = position * Int64(format.clockRate) / Int64(max(1, codecRate))
+        framesEncoded += 1
+        try emit(
+            AudioFrame(
+                codec: format.codec, timestamp: UInt64(max(0, ticks)), clockRate: format.clockRate, sampleCount: samples,
+                bytes: bytes, ssrc: 0))
+    }
+
+    /// libavcodec's G.726 encodes 1640 to 4096 samples a frame (about 1 KB); its code words go out in 20 ms
+    /// frames, as RTP carries them: 160 samples are whole bytes at every code size. What is short of 20 ms
+    /// waits for the next packet, or for the end.
+    private func cutG726(_ bytes: [UInt8], at position: Int64, emit: (AudioFrame) throws -> Void) throws {
+        if g726Held.bytes.isEmpty { g726Held.position = position }
+        g726Held.bytes += bytes
+        let samples = format.sampleRate / 50
+        let pieceBytes = samples * format.bitsPerSample / 8
+        while g726Held.bytes.count >= pieceBytes || (drained && !g726Held.bytes.isEmpty) {
+            let count = min(pieceBytes, g726Held.bytes.count)
+            let piece = g726Held.bytes.prefix(count)
+            try emitFrame(piece, at: g726Held.position, samples: count * 8 / max(1, format.bitsPerSample), emit: emit)
+            g726Held.bytes.removeFirst(count)
+            g726Held.position += Int64(samples)
         }
     }
 

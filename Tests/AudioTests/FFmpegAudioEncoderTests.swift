@@ -100,17 +100,21 @@ import VideoDecoding
         }
     }
 
-    /// G.711 and G.722 from PCM at another rate: FFmpeg's code words, the same bytes in all (their frames
-    /// are cut where each chose), G.722's timestamps on its 8000 Hz clock.
-    @Test(arguments: [("pcm_mulaw", AudioCodec.pcmu), ("pcm_alaw", .pcma), ("g722", .g722)])
-    func sampleCodecsAreFFmpegsCodeWords(encoder name: String, codec: AudioCodec) async throws {
+    /// G.711, G.722 and G.726 from PCM at another rate: FFmpeg's code words, the same bytes in all (their
+    /// frames are cut where each chose), G.722's timestamps on its 8000 Hz clock.
+    @Test(arguments: [
+        (["-c:a", "pcm_mulaw"], AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000), 8000),
+        (["-c:a", "pcm_alaw"], AudioFormat(codec: .pcma, payloadType: 8, clockRate: 8000), 8000),
+        (["-c:a", "g722"], AudioFormat(codec: .g722, payloadType: 9, clockRate: 8000), 8000),
+        (["-c:a", "g726le", "-b:a", "32k"], AudioFormat.g726(payloadType: 97, bitsPerSample: 4), 4000),
+    ])
+    func sampleCodecsAreFFmpegsCodeWords(encoder arguments: [String], format: AudioFormat, bytesASecond: Int) async throws {
         let (wav, samples) = try await Self.tone(rate: 48000, seconds: 1)
         defer { try? FileManager.default.removeItem(at: wav) }
-        let format = AudioFormat(codec: codec, payloadType: codec == .g722 ? 9 : 0, clockRate: 8000)
         let frames = try Self.encode(samples, rate: 48000, format: format)
-        let reference = try await Self.ffmpegPackets(wav, ["-c:a", name, "-ar", "\(format.sampleRate)"])
+        let reference = try await Self.ffmpegPackets(wav, arguments + ["-ar", "\(format.sampleRate)"])
         let bytes = frames.flatMap(\.bytes)
-        #expect(bytes.count == reference.reduce(0) { $0 + $1.size } && bytes.count == format.sampleRate / (codec == .g722 ? 2 : 1))
+        #expect(bytes.count == reference.reduce(0) { $0 + $1.size } && bytes.count == bytesASecond)
         // The frames' bytes, hashed as FFmpeg cut them.
         var offset = 0
         for packet in reference {
