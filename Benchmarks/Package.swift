@@ -32,6 +32,7 @@ let package = Package(
                 .product(name: "SDP", package: "swift-rtp"),
                 .product(name: "VideoDecoding", package: "swift-rtp"),
                 .product(name: "FFmpegDecoding", package: "swift-rtp"),
+                .product(name: "AudioDecoding", package: "swift-rtp"),
             ],
             path: "Benchmarks/RTPBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

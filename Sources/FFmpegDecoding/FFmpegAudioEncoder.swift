@@ -42,6 +42,8 @@ public final class FFmpegAudioEncoder {
     private var resamplerCounts = (input: 0, output: 0)
     /// Converted samples not yet encoded: one byte array per plane of the codec's sample format.
     private var pending: [[UInt8]]
+    /// libswresample's output, before it joins `pending`.
+    private var conversion: [UInt8] = []
     private var samplesIn: Int64 = 0
     private var firstTimestamp: Int64?
     private var drained = false
@@ -175,13 +177,18 @@ public final class FFmpegAudioEncoder {
             capacity = min(capacity, max(0, owed))
         }
         guard capacity > 0 else { return }
-        // One buffer for the output, its planes one after the other.
+        // One buffer for the output, its planes one after the other (kept from call to call).
         let planeBytes = capacity * planeBytesPerSample
-        var out = [UInt8](repeating: 0, count: planeBytes * pending.count)
+        if conversion.count < planeBytes * pending.count {
+            conversion = [UInt8](repeating: 0, count: planeBytes * pending.count)
+        }
         let converted = try withInputPlanes(of: pcm) { source in
-            out.withUnsafeMutableBufferPointer { buffer in
-                var planes = pending.indices.map { plane in buffer.baseAddress.map { $0 + plane * planeBytes } }
-                return planes.withUnsafeMutableBufferPointer { audio.swr_convert(resampler, $0.baseAddress, Int32(capacity), source, inputCount) }
+            conversion.withUnsafeMutableBufferPointer { buffer in
+                // The plane pointers on the stack: no allocation per call.
+                withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self, capacity: pending.count) { planes in
+                    for plane in pending.indices { planes[plane] = buffer.baseAddress.map { $0 + plane * planeBytes } }
+                    return audio.swr_convert(resampler, planes.baseAddress, Int32(capacity), source, inputCount)
+                }
             }
         }
         guard converted >= 0 else { throw AudioEncodingError(.encoderFailure, "libswresample failed to convert the PCM") }
@@ -189,7 +196,7 @@ public final class FFmpegAudioEncoder {
         resamplerCounts.output += Int(converted)
         for plane in pending.indices {
             let start = plane * planeBytes
-            pending[plane].append(contentsOf: out[start..<start + Int(converted) * planeBytesPerSample])
+            pending[plane].append(contentsOf: conversion[start..<start + Int(converted) * planeBytesPerSample])
         }
     }
 
@@ -221,8 +228,10 @@ public final class FFmpegAudioEncoder {
         case .int16Interleaved(let values):
             guard values.count >= (pcm?.sampleCount ?? 0) * (pcm?.channels ?? 0) else { throw Self.shortInput }
             return values.withUnsafeBytes { bytes in
-                var planes: [UnsafePointer<UInt8>?] = [bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)]
-                return planes.withUnsafeMutableBufferPointer { body($0.baseAddress) }
+                withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: 1) { planes in
+                    planes[0] = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    return body(planes.baseAddress)
+                }
             }
         case .floatPlanar(let channels):
             let count = pcm?.sampleCount ?? 0

@@ -79,6 +79,7 @@ let benchmarks: @Sendable () -> Void = {
     recordingBenchmarks()
     sendingBenchmarks()
     decoderBenchmarks()
+    encoderBenchmarks()
 
     // A whole real capture: pcap records -> Ethernet -> IPv4 -> UDP -> RTP, per pass over 1080 packets.
     let capture = (try? Data(contentsOf: fixtures.appendingPathComponent("h264-gst.pcap"))).map { [UInt8]($0) } ?? []
