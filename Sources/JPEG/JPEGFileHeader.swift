@@ -73,17 +73,20 @@ enum JPEGFileHeader {
         }
     }
 
-    /// One DHT segment with the four tables of ITU T.81 annex K.3 (K.3 to K.6): what RFC 2435 says a
-    /// receiver uses, since the payload carries none.
+    /// The four tables of ITU T.81 annex K.3 (K.3 to K.6) by their DHT class and identifier (class << 4 |
+    /// identifier: DC 0 luminance, AC 0x10, DC 1 chrominance, AC 0x11): what RFC 2435 says a receiver uses,
+    /// since the payload carries none.
+    static let standardHuffmanTables: [(classAndID: UInt8, counts: [UInt8], symbols: [UInt8])] = [
+        (0x00, dcLuminanceCounts, Array(0...11)),
+        (0x10, acLuminanceCounts, acLuminanceSymbols),
+        (0x01, dcChrominanceCounts, Array(0...11)),
+        (0x11, acChrominanceCounts, acChrominanceSymbols),
+    ]
+
+    /// One DHT segment with the four standard tables.
     private static let huffmanSegment: [UInt8] = {
-        let tables: [(classAndID: UInt8, counts: [UInt8], symbols: [UInt8])] = [
-            (0x00, dcLuminanceCounts, Array(0...11)),
-            (0x10, acLuminanceCounts, acLuminanceSymbols),
-            (0x01, dcChrominanceCounts, Array(0...11)),
-            (0x11, acChrominanceCounts, acChrominanceSymbols),
-        ]
         var body: [UInt8] = []
-        for table in tables { body += [table.classAndID] + table.counts + table.symbols }
+        for table in standardHuffmanTables { body += [table.classAndID] + table.counts + table.symbols }
         let length = body.count + 2
         return [0xFF, 0xC4, UInt8(length >> 8), UInt8(length & 0xFF)] + body
     }()

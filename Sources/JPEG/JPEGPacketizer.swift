@@ -9,7 +9,8 @@ import RTP
 /// carries the picture's quantization tables in band (Q 255). The last fragment carries the marker bit.
 ///
 /// RFC 2435 carries baseline YCbCr pictures with the standard Huffman tables: a picture that is not one
-/// (progressive, 16-bit tables, grayscale, another sampling) is not sent, and ``lastError`` says why.
+/// (progressive, 16-bit tables, grayscale, another sampling, optimized Huffman tables) is not sent, and
+/// ``lastError`` says why.
 public struct JPEGPacketizer: Sendable {
     /// The largest payload it makes, in bytes.
     public let maxPayloadSize: Int
@@ -66,7 +67,8 @@ public struct JPEGPacketizer: Sendable {
 }
 
 /// Where a baseline JPEG file keeps what RFC 2435 sends: its size, type, restart interval, the quantization
-/// tables its components use (luma's, then chroma's when it is another), and its entropy-coded data.
+/// tables its components use (luma's, then chroma's, the same one twice when they share it), and its
+/// entropy-coded data.
 struct JPEGPictureLayout {
     var width = 0
     var height = 0
@@ -82,6 +84,8 @@ struct JPEGPictureLayout {
         }
         var tablesByID: [UInt8: Range<Int>] = [:]
         var componentTables: [UInt8] = []
+        /// Whether each Huffman table the file defines (by class << 4 | identifier) is the standard one.
+        var huffmanIsStandard: [UInt8: Bool] = [:]
         var position = start + 2
         while position + 4 <= file.endIndex {
             guard file[position] == 0xFF else {
@@ -123,6 +127,19 @@ struct JPEGPictureLayout {
                     throw JPEGError(
                         .unsupportedPicture, "the picture's sampling is not 4:2:2 or 4:2:0, the two RFC 2435 carries")
                 }
+            case 0xC4:  // DHT: tables of 1 + 16 counts + their symbols
+                var table = body.lowerBound
+                while table < body.upperBound {
+                    guard table + 17 <= body.upperBound else { throw JPEGError(.malformedPayload, "a DHT segment is cut short") }
+                    let counts = file[(table + 1)..<(table + 17)]
+                    let end = table + 17 + counts.reduce(0) { $0 + Int($1) }
+                    guard end <= body.upperBound else { throw JPEGError(.malformedPayload, "a Huffman table runs past its segment") }
+                    let classAndID = file[table]
+                    huffmanIsStandard[classAndID] = JPEGFileHeader.standardHuffmanTables.contains {
+                        $0.classAndID == classAndID && $0.counts.elementsEqual(counts) && $0.symbols.elementsEqual(file[(table + 17)..<end])
+                    }
+                    table = end
+                }
             case 0xC1...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
                 throw JPEGError(.unsupportedPicture, "only baseline JPEG is sent (RFC 2435), not SOF\(marker - 0xC0)")
             case 0xDD:  // DRI
@@ -132,13 +149,30 @@ struct JPEGPictureLayout {
                 guard width > 0, componentTables.count == 3 else {
                     throw JPEGError(.malformedPayload, "a JPEG scan before its frame header")
                 }
+                // One interleaved scan of the three components, luminance coded with the Huffman tables 0 and
+                // chrominance with 1, each the standard one (or none given: a file may leave them implied):
+                // what a receiver rebuilds (RFC 2435 3.1).
+                guard body.count >= 7, file[body.lowerBound] == 3 else {
+                    throw JPEGError(.unsupportedPicture, "the picture's scan is not one interleaved scan of its three components (RFC 2435)")
+                }
+                let selectors = (0..<3).map { file[body.lowerBound + 2 + 2 * $0] }
+                guard selectors == [0x00, 0x11, 0x11],
+                    [0x00, 0x10, 0x01, 0x11].allSatisfy({ huffmanIsStandard[$0] ?? true })
+                else {
+                    throw JPEGError(
+                        .unsupportedPicture,
+                        "the picture is coded with Huffman tables other than the standard ones RFC 2435 carries (an encoder's"
+                            + " optimized tables: encode with the standard ones, e.g. ffmpeg -huffman default)")
+                }
                 var end = file.endIndex
                 if file.count >= 2, file[end - 2] == 0xFF, file[end - 1] == 0xD9 { end -= 2 }
                 scan = body.upperBound..<max(body.upperBound, end)
                 guard let luma = tablesByID[componentTables[0]], let chroma = tablesByID[componentTables[1]] else {
                     throw JPEGError(.malformedPayload, "the picture's components use quantization tables it does not define")
                 }
-                tables = componentTables[0] == componentTables[1] ? [luma] : [luma, chroma]
+                // Types 0 and 1 take two tables, luminance's and chrominance's (RFC 2435 4.1): a picture whose
+                // components share one sends it twice (GStreamer's depayloader decodes such a picture wrongly from one).
+                tables = [luma, chroma]
                 if restartInterval > 0 { type += 64 }
                 return
             default:

@@ -109,14 +109,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("packetizer-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let capture = directory.appendingPathComponent("sent.pcap")
-        let records = packets.enumerated().map { index, packet in
-            CaptureBytes.Record(
-                seconds: UInt32(index / 1000), fraction: UInt32(index % 1000) * 1000,
-                frame: CaptureBytes.ethernet(
-                    CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: packet))))
-        }
-        try Data(CaptureBytes.pcap(records)).write(to: capture)
+        let capture = try Self.capture(packets, in: directory)
         let output = directory.appendingPathComponent("out.\(codec.rawValue)")
         let name = codec == .h264 ? "H264" : "H265"
         let run = try await runProgram(
@@ -178,10 +171,11 @@ import Testing
     }
 
     /// Motion JPEG: each picture the depacketizer rebuilt from a sender's packets (GStreamer's Q 1-99 and in-band
-    /// tables, restart markers, 4:2:2 and 4:2:0, FFmpeg's one shared table), packetized and taken apart again,
-    /// is the same file.
+    /// tables, restart markers, 4:2:2 and 4:2:0), packetized and taken apart again, is the same file. FFmpeg's
+    /// pictures share one quantization table between their components, which is sent twice (types 0 and 1 carry
+    /// luminance's and chrominance's): they come back as files with two equal tables, and the same pixels.
     @Test(arguments: ["mjpeg-420-gst", "mjpeg-422-gst", "mjpeg-restart-gst", "mjpeg-q50-gst", "mjpeg-ffmpeg"])
-    func jpegPicturesComeBackThroughTheDepacketizer(name: String) throws {
+    func jpegPicturesComeBackThroughTheDepacketizer(name: String) async throws {
         let sdp = try String(
             contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name).sdp"), encoding: .utf8)
         let format = try #require(try SessionDescription(sdp).media.first?.mediaFormat)
@@ -196,8 +190,123 @@ import Testing
         #expect(input.count >= 10)
         let packets = try Self.packets(of: input, format: format, maxPayloadSize: 1000)
         #expect(packets.count > input.count)
-        let output = try Self.units(from: packets, format: format).compactMap(\.accessUnit)
-        #expect(output.map { $0.jpeg.map(Array.init) } == input.map { $0.accessUnit?.jpeg.map(Array.init) })
+        let output = try Self.units(from: packets, format: format).compactMap(\.accessUnit).compactMap { $0.jpeg.map(Array.init) }
+        let sent = input.compactMap { $0.accessUnit?.jpeg.map(Array.init) }
+        guard name == "mjpeg-ffmpeg" else {
+            #expect(output == sent)
+            return
+        }
+        #expect(output.count == sent.count && output != sent)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("packetizer-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func files(_ pictures: [[UInt8]], _ prefix: String) throws -> [URL] {
+            try pictures.prefix(5).enumerated().map { index, picture in
+                let file = directory.appendingPathComponent("\(prefix)-\(index).jpg")
+                try Data(picture).write(to: file)
+                return file
+            }
+        }
+        #expect(try await Self.decodedPictures(try files(output, "out")) == (try await Self.decodedPictures(try files(sent, "in"))))
+    }
+
+    /// Writes `packets` as a capture of UDP datagrams (a millisecond apart) into `directory`.
+    static func capture(_ packets: [[UInt8]], in directory: URL) throws -> URL {
+        let capture = directory.appendingPathComponent("sent.pcap")
+        let records = packets.enumerated().map { index, packet in
+            CaptureBytes.Record(
+                seconds: UInt32(index / 1000), fraction: UInt32(index % 1000) * 1000,
+                frame: CaptureBytes.ethernet(
+                    CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: packet))))
+        }
+        try Data(CaptureBytes.pcap(records)).write(to: capture)
+        return capture
+    }
+
+    /// FFmpeg's `-f framemd5` of the pictures `files` (decoded, one line each: what a viewer would see).
+    static func decodedPictures(_ files: [URL]) async throws -> [String] {
+        var lines: [String] = []
+        for file in files {
+            let run = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", file.path, "-f", "framemd5", "-"])
+            #expect(run.status == 0, "\(file.lastPathComponent): \(run.stderr)")
+            lines += run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+        }
+        return lines
+    }
+
+    /// GStreamer's rtpjpegdepay, given this library's packets of real senders' pictures in a capture, writes
+    /// pictures that decode (FFmpeg) to the pixels of the pictures sent.
+    @Test(arguments: ["mjpeg-420-gst", "mjpeg-422-gst", "mjpeg-restart-gst", "mjpeg-ffmpeg"])
+    func gstreamersDepayloaderGivesThePicturesBack(name: String) async throws {
+        let sdp = try String(
+            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name).sdp"), encoding: .utf8)
+        let format = try #require(try SessionDescription(sdp).media.first?.mediaFormat)
+        var pipeline = MediaPipeline(formats: [format])
+        var input: [AccessUnit] = []
+        for (packet, time) in try MediaPipelineTests.packets("\(name).pcap") where input.count < 10 {
+            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
+            while let unit = pipeline.next()?.accessUnit, input.count < 10 { input.append(unit) }
+        }
+        #expect(input.count == 10)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("packetizer-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let packets = try Self.packets(of: input.map { .video($0) }, format: format, maxPayloadSize: 1000)
+        let capture = try Self.capture(packets, in: directory)
+        let run = try await runProgram(
+            "/usr/bin/gst-launch-1.0",
+            [
+                "-q", "filesrc", "location=\(capture.path)", "!", "pcapparse", "!",
+                "application/x-rtp,media=video,clock-rate=90000,encoding-name=JPEG,payload=26", "!", "rtpjpegdepay", "!",
+                "multifilesink", "location=\(directory.path)/gst-%03d.jpg",
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let sent = try input.enumerated().map { index, unit in
+            let file = directory.appendingPathComponent("sent-\(index).jpg")
+            try Data(unit.jpeg.map(Array.init) ?? []).write(to: file)
+            return file
+        }
+        let written = (0..<input.count).map { directory.appendingPathComponent(String(format: "gst-%03d.jpg", $0)) }
+        let expected = try await Self.decodedPictures(sent)
+        #expect(expected.count == input.count)
+        #expect(try await Self.decodedPictures(written) == expected)
+    }
+
+    /// FFmpeg's own pictures: coded with the standard Huffman tables (`-huffman default`), sent and rebuilt by
+    /// the depacketizer, they decode to the same pixels; with its optimized tables (its default), which RFC 2435
+    /// cannot carry, the picture is not sent and the packetizer says why.
+    @Test func ffmpegsPicturesGoWithTheStandardHuffmanTablesOnly() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("packetizer-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var pictures: [String: URL] = [:]
+        for huffman in ["default", "optimal"] {
+            let file = directory.appendingPathComponent("\(huffman).jpg")
+            let run = try await runProgram(
+                "/usr/bin/ffmpeg",
+                ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240", "-frames", "1", "-pix_fmt", "yuvj420p", "-c:v", "mjpeg",
+                 "-huffman", huffman, file.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            pictures[huffman] = file
+        }
+        let format = MediaFormat.video(VideoFormat(codec: .jpeg, payloadType: 26))
+        let standard = AccessUnit(jpeg: Array(try Data(contentsOf: try #require(pictures["default"]))), timestamp: 0)
+        let packets = try Self.packets(of: [.video(standard)], format: format, maxPayloadSize: 1000)
+        #expect(packets.count > 1)
+        let rebuilt = try #require(try Self.units(from: packets, format: format).first?.accessUnit?.jpeg)
+        let rebuiltFile = directory.appendingPathComponent("rebuilt.jpg")
+        try Data(rebuilt).write(to: rebuiltFile)
+        let expected = try await Self.decodedPictures([try #require(pictures["default"])])
+        #expect(expected.count == 1)
+        #expect(try await Self.decodedPictures([rebuiltFile]) == expected)
+
+        var packetizer = JPEGPacketizer()
+        var payloads = 0
+        packetizer.packetize(AccessUnit(jpeg: Array(try Data(contentsOf: try #require(pictures["optimal"]))), timestamp: 0)) { _, _ in
+            payloads += 1
+        }
+        #expect(payloads == 0 && packetizer.droppedPictures == 1)
+        #expect(packetizer.lastError?.code == .unsupportedPicture && "\(packetizer.lastError.map { "\($0)" } ?? "")".contains("Huffman"))
     }
 
     /// A picture RFC 2435 cannot carry (progressive) is not sent, and the packetizer says why.
