@@ -34,18 +34,10 @@ public final class FFmpegAudioDecoder: AudioDecoder {
     {
         self.format = format
         self.layout = layout
-        var reason = [CChar](repeating: 0, count: 512)
-        guard let audio = cffmpeg_load_audio(&reason, reason.count), let base = cffmpeg_load(&reason, reason.count)
-        else {
-            let detail = FFmpegLibrary.string(reason)
-            throw AudioDecodingError(
-                .decoderUnavailable,
-                "FFmpeg is not usable for audio: \(detail); install libavcodec and libswresample (Debian: apt-get install"
-                    + " libavcodec-dev libswresample-dev; macOS: brew install ffmpeg)")
+        switch FFmpegLibrary.audioFunctions() {
+        case .success(let functions): (ff, self.audio) = functions
+        case .failure(let missing): throw AudioDecodingError(.decoderUnavailable, missing.message)
         }
-        base.pointee.av_log_set_level(cffmpeg_log_quiet())
-        ff = base.pointee
-        self.audio = audio.pointee
         // libavcodec takes the rate as a 32-bit int: the SDP's bound (RTPMap.clockRates) keeps it far inside.
         guard (1...8).contains(format.channels), RTPMap.clockRates.contains(format.clockRate) else {
             throw AudioDecodingError(

@@ -56,23 +56,17 @@ public final class FFmpegAudioEncoder {
     ///   make (LATM AAC, an AAC object type other than LC).
     public init(format: AudioFormat, bitRate: Int? = nil) throws(AudioEncodingError) {
         self.format = format
-        var reason = [CChar](repeating: 0, count: 512)
-        guard let audio = cffmpeg_load_audio(&reason, reason.count), let base = cffmpeg_load(&reason, reason.count) else {
-            throw AudioEncodingError(
-                .encoderUnavailable,
-                "FFmpeg is not usable for audio: \(FFmpegLibrary.string(reason)); install libavcodec and libswresample"
-                    + " (Debian: apt-get install libavcodec-dev libswresample-dev; macOS: brew install ffmpeg)")
+        switch FFmpegLibrary.audioFunctions() {
+        case .success(let functions): (ff, audio) = functions
+        case .failure(let missing): throw AudioEncodingError(.encoderUnavailable, missing.message)
         }
-        base.pointee.av_log_set_level(cffmpeg_log_quiet())
-        ff = base.pointee
-        self.audio = audio.pointee
         guard (1...8).contains(format.channels), RTPMap.clockRates.contains(format.clockRate) else {
             throw AudioEncodingError(
                 .invalidConfiguration, "\(format.codec) with \(format.channels) channels at \(format.clockRate) Hz cannot be encoded")
         }
-        let choice = try Self.encoder(for: format, ff: ff, audio: audio.pointee)
+        let choice = try Self.encoder(for: format, audio: audio)
         sampleFormat = choice.sampleFormat
-        bytesPerSample = Int(audio.pointee.av_get_bytes_per_sample(choice.sampleFormat))
+        bytesPerSample = Int(audio.av_get_bytes_per_sample(choice.sampleFormat))
         takesShortLastFrame = cffmpeg_takes_small_last_frame(choice.codec) != 0
         guard let context = ff.avcodec_alloc_context3(choice.codec), let frame = ff.av_frame_alloc(),
             let packet = ff.av_packet_alloc()
@@ -88,7 +82,7 @@ public final class FFmpegAudioEncoder {
         context.pointee.sample_fmt = choice.sampleFormat
         context.pointee.sample_rate = Int32(rate)
         context.pointee.time_base = AVRational(num: 1, den: Int32(rate))
-        audio.pointee.av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
+        audio.av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
         if format.codec == .g726 {
             // libavcodec's G.726 takes its code size from the bit rate: bits a sample at 8 kHz.
             context.pointee.bit_rate = Int64(format.bitsPerSample * 8000)
@@ -106,8 +100,8 @@ public final class FFmpegAudioEncoder {
         frame.pointee.format = choice.sampleFormat.rawValue
         frame.pointee.sample_rate = Int32(rate)
         frame.pointee.nb_samples = Int32(frameSamples)
-        audio.pointee.av_channel_layout_default(&frame.pointee.ch_layout, Int32(channels))
-        guard audio.pointee.av_frame_get_buffer(frame, 0) >= 0 else {
+        audio.av_channel_layout_default(&frame.pointee.ch_layout, Int32(channels))
+        guard audio.av_frame_get_buffer(frame, 0) >= 0 else {
             throw AudioEncodingError(.encoderFailure, "libavutil could not allocate a frame of \(frameSamples) samples")
         }
     }
@@ -335,7 +329,7 @@ public final class FFmpegAudioEncoder {
 
     // MARK: - The codec
 
-    private static func encoder(for format: AudioFormat, ff: cffmpeg_api, audio: cffmpeg_audio_api) throws(AudioEncodingError) -> (
+    private static func encoder(for format: AudioFormat, audio: cffmpeg_audio_api) throws(AudioEncodingError) -> (
         codec: UnsafePointer<AVCodec>, sampleFormat: AVSampleFormat
     ) {
         let name: String

@@ -20,6 +20,24 @@ enum FFmpegLibrary {
         return api.pointee
     }
 
+    /// The functions audio decoding and encoding call (libswresample's and the encoder's besides `functions()`'s),
+    /// FFmpeg's logging silenced; or what could not be loaded and what to install, for the caller's error.
+    static func audioFunctions() -> Result<(base: cffmpeg_api, audio: cffmpeg_audio_api), AudioLibraryMissing> {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard let audio = cffmpeg_load_audio(&reason, reason.count), let base = cffmpeg_load(&reason, reason.count) else {
+            return .failure(
+                AudioLibraryMissing(
+                    message: "FFmpeg is not usable for audio: \(string(reason)); install libavcodec and libswresample (Debian:"
+                        + " apt-get install libavcodec-dev libswresample-dev; macOS: brew install ffmpeg)"))
+        }
+        base.pointee.av_log_set_level(cffmpeg_log_quiet())
+        return .success((base.pointee, audio.pointee))
+    }
+
+    struct AudioLibraryMissing: Error {
+        let message: String
+    }
+
     /// The C string written into `buffer` (by the loader, or by libavutil).
     static func string(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
