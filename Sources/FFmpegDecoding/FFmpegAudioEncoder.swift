@@ -5,7 +5,7 @@ import SDP
 
 /// Encodes PCM to an audio track's format with libavcodec: AAC-LC (FFmpeg's `aac`), Opus (`libopus`), and
 /// G.711, L16, G.722 and G.726 (FFmpeg's own). It is what a camera's backchannel that takes AAC or Opus
-/// needs (``RTSPClient/RTSPBackchannel/send(_:)`` sends its frames), or a server's track made from PCM.
+/// needs (RTSPClient's `RTSPBackchannel.send(_:)` sends its frames), or a server's track made from PCM.
 ///
 /// ```swift
 /// let encoder = try FFmpegAudioEncoder(format: backchannel.format)
@@ -14,14 +14,16 @@ import SDP
 /// ```
 ///
 /// PCM of any sampling rate and channel count is converted by libswresample to the format's and cut into
-/// the codec's frames (1024 samples of AAC, 20 ms otherwise). Each coded frame is dated by its first sample
-/// at the format's clock, the first at 0; an AAC encoder's priming frame is the first.
+/// the codec's frames (1024 samples of AAC, 20 ms of the others; G.726's, which libavcodec makes longer, are
+/// cut into 20 ms). Each coded frame is dated by its first sample at the format's clock, the first at 0; an
+/// AAC encoder's priming frame is the first. An encoder holds codec state: use it from one task at a time.
 public final class FFmpegAudioEncoder {
     /// The format it encodes to.
     public let format: AudioFormat
     /// Samples per channel in each frame it gives the codec, at the format's sampling rate (the last may be
     /// shorter). The frames it emits hold as many, but for G.726's, cut into 20 ms.
     public let frameSamples: Int
+    /// Coded frames emitted so far.
     public private(set) var framesEncoded = 0
 
     private let ff: cffmpeg_api
