@@ -32,7 +32,9 @@ public final class FFmpegAudioEncoder {
     /// The codec's sampling rate: the format's, or its AAC configuration's.
     private let codecRate: Int
     private let sampleFormat: AVSampleFormat
-    private let bytesPerSample: Int
+    /// Bytes a sample takes in one plane of the codec's sample format: a channel's when planar, every
+    /// channel's when interleaved.
+    private let planeBytesPerSample: Int
     private var context: UnsafeMutablePointer<AVCodecContext>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
@@ -66,9 +68,10 @@ public final class FFmpegAudioEncoder {
             throw AudioEncodingError(
                 .invalidConfiguration, "\(format.codec) with \(format.channels) channels at \(format.clockRate) Hz cannot be encoded")
         }
-        let choice = try Self.encoder(for: format, audio: audio)
+        // An AAC format's configuration, read once: the object type it must be, its rate and channels.
+        let aacConfiguration = format.codec == .aac ? try Self.configuration(of: format) : nil
+        let choice = try Self.encoder(for: format, aacConfiguration: aacConfiguration, audio: audio)
         sampleFormat = choice.sampleFormat
-        bytesPerSample = Int(audio.av_get_bytes_per_sample(choice.sampleFormat))
         takesShortLastFrame = cffmpeg_takes_small_last_frame(choice.codec) != 0
         guard let context = ff.avcodec_alloc_context3(choice.codec), let frame = ff.av_frame_alloc(),
             let packet = ff.av_packet_alloc()
@@ -77,9 +80,8 @@ public final class FFmpegAudioEncoder {
         self.frame = frame
         self.packet = packet
         var (rate, channels) = (format.sampleRate, format.channels)
-        if format.codec == .aac {
-            let config = try Self.configuration(of: format)
-            (rate, channels) = (config.samplingRate, max(1, config.channelConfiguration))
+        if let aacConfiguration {
+            (rate, channels) = (aacConfiguration.samplingRate, max(1, aacConfiguration.channelConfiguration))
         }
         context.pointee.sample_fmt = choice.sampleFormat
         context.pointee.sample_rate = Int32(rate)
@@ -98,7 +100,10 @@ public final class FFmpegAudioEncoder {
         }
         codecRate = rate
         frameSamples = context.pointee.frame_size > 0 ? Int(context.pointee.frame_size) : rate / 50
-        pending = Array(repeating: [], count: Self.isPlanar(choice.sampleFormat) ? channels : 1)
+        let isPlanar = choice.sampleFormat == AV_SAMPLE_FMT_FLTP
+        let bytesPerSample = Int(audio.av_get_bytes_per_sample(choice.sampleFormat))
+        planeBytesPerSample = isPlanar ? bytesPerSample : bytesPerSample * channels
+        pending = Array(repeating: [], count: isPlanar ? channels : 1)
         frame.pointee.format = choice.sampleFormat.rawValue
         frame.pointee.sample_rate = Int32(rate)
         frame.pointee.nb_samples = Int32(frameSamples)
@@ -148,13 +153,6 @@ public final class FFmpegAudioEncoder {
     }
 
     // MARK: - Conversion
-
-    /// Bytes a sample takes in one plane: a channel's sample when planar, every channel's when interleaved.
-    private var planeBytesPerSample: Int { Self.isPlanar(sampleFormat) ? bytesPerSample : bytesPerSample * channelCount }
-
-    private var channelCount: Int { Int(context.map { cffmpeg_channels($0) } ?? 1) }
-
-    private static func isPlanar(_ format: AVSampleFormat) -> Bool { format == AV_SAMPLE_FMT_FLTP || format == AV_SAMPLE_FMT_S16P }
 
     /// `pcm` converted to the codec's sample format, rate and channels, appended to `pending`; nil flushes
     /// the resampler.
@@ -331,7 +329,9 @@ public final class FFmpegAudioEncoder {
 
     // MARK: - The codec
 
-    private static func encoder(for format: AudioFormat, audio: cffmpeg_audio_api) throws(AudioEncodingError) -> (
+    private static func encoder(
+        for format: AudioFormat, aacConfiguration: AudioSpecificConfig?, audio: cffmpeg_audio_api
+    ) throws(AudioEncodingError) -> (
         codec: UnsafePointer<AVCodec>, sampleFormat: AVSampleFormat
     ) {
         let name: String
@@ -344,11 +344,10 @@ public final class FFmpegAudioEncoder {
         // libavcodec's "g726" writes AAL2's bit order, "g726le" RFC 3551's.
         case .g726: (name, sampleFormat) = (format.packing == .aal2 ? "g726" : "g726le", AV_SAMPLE_FMT_S16)
         case .aac:
-            let config = try configuration(of: format)
-            guard config.objectType == 2 else {
+            let objectType = aacConfiguration?.objectType ?? 0
+            guard objectType == 2 else {
                 throw AudioEncodingError(
-                    .invalidConfiguration,
-                    "the format's AAC is object type \(config.objectType); FFmpeg's encoder makes AAC-LC (2) only")
+                    .invalidConfiguration, "the format's AAC is object type \(objectType); FFmpeg's encoder makes AAC-LC (2) only")
             }
             (name, sampleFormat) = ("aac", AV_SAMPLE_FMT_FLTP)
         case .opus: (name, sampleFormat) = ("libopus", AV_SAMPLE_FMT_S16)

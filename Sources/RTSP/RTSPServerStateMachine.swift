@@ -301,18 +301,17 @@ public struct RTSPServerStateMachine: Sendable {
             // key from the SDP's a=crypto (FFmpeg does); plain media never to one that asks for SRTP.
             let base = profile.hasSuffix("/TCP") || profile.hasSuffix("/UDP") ? String(profile.dropLast(4)) : profile
             guard base == "RTP/AVP" || (secure && base == "RTP/SAVP"), !spec.isMulticast else { continue }
-            let wanted = base
             if profile.hasSuffix("/TCP") {
                 let channels = spec.interleavedChannels ?? (UInt8(truncatingIfNeeded: 2 * index), UInt8(truncatingIfNeeded: 2 * index + 1))
                 return (
                     .interleaved(rtp: channels.rtp, rtcp: channels.rtcp),
-                    "\(wanted)/TCP;unicast;interleaved=\(channels.rtp)-\(channels.rtcp)"
+                    "\(base)/TCP;unicast;interleaved=\(channels.rtp)-\(channels.rtcp)"
                 )
             }
             if let ports = configuration.udpPorts, let client = spec.clientPorts, client.rtp > 0 {
                 return (
                     .udp(rtp: client.rtp, rtcp: client.rtcp),
-                    "\(wanted);unicast;client_port=\(client.rtp)-\(client.rtcp);server_port=\(ports.rtp)-\(ports.rtcp)"
+                    "\(base);unicast;client_port=\(client.rtp)-\(client.rtcp);server_port=\(ports.rtp)-\(ports.rtcp)"
                 )
             }
         }

@@ -115,19 +115,21 @@ public final class MediaSource: Sendable {
                 let header = track.sender.nextHeader(
                     marker: marker, timestamp: timestamp &+ (pieceTimestamp &- unit.timestamp),
                     payloadSize: payload.count, capturedAt: time)
+                // SRTP: the packet is made and protected first (its length is known only then).
+                var protected: [UInt8]?
                 if let srtp {
                     scratch.removeAll(keepingCapacity: true)
                     header.append(to: &scratch)
                     scratch.append(contentsOf: payload)
-                    guard let protected = try? srtp.protect(scratch) else { return }
-                    batch.writeInteger(UInt8(0x24))
-                    batch.writeInteger(channel)
-                    batch.writeInteger(UInt16(truncatingIfNeeded: protected.count))
+                    guard let packet = try? srtp.protect(scratch) else { return }
+                    protected = packet
+                }
+                batch.writeInteger(UInt8(0x24))
+                batch.writeInteger(channel)
+                batch.writeInteger(UInt16(truncatingIfNeeded: protected?.count ?? 12 + payload.count))
+                if let protected {
                     batch.writeBytes(protected)
                 } else {
-                    batch.writeInteger(UInt8(0x24))
-                    batch.writeInteger(channel)
-                    batch.writeInteger(UInt16(truncatingIfNeeded: 12 + payload.count))
                     batch.writeInteger(header.first)
                     batch.writeInteger(header.timestamp)
                     batch.writeInteger(header.ssrc)

@@ -77,12 +77,8 @@ final class Subscriber: Sendable {
         guard let transport = transports[track] else { return }
         switch transport {
         case .interleaved(_, let rtcp):
-            var buffer = allocator.buffer(capacity: bytes.count + 4)
-            buffer.writeInteger(UInt8(0x24))
-            buffer.writeInteger(rtcp)
-            buffer.writeInteger(UInt16(truncatingIfNeeded: bytes.count))
-            buffer.writeBytes(bytes)
-            connection.writeAndFlush(buffer, promise: nil)
+            guard let frame = RTSPFramer.interleavedFrame(channel: rtcp, payload: bytes) else { return }
+            connection.writeAndFlush(allocator.buffer(bytes: frame), promise: nil)
         case .udp(_, let port):
             guard let udp, let address = try? udp.peer.withPort(Int(port)) else { return }
             udp.rtcp.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: allocator.buffer(bytes: bytes)), promise: nil)
