@@ -12,14 +12,26 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("backchannel-\(UUID())-\(name)")
     }
 
-    /// `seconds` of a 440 Hz tone, 8 kHz mono 16-bit, as FFmpeg writes it.
-    static func tone(seconds: Int) async throws -> URL {
+    /// `seconds` of a 440 Hz tone, mono 16-bit at `rate`, as FFmpeg writes it.
+    static func tone(seconds: Int, rate: Int = 8000) async throws -> URL {
         let wav = temporary("in.wav")
         let run = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-ar", "8000", "-ac", "1", "-c:a", "pcm_s16le", wav.path])
+            ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-ar", "\(rate)", "-ac", "1", "-c:a", "pcm_s16le", wav.path])
         #expect(run.status == 0, "\(run.stderr)")
         return wav
+    }
+
+    /// What the server has written to `file` once it holds `count` bytes, or after 2 s: it writes what it decodes
+    /// as it arrives.
+    static func heard(_ file: URL, atLeast count: Int) async throws -> Data {
+        var received = Data()
+        for _ in 0..<40 {
+            received = (try? Data(contentsOf: file)) ?? Data()
+            if received.count >= count { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return received
     }
 
     /// FFmpeg's µ-law round trip of `wav`, as 16-bit samples.
@@ -46,13 +58,8 @@ import Testing
         #expect(run.stderr.contains("as PCMU/8000"), "\(run.stderr)")
         let expected = try await Self.muLawRoundTrip(wav)
         #expect(expected.count == 32_000)
-        // The server writes what it decodes as it arrives; the session ended once all was sent.
-        var received = Data()
-        for _ in 0..<40 {
-            received = (try? Data(contentsOf: heard)) ?? Data()
-            if received.count >= expected.count { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        // The session ended once all was sent.
+        let received = try await Self.heard(heard, atLeast: expected.count)
         #expect(received == expected)
     }
 
@@ -62,12 +69,8 @@ import Testing
     /// first, which the Ogg reference leaves out (its OpusHead says how much).
     @Test(arguments: ["aac", "opus"])
     func rtpdumpTalkEncodesForABackchannelThatTakes(codec: String) async throws {
-        let wav = Self.temporary("in.wav")
+        let wav = try await Self.tone(seconds: 2, rate: 16000)
         defer { try? FileManager.default.removeItem(at: wav) }
-        let tone = try await runProgram(
-            "/usr/bin/ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", wav.path])
-        #expect(tone.status == 0, "\(tone.stderr)")
         let heard = Self.temporary("heard.raw")
         defer { try? FileManager.default.removeItem(at: heard) }
         let server = try await RealServer(["--backchannel", heard.path, "--backchannel-codec", codec, "--frames", "300"])
@@ -96,12 +99,7 @@ import Testing
         }
         let expected = try Data(contentsOf: decoded)
         #expect(expected.count > 100_000)
-        var received = Data()
-        for _ in 0..<40 {
-            received = (try? Data(contentsOf: heard)) ?? Data()
-            if received.count >= skip + expected.count { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let received = try await Self.heard(heard, atLeast: skip + expected.count)
         #expect(received.count >= skip + expected.count, "\(received.count) bytes, \(skip) + \(expected.count) expected")
         #expect(received.dropFirst(skip).prefix(expected.count) == expected)
     }
@@ -133,12 +131,7 @@ import Testing
         await session.teardown()
         #expect(pictures == 45)
         let expected = G711.encode((0..<sent).map { Int16($0 % 4000 - 2000) }, codec: .pcmu).map(G711.muLawDecode)
-        var received = Data()
-        for _ in 0..<40 {
-            received = (try? Data(contentsOf: heard)) ?? Data()
-            if received.count >= sent * 2 { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let received = try await Self.heard(heard, atLeast: sent * 2)
         let samples = stride(from: 0, to: received.count - 1, by: 2).map {
             Int16(bitPattern: UInt16(received[$0]) | UInt16(received[$0 + 1]) << 8)
         }
