@@ -41,6 +41,22 @@ import Testing
         return units
     }
 
+    /// A capture's format (from the SDP beside it) and every unit a pipeline of that format makes of its packets.
+    static func capturedUnits(_ name: String) throws -> (format: MediaFormat, units: [MediaUnit]) {
+        let sdp = try String(
+            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name).sdp"), encoding: .utf8)
+        let format = try #require(try SessionDescription(sdp).media.first?.mediaFormat)
+        var pipeline = MediaPipeline(formats: [format])
+        var units: [MediaUnit] = []
+        for (packet, time) in try MediaPipelineTests.packets("\(name).pcap") {
+            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
+            while let unit = pipeline.next() { units.append(unit) }
+        }
+        pipeline.finish()
+        while let unit = pipeline.next() { units.append(unit) }
+        return (format, units)
+    }
+
     /// The NAL units each access unit is expected to be sent as: its own, after the parameter sets seen so far
     /// when it is a keyframe without them.
     static func expectedNALUnits(_ units: [AccessUnit]) -> [[[UInt8]]] {
@@ -131,18 +147,11 @@ import Testing
     @Test(arguments: ["audio-aac-gst", "audio-aac-ffmpeg", "audio-pcmu-gst", "audio-pcma-gst", "audio-opus-gst",
         "audio-l16-gst", "audio-g722-gst", "audio-g726-32-ffmpeg"])
     func audioFramesComeBackThroughTheDepacketizer(name: String) throws {
-        let sdp = try String(
-            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name).sdp"), encoding: .utf8)
-        let format = try #require(try SessionDescription(sdp).media.first?.audioFormat)
-        let received = try MediaPipelineTests.packets("\(name).pcap")
-        var pipeline = MediaPipeline(formats: [.audio(format)])
-        var input: [MediaUnit] = []
-        for (packet, time) in received {
-            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
-            while let unit = pipeline.next() { input.append(unit) }
+        let (captured, input) = try Self.capturedUnits(name)
+        guard case .audio(let format) = captured else {
+            Issue.record("\(name) is not audio")
+            return
         }
-        pipeline.finish()
-        while let unit = pipeline.next() { input.append(unit) }
         #expect(input.count > 5)
         // A small payload cuts the sample codecs' frames and fragments AAC's units.
         let packets = try Self.packets(of: input, format: .audio(format), maxPayloadSize: 100)
@@ -176,17 +185,7 @@ import Testing
     /// luminance's and chrominance's): they come back as files with two equal tables, and the same pixels.
     @Test(arguments: ["mjpeg-420-gst", "mjpeg-422-gst", "mjpeg-restart-gst", "mjpeg-q50-gst", "mjpeg-ffmpeg"])
     func jpegPicturesComeBackThroughTheDepacketizer(name: String) async throws {
-        let sdp = try String(
-            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name).sdp"), encoding: .utf8)
-        let format = try #require(try SessionDescription(sdp).media.first?.mediaFormat)
-        var pipeline = MediaPipeline(formats: [format])
-        var input: [MediaUnit] = []
-        for (packet, time) in try MediaPipelineTests.packets("\(name).pcap") {
-            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
-            while let unit = pipeline.next() { input.append(unit) }
-        }
-        pipeline.finish()
-        while let unit = pipeline.next() { input.append(unit) }
+        let (format, input) = try Self.capturedUnits(name)
         #expect(input.count >= 10)
         let packets = try Self.packets(of: input, format: format, maxPayloadSize: 1000)
         #expect(packets.count > input.count)
@@ -238,15 +237,8 @@ import Testing
     /// pictures that decode (FFmpeg) to the pixels of the pictures sent.
     @Test(arguments: ["mjpeg-420-gst", "mjpeg-422-gst", "mjpeg-restart-gst", "mjpeg-ffmpeg"])
     func gstreamersDepayloaderGivesThePicturesBack(name: String) async throws {
-        let sdp = try String(
-            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name).sdp"), encoding: .utf8)
-        let format = try #require(try SessionDescription(sdp).media.first?.mediaFormat)
-        var pipeline = MediaPipeline(formats: [format])
-        var input: [AccessUnit] = []
-        for (packet, time) in try MediaPipelineTests.packets("\(name).pcap") where input.count < 10 {
-            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: time)))
-            while let unit = pipeline.next()?.accessUnit, input.count < 10 { input.append(unit) }
-        }
+        let (format, units) = try Self.capturedUnits(name)
+        let input = Array(units.compactMap(\.accessUnit).prefix(10))
         #expect(input.count == 10)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("packetizer-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
