@@ -48,11 +48,12 @@ public struct ArrivalTime: Hashable, Comparable, Sendable, CustomStringConvertib
         .nanoseconds(lhs.nanoseconds &- rhs.nanoseconds)
     }
 
+    /// Seconds with nine decimals (`12.000000250`; `-0.500000000` before the origin).
     public var description: String {
-        let whole = nanoseconds / 1_000_000_000
-        let fraction = abs(nanoseconds % 1_000_000_000)
-        let digits = String(fraction)
-        return "\(whole).\(String(repeating: "0", count: 9 - digits.count))\(digits)"
+        let magnitude = nanoseconds.magnitude
+        let digits = String(magnitude % 1_000_000_000)
+        let sign = nanoseconds < 0 ? "-" : ""
+        return "\(sign)\(magnitude / 1_000_000_000).\(String(repeating: "0", count: 9 - digits.count))\(digits)"
     }
 }
 

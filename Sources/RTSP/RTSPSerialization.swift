@@ -6,13 +6,20 @@ extension RTSPMessage {
     public func serialized() -> [UInt8] {
         var text: String
         switch kind {
-        case .request(let method, let uri): text = "\(method) \(uri) RTSP/1.0\r\n"
-        case .response(let status, let reason): text = "RTSP/1.0 \(status) \(reason)\r\n"
+        case .request(let method, let uri): text = "\(Self.oneLine(method)) \(Self.oneLine(uri)) RTSP/1.0\r\n"
+        case .response(let status, let reason): text = "RTSP/1.0 \(status) \(Self.oneLine(reason))\r\n"
         }
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        for (name, value) in headers { text += "\(Self.oneLine(name)): \(Self.oneLine(value))\r\n" }
         if !body.isEmpty, header("Content-Length") == nil { text += "Content-Length: \(body.count)\r\n" }
         text += "\r\n"
         return Array(text.utf8) + body
+    }
+
+    /// `text` with its line breaks (CR, LF) made spaces: whatever a field holds (a peer's text echoed, a
+    /// caller's), it stays on its line and cannot add a header or end the message.
+    static func oneLine(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else { return text }
+        return String(text.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 })
     }
 
     /// An answer with no body: what a client gives a server's own request (its keepalive, a method it

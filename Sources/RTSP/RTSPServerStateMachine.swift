@@ -19,8 +19,10 @@ import SDP
 /// It serves OPTIONS, DESCRIBE (the presentation's SDP), SETUP (TCP interleaved, and UDP unicast when the
 /// server has UDP ports), PLAY, PAUSE, TEARDOWN, and GET_PARAMETER / SET_PARAMETER as keepalives; sessions that
 /// hear nothing for ``Configuration/sessionTimeout`` are torn down by ``expire(now:)``. Every request but
-/// OPTIONS is authenticated when ``Configuration/authentication`` is set. A request it cannot serve gets the
-/// status RFC 2326 gives it (400, 401, 404, 454, 455, 459, 461, 501, 551), never a crash.
+/// OPTIONS is authenticated when ``Configuration/authentication`` is set, Digest with this connection's own
+/// nonces; a wrong answer is ``Action/refuseAuthentication(_:)``, which the owner slows. A request it cannot serve
+/// gets the status RFC 2326 gives it (400, 401, 404, 453, 454, 455, 459, 461, 501, 551), never a crash; nothing
+/// of a request is echoed that could break an answer's lines (a CSeq is digits, or the request is refused).
 public struct RTSPServerStateMachine: Sendable {
     /// What a server serves and how.
     public struct Configuration: Sendable {
@@ -30,8 +32,8 @@ public struct RTSPServerStateMachine: Sendable {
         public var authentication: ServerAuthentication?
         /// The server's RTP and RTCP ports for UDP: without them, UDP SETUPs get 461 (TCP interleaved only).
         public var udpPorts: (rtp: UInt16, rtcp: UInt16)?
-        /// Sessions one connection may hold at once.
-        public var maxSessions = 8
+        /// Sessions one connection may hold at once (one per presentation: each plays a full copy of its media).
+        public var maxSessions = 4
         /// The `Require` options it supports (anything else gets 551).
         public var supportedOptions: Set<String> = []
         /// The `Server` header.
@@ -117,6 +119,9 @@ public struct RTSPServerStateMachine: Sendable {
         case pause(session: String)
         /// Stop sending a session's tracks and forget it (asked, or timed out).
         case teardown(session: String)
+        /// A wrong answer to the authentication challenge (a guess): write this 401, after the delay the
+        /// server's policy gives repeated guesses.
+        case refuseAuthentication(RTSPMessage)
     }
 
     struct Session: Sendable {
@@ -129,6 +134,10 @@ public struct RTSPServerStateMachine: Sendable {
     public let configuration: Configuration
     public private(set) var presentations: [Presentation]
     private var sessions: [String: Session] = [:]
+    /// The Digest nonces this connection was given.
+    private var nonces = DigestNonces()
+    /// Wrong answers to the challenge on this connection so far.
+    public private(set) var authenticationFailures = 0
 
     public init(presentations: [Presentation], configuration: Configuration = Configuration()) {
         self.presentations = presentations
@@ -165,20 +174,31 @@ public struct RTSPServerStateMachine: Sendable {
     /// The answer to `request`, and what to do.
     public mutating func receive(_ request: RTSPMessage, now: ArrivalTime) -> [Action] {
         guard case .request(let method, let uri) = request.kind else { return [] }
-        guard let cseq = request.header("CSeq")?.trimmingCharacters(), !cseq.isEmpty, cseq.count <= 16 else {
-            return [.respond(answer(400, "Bad Request", cseq: "0", ["Reason: a request needs a CSeq header"]))]
+        // RFC 2326: CSeq is 1*DIGIT. It is echoed, so nothing else is (a bare CR would split the answer's lines).
+        guard let cseq = request.header("CSeq")?.trimmingCharacters(), (1...9).contains(cseq.utf8.count),
+            cseq.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else {
+            return [.respond(answer(400, "Bad Request", cseq: "0", ["Reason: a request needs a CSeq header of 1 to 9 digits"]))]
         }
         let name = method.uppercased()
         let required = Self.list(request.header("Require")).filter { !configuration.supportedOptions.contains($0) }
         if !required.isEmpty {
             return [.respond(answer(551, "Option not supported", cseq: cseq, ["Unsupported: \(required.joined(separator: ", "))"]))]
         }
-        if name != "OPTIONS", let authentication = configuration.authentication,
-            authentication.user(of: request, method: method) == nil
-        {
-            return [
-                .respond(answer(401, "Unauthorized", cseq: cseq, authentication.challenges.map { "WWW-Authenticate: \($0)" }))
-            ]
+        if name != "OPTIONS", let authentication = configuration.authentication {
+            switch authentication.verify(request, method: method, uri: uri, nonces: &nonces, now: now) {
+            case .authenticated: break
+            case .missing:
+                return [.respond(challenge(authentication, cseq: cseq, stale: false, now: now))]
+            case .stale(let user):
+                // Its own nonce expired under a right answer: the client is who it says, and its session lives on
+                // while it answers the new nonce.
+                if user != nil { refresh(request, now: now) }
+                return [.respond(challenge(authentication, cseq: cseq, stale: true, now: now))]
+            case .wrong:
+                authenticationFailures += 1
+                return [.refuseAuthentication(challenge(authentication, cseq: cseq, stale: false, now: now))]
+            }
         }
         if let id = request.header("Session").flatMap(SessionHeader.init)?.id {
             guard sessions[id] != nil else { return [.respond(answer(454, "Session Not Found", cseq: cseq))] }
@@ -198,6 +218,22 @@ public struct RTSPServerStateMachine: Sendable {
     }
 
     static let methods = "OPTIONS, DESCRIBE, SETUP, PLAY, PAUSE, TEARDOWN, GET_PARAMETER, SET_PARAMETER"
+
+    /// A 401 with the challenges of this connection's current nonce.
+    private mutating func challenge(_ authentication: ServerAuthentication, cseq: String, stale: Bool, now: ArrivalTime)
+        -> RTSPMessage
+    {
+        let nonce = nonces.current(now: now, lifetime: authentication.nonceLifetime)
+        return answer(
+            401, "Unauthorized", cseq: cseq,
+            authentication.challenges(nonce: nonce, stale: stale).map { "WWW-Authenticate: \($0)" })
+    }
+
+    /// The session `request` names hears from its client.
+    private mutating func refresh(_ request: RTSPMessage, now: ArrivalTime) {
+        guard let id = request.header("Session").flatMap(SessionHeader.init)?.id, sessions[id] != nil else { return }
+        sessions[id]?.lastHeard = now
+    }
 
     private func describe(uri: String, cseq: String) -> Action {
         guard let url = try? RTSPURL(uri) else { return .respond(answer(400, "Bad Request", cseq: cseq)) }
@@ -223,8 +259,19 @@ public struct RTSPServerStateMachine: Sendable {
             guard session.path == path else { return .respond(answer(459, "Aggregate Operation Not Allowed", cseq: cseq)) }
             guard !session.isPlaying else { return .respond(answer(455, "Method Not Valid in This State", cseq: cseq)) }
         }
+        if id == nil, let existing = sessions.first(where: { $0.value.path == path })?.key {
+            return .respond(
+                answer(
+                    453, "Not Enough Bandwidth", cseq: cseq,
+                    ["Reason: this connection already has session \(existing) of \(path): name it in the Session header"]))
+        }
         let secure = presentations.first { $0.path == path }?.crypto != nil
-        guard let (transport, echoed) = chooseTransport(request.header("Transport"), index: index, secure: secure) else {
+        let offers = Self.transportOffers(request.header("Transport"))
+        if !offers.isEmpty, offers.allSatisfy({ $0.mode == "record" }) {
+            return .respond(
+                answer(461, "Unsupported Transport", cseq: cseq, ["Reason: this server plays; it does not record (mode=record)"]))
+        }
+        guard let (transport, echoed) = chooseTransport(offers, index: index, secure: secure) else {
             let profile = secure ? "RTP/SAVP" : "RTP/AVP"
             let offered = configuration.udpPorts == nil ? "\(profile)/TCP;interleaved" : "\(profile)/TCP or \(profile);unicast"
             return .respond(answer(461, "Unsupported Transport", cseq: cseq, ["Reason: this server sends \(offered)"]))
@@ -293,9 +340,8 @@ public struct RTSPServerStateMachine: Sendable {
     }
 
     /// The first transport the client offers that the server sends, and the Transport header to answer with.
-    private func chooseTransport(_ header: String?, index: Int, secure: Bool) -> (Transport, String)? {
-        for offer in (header ?? "").split(separator: ",").prefix(8) {
-            let spec = TransportHeader(String(offer))
+    private func chooseTransport(_ offers: [TransportHeader], index: Int, secure: Bool) -> (Transport, String)? {
+        for spec in offers where spec.mode == nil || spec.mode == "play" {
             let profile = spec.profile.uppercased()
             // SRTP media goes to a client that asks for RTP/SAVP, and to one that asks for RTP/AVP having read the
             // key from the SDP's a=crypto (FFmpeg does); plain media never to one that asks for SRTP.
@@ -333,6 +379,11 @@ public struct RTSPServerStateMachine: Sendable {
 
     private func sessionValue(_ id: String) -> String {
         "\(id);timeout=\(configuration.sessionTimeout.components.seconds)"
+    }
+
+    /// The transports a SETUP offers, in its order (the first eight).
+    private static func transportOffers(_ header: String?) -> [TransportHeader] {
+        (header ?? "").split(separator: ",").prefix(8).map { TransportHeader(String($0)) }
     }
 
     private static func list(_ value: String?) -> [String] {

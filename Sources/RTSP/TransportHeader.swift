@@ -18,17 +18,22 @@ public struct TransportHeader: Sendable, Hashable {
     public var source: String?
     /// `port=a-b`: the multicast ports.
     public var multicastPorts: (rtp: UInt16, rtcp: UInt16)?
+    /// `mode=`: `play` or `record` (lowercased, quotes taken off); nil when not given (play).
+    public var mode: String?
 
     public init(_ value: String) {
         let first = value.split(separator: ",").first.map(String.init) ?? value
         let fields = first.split(separator: ";").map { String($0).trimmingCharacters() }
         profile = fields.first ?? ""
         isMulticast = fields.contains { $0.lowercased() == "multicast" }
+        // `a-b` or `a`, each of decimal digits only (`-5--4` is not a pair: no sign, no empty part).
         func pair(_ name: String) -> (Int, Int)? {
             guard let field = fields.first(where: { $0.lowercased().hasPrefix(name + "=") }) else { return nil }
-            let numbers = field.dropFirst(name.count + 1).split(separator: "-").compactMap { Int($0) }
-            guard let a = numbers.first else { return nil }
-            return (a, numbers.count > 1 ? numbers[1] : a + 1)
+            let parts = field.dropFirst(name.count + 1).split(separator: "-", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), parts.allSatisfy({ Self.isNumber($0) }),
+                let a = Int(parts[0]), let b = parts.count > 1 ? Int(parts[1]) : a + 1
+            else { return nil }
+            return (a, b)
         }
         interleavedChannels = pair("interleaved").flatMap { a, b in
             (0...255).contains(a) && (0...255).contains(b) ? (UInt8(a), UInt8(b)) : nil
@@ -46,6 +51,7 @@ public struct TransportHeader: Sendable, Hashable {
         destination = text("destination")
         source = text("source")
         multicastPorts = ports("port")
+        mode = text("mode").map { $0.filter { $0 != "\"" }.lowercased() }
         let ssrcText = fields.first { $0.lowercased().hasPrefix("ssrc=") }.map { $0.dropFirst(5) }
         ssrc = ssrcText.flatMap { UInt32($0, radix: 16) }
         ssrcReadings = ssrcText.map(Self.ssrcReadings) ?? []
@@ -57,13 +63,18 @@ public struct TransportHeader: Sendable, Hashable {
             && lhs.interleavedChannels?.rtcp == rhs.interleavedChannels?.rtcp
             && lhs.clientPorts?.rtp == rhs.clientPorts?.rtp && lhs.serverPorts?.rtp == rhs.serverPorts?.rtp
             && lhs.ssrc == rhs.ssrc && lhs.destination == rhs.destination && lhs.source == rhs.source
-            && lhs.multicastPorts?.rtp == rhs.multicastPorts?.rtp
+            && lhs.multicastPorts?.rtp == rhs.multicastPorts?.rtp && lhs.mode == rhs.mode
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(profile) }
 }
 
 extension TransportHeader {
+    /// Whether `text` is 1 to 5 decimal digits (a port or a channel, no sign).
+    static func isNumber(_ text: Substring) -> Bool {
+        (1...5).contains(text.utf8.count) && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
     /// An SSRC as servers write it (`ssrc=` in Transport and RTP-Info): hex, as RFC 2326 and RFC 7826 have
     /// it, and decimal, as some cameras do; each reading that fits 32 bits.
     static func ssrcReadings(_ text: Substring) -> Set<UInt32> {

@@ -20,6 +20,16 @@ import Synchronization
 /// Every 5 s it sends each playing client its tracks' sender reports (with the NTP time of their RTP time);
 /// sessions that hear nothing for the session timeout end; a client that stops reading is skipped (see
 /// ``MediaSource``) with at most ``Configuration/writeBufferLimit`` bytes queued for it.
+///
+/// Every connection has a budget, so that no client can grow the server or hold it: while
+/// ``Configuration/writeBufferLimit`` bytes wait to be written to it, its requests wait unread (a client that
+/// sends and never reads fills its own socket, not the server's memory), and it is closed once nothing has drained
+/// for ``Configuration/stalledConnectionTimeout``; a request must arrive whole, head and body, within
+/// ``Configuration/requestTimeout`` of its first byte, its body at most ``Configuration/maxRequestBodyBytes``; a
+/// connection without a session that sends no whole request for the session timeout is closed; an address holds at
+/// most ``Configuration/maxConnectionsPerAddress`` connections; a connection at most
+/// ``Configuration/maxSessionsPerConnection`` sessions, one per path; wrong answers to the authentication challenge
+/// are slowed per address and end the connection after ``Configuration/maxAuthenticationFailures``.
 public final class RTSPServer: Sendable {
     /// How a server listens and serves.
     public struct Configuration: Sendable {
@@ -41,6 +51,21 @@ public final class RTSPServer: Sendable {
         public var name = "swift-rtp"
         /// The most connections at once.
         public var maxConnections = 1024
+        /// The most connections from one IP address at once (nil: no bound). Default 64: a NAT in front of many
+        /// viewers, or a recorder of many paths, may need more.
+        public var maxConnectionsPerAddress: Int? = 64
+        /// How long a request may take to arrive whole, from its first byte. Default 10 s.
+        public var requestTimeout: Duration = .seconds(10)
+        /// The largest request body (SET_PARAMETER's and GET_PARAMETER's are small). Default 16 KiB; a request's
+        /// header block is at most 16 KiB too.
+        public var maxRequestBodyBytes = 16 << 10
+        /// How long a connection may go without its queued bytes draining (its client not reading) before it is
+        /// closed. Default 30 s.
+        public var stalledConnectionTimeout: Duration = .seconds(30)
+        /// Sessions one connection may hold (one per path). Default 4.
+        public var maxSessionsPerConnection = 4
+        /// Wrong answers to the authentication challenge one connection may give before it is closed. Default 10.
+        public var maxAuthenticationFailures = 10
 
         public init(host: String = "0.0.0.0", port: Int = 8554) {
             self.host = host
@@ -55,6 +80,10 @@ public final class RTSPServer: Sendable {
     private let mounts = Mutex<[String: MediaSource]>([:])
     private let running = Mutex<Running?>(nil)
     let connectionCount = Atomic<Int>(0)
+    /// Connections per client address.
+    private let addressCounts = Mutex<[String: Int]>([:])
+    /// Wrong answers to the challenge, per client address: how long to hold the next.
+    let authenticationThrottle = Mutex(AuthenticationThrottle())
 
     struct Running: @unchecked Sendable {  // channels and a scheduled task, each Sendable; the struct holds them
         let listener: any Channel
@@ -106,12 +135,15 @@ public final class RTSPServer: Sendable {
                 value: .init(low: configuration.writeBufferLimit / 2, high: configuration.writeBufferLimit))
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    guard connectionCount.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maxConnections else {
-                        connectionCount.wrappingSubtract(1, ordering: .relaxed)
-                        throw ChannelError.inputClosed
+                    let address = Self.addressKey(channel.remoteAddress)
+                    guard admit(address) else { throw ChannelError.inputClosed }
+                    do {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ServerConnectionHandler(server: self, udp: udp, address: address))
+                    } catch {
+                        release(address)
+                        throw error
                     }
-                    try channel.pipeline.syncOperations.addHandler(
-                        ServerConnectionHandler(server: self, udp: udp))
                 }
             }
             .bind(host: configuration.host, port: configuration.port).get()
@@ -138,6 +170,38 @@ public final class RTSPServer: Sendable {
         try? await running.udp?.rtcp.close()
         if ownsGroup { try? await group.shutdownGracefully() }
     }
+
+    /// Counts a new connection from `address` in, unless the server or the address is full.
+    private func admit(_ address: String) -> Bool {
+        guard connectionCount.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maxConnections else {
+            connectionCount.wrappingSubtract(1, ordering: .relaxed)
+            logger.debug("connection refused: \(configuration.maxConnections) connections already")
+            return false
+        }
+        let admitted = addressCounts.withLock { counts in
+            let count = counts[address, default: 0]
+            if let limit = configuration.maxConnectionsPerAddress, count >= limit { return false }
+            counts[address] = count + 1
+            return true
+        }
+        if !admitted {
+            connectionCount.wrappingSubtract(1, ordering: .relaxed)
+            logger.debug("connection refused: its address has \(configuration.maxConnectionsPerAddress ?? 0) already")
+        }
+        return admitted
+    }
+
+    /// Counts a connection from `address` out (it closed).
+    func release(_ address: String) {
+        connectionCount.wrappingSubtract(1, ordering: .relaxed)
+        addressCounts.withLock { counts in
+            let count = counts[address, default: 1] - 1
+            counts[address] = count > 0 ? count : nil
+        }
+    }
+
+    /// The key a connection's address is counted under: its IP, without the port.
+    static func addressKey(_ address: SocketAddress?) -> String { address?.ipAddress ?? "unknown" }
 
     /// Two UDP sockets, RTP on an even port and RTCP on the next when one is free (RFC 3550 section 11).
     private func bindUDPPair() async throws -> (rtp: any Channel, rtcp: any Channel) {

@@ -3,55 +3,101 @@ import RTP
 import RTSP
 
 /// One client's RTSP connection: its bytes framed into requests (and the client's interleaved RTCP), the
-/// requests through the connection's ``RTSPServerStateMachine``, its actions carried out. Runs on the
-/// connection's event loop.
-final class ServerConnectionHandler: ChannelInboundHandler {
+/// requests through the connection's ``RTSPServerStateMachine``, its actions carried out, within the
+/// connection's budget (``RTSPServer``). Runs on the connection's event loop.
+///
+/// Requests are taken only while the connection can be written to and no answer is being held: otherwise they
+/// wait in the framer, and the socket is not read (a `read` asked meanwhile is held until then), so a client
+/// that sends and never reads fills its own socket buffers, not the server's memory.
+final class ServerConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let server: RTSPServer
     private let udp: (rtp: any Channel, rtcp: any Channel)?
+    /// The client's address, as the server counts it (connections, wrong answers).
+    private let address: String
     private var machine: RTSPServerStateMachine
-    private var framer = RTSPFramer()
+    private var framer: RTSPFramer
+    private var deadlines: ConnectionDeadlines
     /// Each playing session's subscription, with its source.
     private var playing: [String: (source: MediaSource, subscriber: Subscriber)] = [:]
-    private var expiry: RepeatedTask?
-    /// When the client last sent anything: a connection with no session that stays quiet for the session timeout
-    /// is closed (connections are bounded; idle ones must not hold the places).
-    private var lastHeard = ArrivalTime.now()
+    private var ticks: RepeatedTask?
+    /// A 401 being held (repeated wrong answers are slowed): nothing more is taken until it is written.
+    private var holdingAnswer = false
+    /// A read the channel asked for while requests were not being taken.
+    private var readHeld = false
+    private var isClosing = false
 
-    init(server: RTSPServer, udp: (rtp: any Channel, rtcp: any Channel)?) {
+    init(server: RTSPServer, udp: (rtp: any Channel, rtcp: any Channel)?, address: String) {
         self.server = server
         self.udp = udp
+        self.address = address
+        let settings = server.configuration
         var configuration = RTSPServerStateMachine.Configuration()
-        configuration.authentication = server.configuration.authentication
-        configuration.sessionTimeout = server.configuration.sessionTimeout
-        configuration.serverName = server.configuration.name
+        configuration.authentication = settings.authentication
+        configuration.sessionTimeout = settings.sessionTimeout
+        configuration.serverName = settings.name
+        configuration.maxSessions = settings.maxSessionsPerConnection
         if let udp, let rtp = udp.rtp.localAddress?.port, let rtcp = udp.rtcp.localAddress?.port {
             configuration.udpPorts = (UInt16(truncatingIfNeeded: rtp), UInt16(truncatingIfNeeded: rtcp))
         }
         machine = RTSPServerStateMachine(presentations: [], configuration: configuration)
+        framer = RTSPFramer(limits: .init(maxBodyBytes: settings.maxRequestBodyBytes))
+        deadlines = ConnectionDeadlines(
+            requestTimeout: settings.requestTimeout, idleTimeout: settings.sessionTimeout,
+            stallTimeout: settings.stalledConnectionTimeout, now: .now())
+    }
+
+    /// Whether requests are taken now.
+    private func takesRequests(_ context: ChannelHandlerContext) -> Bool {
+        context.channel.isWritable && !holdingAnswer && !isClosing
     }
 
     func channelActive(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        expiry = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+        ticks = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
             let (handler, context) = loopBound.value
-            let now = ArrivalTime.now()
-            handler.carryOut(handler.machine.expire(now: now), context: context)
-            if handler.machine.sessionIDs.isEmpty, now - handler.lastHeard > handler.server.configuration.sessionTimeout {
-                context.close(promise: nil)
-            }
+            handler.tick(context: context)
         }
         context.fireChannelActive()
     }
 
+    /// Once a second: sessions that timed out end; a connection past a deadline closes.
+    private func tick(context: ChannelHandlerContext) {
+        let now = ArrivalTime.now()
+        carryOut(machine.expire(now: now), context: context)
+        deadlines.writability(context.channel.isWritable, now: now)
+        switch deadlines.check(now: now, hasSessions: !machine.sessionIDs.isEmpty) {
+        case .keep: return
+        case .requestTimedOut:
+            server.logger.debug("closing a connection: a request did not arrive whole in time")
+            let answer = RTSPMessage(
+                kind: .response(statusCode: 408, reason: "Request Timeout"),
+                headers: [("CSeq", "0"), ("Reason", "a request did not arrive whole in time")], body: [])
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer.serialized())), promise: nil)
+            close(context)
+        case .idle:
+            close(context)
+        case .stalled:
+            server.logger.debug("closing a connection: its client has not read for the stall timeout")
+            close(context)
+        }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        lastHeard = .now()
         buffer.withUnsafeReadableBytes { framer.append($0) }
+        takeRequests(context: context)
+    }
+
+    /// Frames and answers what the framer holds, while requests are taken.
+    private func takeRequests(context: ChannelHandlerContext) {
+        var whole = 0
         do {
-            while let frame = try framer.next() {
+            while takesRequests(context), let frame = try framer.next() {
+                whole += 1
                 switch frame {
                 case .message(let message):
                     machine.replacePresentations(server.presentations)
@@ -61,24 +107,57 @@ final class ServerConnectionHandler: ChannelInboundHandler {
                 }
             }
         } catch {
-            // The stream cannot be framed any more: say so and close.
+            // The stream cannot be framed any more (or a limit was passed): say so and close.
             let answer = RTSPMessage(
-                kind: .response(statusCode: 400, reason: "Bad Request"), headers: [("CSeq", "0")], body: [])
+                kind: .response(statusCode: 400, reason: "Bad Request"),
+                headers: [("CSeq", "0"), ("Reason", error.reason)], body: [])
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer.serialized())), promise: nil)
-            context.close(promise: nil)
+            return close(context)
+        }
+        // What is left is a partial frame only when the loop stopped for want of bytes.
+        deadlines.framed(whole: whole, partial: takesRequests(context) && framer.pendingBytes > 0, now: .now())
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if takesRequests(context) {
+            context.read()
+        } else {
+            readHeld = true
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        deadlines.writability(context.channel.isWritable, now: .now())
+        resume(context: context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Takes what waited, and reads again, once requests are taken again.
+    private func resume(context: ChannelHandlerContext) {
+        guard takesRequests(context) else { return }
+        takeRequests(context: context)
+        if readHeld && takesRequests(context) {
+            readHeld = false
+            context.read()
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        expiry?.cancel()
+        ticks?.cancel()
         for (_, play) in playing { play.source.unsubscribe(play.subscriber) }
         playing = [:]
         _ = machine.close()
-        server.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+        server.release(address)
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        close(context)
+    }
+
+    private func close(_ context: ChannelHandlerContext) {
+        guard !isClosing else { return }
+        isClosing = true
         context.close(promise: nil)
     }
 
@@ -87,11 +166,37 @@ final class ServerConnectionHandler: ChannelInboundHandler {
             switch action {
             case .respond(let answer):
                 context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer.serialized())), promise: nil)
+            case .refuseAuthentication(let answer):
+                refuse(answer, context: context)
             case .play(let play):
                 start(play, context: context)
             case .pause(let session), .teardown(let session):
                 if let play = playing.removeValue(forKey: session) { play.source.unsubscribe(play.subscriber) }
             }
+        }
+    }
+
+    /// A wrong answer to the challenge: its 401 is held as long as the server's throttle says for the address
+    /// (nothing else is taken meanwhile), and the connection ends after too many.
+    private func refuse(_ answer: RTSPMessage, context: ChannelHandlerContext) {
+        guard machine.authenticationFailures < server.configuration.maxAuthenticationFailures else {
+            server.logger.debug("closing a connection: \(machine.authenticationFailures) wrong answers to the challenge")
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer.serialized())), promise: nil)
+            return close(context)
+        }
+        let delay = server.authenticationThrottle.withLock { $0.delay(afterFailureFrom: address, now: .now()) }
+        guard delay > .zero else {
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer.serialized())), promise: nil)
+            return
+        }
+        holdingAnswer = true
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: .nanoseconds(delay.nanosecondCount)) {
+            let (handler, context) = loopBound.value
+            handler.holdingAnswer = false
+            guard !handler.isClosing else { return }
+            context.writeAndFlush(handler.wrapOutboundOut(ByteBuffer(bytes: answer.serialized())), promise: nil)
+            handler.resume(context: context)
         }
     }
 

@@ -77,7 +77,8 @@ final class Subscriber: Sendable {
         guard let transport = transports[track] else { return }
         switch transport {
         case .interleaved(_, let rtcp):
-            guard let frame = RTSPFramer.interleavedFrame(channel: rtcp, payload: bytes) else { return }
+            // A client that does not read gets no reports either: nothing is queued past its budget.
+            guard connection.isWritable, let frame = RTSPFramer.interleavedFrame(channel: rtcp, payload: bytes) else { return }
             connection.writeAndFlush(allocator.buffer(bytes: frame), promise: nil)
         case .udp(_, let port):
             guard let udp, let address = try? udp.peer.withPort(Int(port)) else { return }

@@ -25,6 +25,9 @@ import Testing
             #expect(url.hasPrefix("rtsp://127.0.0.1:"), "rtpdump serve printed \(url)")
         }
 
+        /// The server's process id (its memory is read from /proc).
+        var processIdentifier: Int32 { process.processIdentifier }
+
         struct Started: @unchecked Sendable {
             let url: String
             let process: Process

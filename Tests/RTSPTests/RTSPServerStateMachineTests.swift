@@ -23,7 +23,12 @@ import Testing
     }
 
     static func answer(_ actions: [RTSPServerStateMachine.Action]) -> RTSPMessage? {
-        for action in actions { if case .respond(let message) = action { return message } }
+        for action in actions {
+            switch action {
+            case .respond(let message), .refuseAuthentication(let message): return message
+            default: continue
+            }
+        }
         return nil
     }
 
@@ -116,10 +121,13 @@ import Testing
         let sdp = try SessionDescription(String(decoding: described.body, as: UTF8.self))
         #expect(sdp.media.map(\.transportProtocol) == ["RTP/SAVP", "RTP/SAVP"])
         #expect(sdp.media.map(\.cryptoAttributes) == [[crypto], [crypto]])
-        for (cseq, transport) in [(2, "RTP/SAVP/TCP;unicast;interleaved=0-1"), (3, "RTP/AVP/TCP;unicast;interleaved=0-1")] {
+        // Each in a session of its own (a connection holds one per path: the first is torn down first).
+        for (cseq, transport) in [(2, "RTP/SAVP/TCP;unicast;interleaved=0-1"), (4, "RTP/AVP/TCP;unicast;interleaved=0-1")] {
             let answer = try #require(
                 Self.answer(machine.receive(Self.request("SETUP", Self.base + "/trackID=0", cseq: cseq, [("Transport", transport)]), now: t0)))
             #expect(answer.header("Transport") == transport)
+            let session = try #require(answer.header("Session").flatMap(SessionHeader.init)).id
+            #expect(Self.status(machine.receive(Self.request("TEARDOWN", Self.base, cseq: cseq + 1, [("Session", session)]), now: t0)) == 200)
         }
         var plain = Self.machine()
         let refused = plain.receive(
@@ -142,35 +150,38 @@ import Testing
         #expect(machine.sessionIDs.isEmpty)
     }
 
-    /// RFC 2617 section 3.5's example answer (Mufasa, "Circle Of Life") is accepted; a wrong one, another nonce,
-    /// or none get 401 with the challenge; OPTIONS needs none.
+    /// RFC 2617 section 3.5's example answer (Mufasa, "Circle Of Life") is accepted for the nonce the connection
+    /// gave and the request it names; Basic as offered; a wrong password refused.
     @Test func digestAuthenticationAcceptsRFC2617sExample() throws {
         let users = [Credentials(user: "Mufasa", password: "Circle Of Life")]
-        var machine = Self.machine {
-            $0.authentication = ServerAuthentication(
-                realm: "testrealm@host.com", users: users, schemes: [.digest, .basic], nonce: "dcd98b7102dd2f0e8b11d0f600bfb0c093")
-        }
-        #expect(Self.status(machine.receive(Self.request("OPTIONS", "*", cseq: 1), now: t0)) == 200)
-        let refused = machine.receive(Self.request("DESCRIBE", Self.base, cseq: 2), now: t0)
-        #expect(Self.status(refused) == 401)
-        let challenges = try AuthenticationChallenge.parse(
-            Self.answer(refused)?.headers.filter { $0.name == "WWW-Authenticate" }.map(\.value) ?? [])
+        let authentication = ServerAuthentication(realm: "testrealm@host.com", users: users, schemes: [.digest, .basic])
+        var nonces = DigestNonces()
+        nonces.issue("dcd98b7102dd2f0e8b11d0f600bfb0c093", now: t0)
+        let challenges = try AuthenticationChallenge.parse(authentication.challenges(nonce: "dcd98b7102dd2f0e8b11d0f600bfb0c093"))
         #expect(challenges.map(\.scheme) == [.digest, .basic])
         #expect(challenges.first?.nonce == "dcd98b7102dd2f0e8b11d0f600bfb0c093")
         let example =
             "Digest username=\"Mufasa\", realm=\"testrealm@host.com\", nonce=\"dcd98b7102dd2f0e8b11d0f600bfb0c093\", "
             + "uri=\"/dir/index.html\", qop=auth, nc=00000001, cnonce=\"0a4f113b\", "
             + "response=\"6629fae49393a05397450978507c4ef1\", opaque=\"5ccc069c403ebaf9f0171e9517f40e41\""
-        // The RFC's request is a GET; the method is part of the hash.
-        let good = RTSPServerStateMachine(presentations: [], configuration: machine.configuration).configuration
-            .authentication?.user(of: Self.request("GET", Self.base, cseq: 3, [("Authorization", example)]), method: "GET")
-        #expect(good == "Mufasa")
-        let wrongMethod = machine.receive(Self.request("DESCRIBE", Self.base, cseq: 4, [("Authorization", example)]), now: t0)
-        #expect(Self.status(wrongMethod) == 401)
+        // The RFC's request is a GET of /dir/index.html; the method and the URI are part of the hash.
+        let request = Self.request("GET", "/dir/index.html", cseq: 3, [("Authorization", example)])
+        var other = nonces
+        #expect(authentication.verify(request, method: "DESCRIBE", uri: "/dir/index.html", nonces: &other, now: t0) == .wrong)
+        #expect(authentication.verify(request, method: "GET", uri: "/dir/index.html", nonces: &nonces, now: t0) == .authenticated(user: "Mufasa"))
+        var machine = Self.machine { $0.authentication = authentication }
+        #expect(Self.status(machine.receive(Self.request("OPTIONS", "*", cseq: 1), now: t0)) == 200)
+        #expect(Self.status(machine.receive(Self.request("DESCRIBE", Self.base, cseq: 2), now: t0)) == 401)
         let basic = "Basic " + "TXVmYXNhOkNpcmNsZSBPZiBMaWZl"  // Mufasa:Circle Of Life
         #expect(Self.status(machine.receive(Self.request("DESCRIBE", Self.base, cseq: 5, [("Authorization", basic)]), now: t0)) == 200)
         let wrong = "Basic " + "TXVmYXNhOkNpcmNsZSBPZiBEZWF0aA=="  // Mufasa:Circle Of Death
-        #expect(Self.status(machine.receive(Self.request("DESCRIBE", Self.base, cseq: 6, [("Authorization", wrong)]), now: t0)) == 401)
+        let refused = machine.receive(Self.request("DESCRIBE", Self.base, cseq: 6, [("Authorization", wrong)]), now: t0)
+        guard case .refuseAuthentication(let answer)? = refused.first else {
+            Issue.record("a wrong password is not refused as a guess: \(refused)")
+            return
+        }
+        #expect(answer.kind == .response(statusCode: 401, reason: "Unauthorized"))
+        #expect(machine.authenticationFailures == 1)
     }
 
     /// This library's client answers the server's challenge and is let in.
@@ -187,6 +198,11 @@ import Testing
         #expect(Self.status(machine.receive(Self.request("DESCRIBE", Self.base, cseq: 2, [("Authorization", value)]), now: t0)) == 200)
         var wrong = Authenticator(challenge: challenge, credentials: Credentials(user: "admin", password: "guess"))
         let bad = wrong.authorization(method: "DESCRIBE", uri: Self.base)
-        #expect(Self.status(machine.receive(Self.request("DESCRIBE", Self.base, cseq: 3, [("Authorization", bad)]), now: t0)) == 401)
+        let guess = machine.receive(Self.request("DESCRIBE", Self.base, cseq: 3, [("Authorization", bad)]), now: t0)
+        guard case .refuseAuthentication(let answer)? = guess.first else {
+            Issue.record("a wrong password is not refused as a guess: \(guess)")
+            return
+        }
+        #expect(answer.kind == .response(statusCode: 401, reason: "Unauthorized"))
     }
 }

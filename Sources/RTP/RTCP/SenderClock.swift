@@ -1,35 +1,3 @@
-/// A wall-clock time: an NTP timestamp (RFC 5905: seconds since 1900 in the high 32 bits, fraction in
-/// the low 32), as RTCP sender reports carry it.
-public struct WallClockTime: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// Seconds between the NTP epoch (1900) and the Unix epoch (1970).
-    public static let unixEpochOffset: UInt64 = 2_208_988_800
-
-    public var ntp: UInt64
-
-    public init(ntp: UInt64) { self.ntp = ntp }
-
-    /// Seconds since 1970-01-01 UTC.
-    public var secondsSince1970: Double {
-        Double(Int64(ntp >> 32) - Int64(Self.unixEpochOffset)) + Double(ntp & 0xFFFF_FFFF) / 4_294_967_296
-    }
-
-    /// This time moved by `seconds` (negative: earlier).
-    public func adding(seconds: Double) -> WallClockTime {
-        let delta = Int64((seconds * 4_294_967_296).rounded())
-        return WallClockTime(ntp: UInt64(bitPattern: Int64(bitPattern: ntp) &+ delta))
-    }
-
-    public static func < (a: WallClockTime, b: WallClockTime) -> Bool { a.ntp < b.ntp }
-
-    public var description: String { formatSeconds(secondsSince1970) }
-
-    private func formatSeconds(_ value: Double) -> String {
-        let micros = Int64((value * 1_000_000).rounded())
-        let fraction = String(micros % 1_000_000)
-        return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
-    }
-}
-
 /// Maps one stream's RTP timestamps to the sender's wall clock, from its latest RTCP sender report
 /// (RFC 3550 section 6.4.1: the report pairs an NTP time with the RTP timestamp of the same instant).
 public struct SenderClock: Sendable, Hashable {
@@ -52,8 +20,11 @@ public struct SenderClock: Sendable, Hashable {
         return clock
     }
 
-    /// Takes a sender report of this stream (the newest wins).
+    /// Takes a sender report of this stream (the newest wins). A report whose NTP time is 0 is left out: RFC 3550
+    /// (section 6.4.1) gives that to a sender with no notion of wall-clock time, and unsynchronised cameras send
+    /// it; it dates nothing.
     public mutating func update(with report: RTCPSenderReport) {
+        guard report.ntpTimestamp != 0 else { return }
         reference = (WallClockTime(ntp: report.ntpTimestamp), report.rtpTimestamp)
         ssrc = report.ssrc
     }
