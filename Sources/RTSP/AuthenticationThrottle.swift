@@ -6,7 +6,7 @@ import RTP
 /// come on. A guesser gets about one try per ``maxPenalty``; a user who mistyped notices nothing.
 ///
 /// Bounded: at most ``maxAddresses`` are remembered (those quiet for ``window`` go first, then the oldest).
-package struct AuthenticationThrottle: Sendable {
+public struct AuthenticationThrottle: Sendable {
     struct Entry: Sendable {
         var failures: Int
         var lastFailure: ArrivalTime
@@ -14,18 +14,20 @@ package struct AuthenticationThrottle: Sendable {
     }
 
     /// The hold after the second wrong answer; each further one doubles it.
-    package var basePenalty: Duration = .milliseconds(125)
+    public var basePenalty: Duration = .milliseconds(125)
     /// The longest one wrong answer adds.
-    package var maxPenalty: Duration = .seconds(4)
+    public var maxPenalty: Duration = .seconds(4)
     /// An address with no wrong answer for this long starts again from no hold.
-    package var window: Duration = .seconds(60)
-    package var maxAddresses = 4096
+    public var window: Duration = .seconds(60)
+    /// The most addresses remembered at once.
+    public var maxAddresses = 4096
     private var entries: [String: Entry] = [:]
 
-    package init() {}
+    /// A throttle with the default holds (125 ms doubling to 4 s, forgiven after a quiet minute).
+    public init() {}
 
     /// A wrong answer from `address` at `now`: how long to hold its 401 before writing it.
-    package mutating func delay(afterFailureFrom address: String, now: ArrivalTime) -> Duration {
+    public mutating func delay(afterFailureFrom address: String, now: ArrivalTime) -> Duration {
         if entries[address] == nil && entries.count >= maxAddresses { makeRoom(now: now) }
         var entry = entries[address] ?? Entry(failures: 0, lastFailure: now, nextAllowed: now)
         if now - entry.lastFailure > window { entry.failures = 0 }
@@ -43,7 +45,7 @@ package struct AuthenticationThrottle: Sendable {
     }
 
     /// Addresses remembered now.
-    package var count: Int { entries.count }
+    public var count: Int { entries.count }
 
     private mutating func makeRoom(now: ArrivalTime) {
         entries = entries.filter { now - $0.value.lastFailure <= window }

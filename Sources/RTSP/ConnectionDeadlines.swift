@@ -5,8 +5,10 @@ import RTP
 /// and sends no whole request for ``idleTimeout`` is closed; one whose writes have not drained for
 /// ``stallTimeout`` (a client that does not read) is closed. Only whole requests and interleaved frames count as
 /// activity: a byte now and then keeps nothing open.
-package struct ConnectionDeadlines: Sendable {
-    package enum Verdict: Sendable, Hashable {
+public struct ConnectionDeadlines: Sendable {
+    /// What the owner does with the connection now.
+    public enum Verdict: Sendable, Hashable {
+        /// Nothing: every deadline is ahead.
         case keep
         /// A request began and did not end in time (a slow or stuck client): answer 408 and close.
         case requestTimedOut
@@ -16,9 +18,12 @@ package struct ConnectionDeadlines: Sendable {
         case stalled
     }
 
-    package let requestTimeout: Duration
-    package let idleTimeout: Duration
-    package let stallTimeout: Duration
+    /// How long a request may take to arrive whole, from its first byte.
+    public let requestTimeout: Duration
+    /// How long a connection without a session may go without a whole request.
+    public let idleTimeout: Duration
+    /// How long a connection may stay unwritable (nothing it was sent drains).
+    public let stallTimeout: Duration
     /// When the unfinished request (or frame) now buffered began; nil when nothing partial is held.
     private var partialSince: ArrivalTime?
     /// When the last whole request or frame came.
@@ -26,7 +31,8 @@ package struct ConnectionDeadlines: Sendable {
     /// Since when the connection has not been writable; nil while it is.
     private var unwritableSince: ArrivalTime?
 
-    package init(requestTimeout: Duration, idleTimeout: Duration, stallTimeout: Duration, now: ArrivalTime) {
+    /// Deadlines from `now` (the connection's start).
+    public init(requestTimeout: Duration, idleTimeout: Duration, stallTimeout: Duration, now: ArrivalTime) {
         self.requestTimeout = requestTimeout
         self.idleTimeout = idleTimeout
         self.stallTimeout = stallTimeout
@@ -35,7 +41,7 @@ package struct ConnectionDeadlines: Sendable {
 
     /// A framing pass ended: `whole` frames came out of it, and part of one is left (`partial`). A partial
     /// request's clock starts with the first pass that leaves it and stops when a frame completes.
-    package mutating func framed(whole: Int, partial: Bool, now: ArrivalTime) {
+    public mutating func framed(whole: Int, partial: Bool, now: ArrivalTime) {
         if whole > 0 {
             lastWhole = now
             partialSince = nil
@@ -48,7 +54,7 @@ package struct ConnectionDeadlines: Sendable {
     }
 
     /// The connection's writability changed (or was read) at `now`.
-    package mutating func writability(_ isWritable: Bool, now: ArrivalTime) {
+    public mutating func writability(_ isWritable: Bool, now: ArrivalTime) {
         if isWritable {
             unwritableSince = nil
         } else if unwritableSince == nil {
@@ -57,7 +63,7 @@ package struct ConnectionDeadlines: Sendable {
     }
 
     /// What to do at `now`.
-    package func check(now: ArrivalTime, hasSessions: Bool) -> Verdict {
+    public func check(now: ArrivalTime, hasSessions: Bool) -> Verdict {
         if let since = unwritableSince, now - since > stallTimeout { return .stalled }
         if let since = partialSince, now - since > requestTimeout { return .requestTimedOut }
         if !hasSessions, now - lastWhole > idleTimeout { return .idle }
