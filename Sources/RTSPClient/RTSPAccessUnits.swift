@@ -42,16 +42,18 @@ extension RTSPSession {
     /// left out; the stream's in-band sets serve instead. For audio too, iterate
     /// ``media(tracks:reorder:audioReorder:)``: a session's packets have one consumer.
     ///
-    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of a video track set up.
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of a video track set up, or when
+    ///   another sequence of the session's packets was made before (they are read once: use `media()`).
     public func accessUnits(tracks indices: [Int]? = nil, reorder: ReorderBuffer.Configuration = .init()) throws
         -> RTSPAccessUnits
     {
         let chosen = indices ?? tracks.indices.filter { tracks[$0].format.kind == .video }
         try checkTracks(chosen, given: indices != nil, call: "accessUnits", kind: .video)
+        try packets.claim.take(for: "accessUnits()")
         return RTSPAccessUnits(
             media: RTSPMediaUnits(
                 packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: reorder,
-                audioReorder: .audio, logger: driver.options.logger))
+                audioReorder: .audio, logger: driver.options.logger, owner: "accessUnits()"))
     }
 
     /// The access units of one video track.

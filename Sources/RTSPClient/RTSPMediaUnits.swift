@@ -33,6 +33,8 @@ public struct RTSPMediaUnits: AsyncSequence, Sendable {
     let reorder: ReorderBuffer.Configuration
     let audioReorder: ReorderBuffer.Configuration
     let logger: Logger
+    /// The call that made it and took the session's packets (`media()`, `accessUnits()`...).
+    let owner: String
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var source: RTSPPackets.AsyncIterator
@@ -60,7 +62,7 @@ public struct RTSPMediaUnits: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
-            source: packets.makeAsyncIterator(), selected: selected,
+            source: packets.makeAsyncIterator(for: owner), selected: selected,
             pipeline: MediaPipeline(formats: formats, reorder: reorder, audioReorder: audioReorder, logger: logger))
     }
 
@@ -105,32 +107,36 @@ extension RTSPSession {
     /// set up), in the order they complete. `reorder` holds video packets, `audioReorder` audio packets
     /// (which can be 100 ms apart, so gaps are waited for longer).
     ///
-    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of a track set up.
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of a track set up, or when another
+    ///   sequence of the session's packets was made before (they are read once).
     public func media(
         tracks indices: [Int]? = nil, reorder: ReorderBuffer.Configuration = .init(),
         audioReorder: ReorderBuffer.Configuration = .audio
     ) throws -> RTSPMediaUnits {
         let chosen = indices ?? Array(tracks.indices)
         try checkTracks(chosen, given: indices != nil, call: "media", kind: nil)
+        try packets.claim.take(for: "media()")
         return RTSPMediaUnits(
             packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: reorder,
-            audioReorder: audioReorder, logger: driver.options.logger)
+            audioReorder: audioReorder, logger: driver.options.logger, owner: "media()")
     }
 
     /// The audio frames of the audio tracks at `indices` into ``tracks`` (nil: every audio track set up).
     /// To take a session's video too, iterate ``media(tracks:reorder:audioReorder:)`` instead: a session's
     /// packets have one consumer.
     ///
-    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of an audio track set up.
+    /// - Throws: ``RTSPClientError`` `.invalidCall` when an index is not that of an audio track set up, or when
+    ///   another sequence of the session's packets was made before (they are read once: use `media()`).
     public func audioFrames(tracks indices: [Int]? = nil, reorder: ReorderBuffer.Configuration = .audio) throws
         -> RTSPAudioFrames
     {
         let chosen = indices ?? tracks.indices.filter { tracks[$0].format.kind == .audio }
         try checkTracks(chosen, given: indices != nil, call: "audioFrames", kind: .audio)
+        try packets.claim.take(for: "audioFrames()")
         return RTSPAudioFrames(
             media: RTSPMediaUnits(
                 packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: .init(),
-                audioReorder: reorder, logger: driver.options.logger))
+                audioReorder: reorder, logger: driver.options.logger, owner: "audioFrames()"))
     }
 
     /// Throws `.invalidCall` unless `chosen` names tracks set up, at least one, each of `kind` when given;

@@ -101,7 +101,7 @@ final class SessionDriver: @unchecked Sendable {
         // Batches hold a read's packets; the bounds (packetBufferCapacity, packetBufferByteCapacity) are kept
         // by `backlog`.
         let stream = AsyncThrowingStream.makeStream(of: RTSPPackets.Batch.self)
-        self.packets = RTSPPackets(batches: stream.stream, backlog: backlog, position: position)
+        self.packets = RTSPPackets(batches: stream.stream, backlog: backlog, position: position, claim: .init())
         self.continuation = stream.continuation
         (events, eventsContinuation) = AsyncStream.makeStream(of: RTSPSessionEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.closed = eventLoop.makePromise()

@@ -164,3 +164,42 @@ final class SessionCollector: ChannelInboundHandler, @unchecked Sendable {  // r
         lock.withLock { text += String(buffer: buffer) }
     }
 }
+
+/// A session's packets are read once: a second sequence made of them is refused with the reason and what to do
+/// instead (iterating both once trapped the process), and a second iterator throws rather than trap.
+@Suite struct SecondConsumerTests {
+    @Test func aSecondSequenceIsRefusedAndASecondIteratorThrows() async throws {
+        let formats: [MediaFormat] = [
+            .video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1)),
+            .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)),
+        ]
+        let source = try MediaSource(formats: formats)
+        let (server, url) = try await RTSPServerTests.started(source)
+        let session = try await RTSPSession.connect(to: url)
+        let video = try session.accessUnits()
+        do {
+            _ = try session.audioFrames()
+            Issue.record("a second sequence of the session's packets was made")
+        } catch let error as RTSPClientError {
+            #expect(error.code == .invalidCall)
+            #expect(error.reason.contains("accessUnits()") && error.reason.contains("media()"), "\(error.reason)")
+        }
+        #expect(throws: RTSPClientError.self) { try session.media() }
+        // Iterated from two tasks at once: the first reads, the second is told, nothing traps.
+        let first = Task {
+            var count = 0
+            for try await _ in video { count += 1 }
+            return count
+        }
+        let second = Task {
+            var iterator = session.packets.makeAsyncIterator()
+            _ = try await iterator.next()
+        }
+        await #expect(throws: RTSPClientError.self) { try await second.value }
+        await source.waitForSubscriber()
+        for index in 0..<10 { source.push(.video(RTSPServerTests.picture(index, size: 1000))) }
+        source.finish()
+        #expect(try await first.value == 10)
+        await server.stop()
+    }
+}

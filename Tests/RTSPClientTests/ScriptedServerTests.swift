@@ -592,8 +592,10 @@ import Testing
         #expect(none?.reason == "accessUnits(tracks: []) names no track: the session has tracks 0 to 0")
         let some = #expect(throws: RTSPClientError.self) { try session.accessUnits(tracks: [0, 3, 2]) }
         #expect(some?.reason == "tracks [3, 2] were not set up: the session has tracks 0 to 0")
-        _ = try session.accessUnits(track: 0)
         #expect(try session.accessUnits().tracks == [0])
+        // The packets are taken by that sequence: another is refused (they are read once).
+        let second = #expect(throws: RTSPClientError.self) { try session.accessUnits(track: 0) }
+        #expect(second?.code == .invalidCall)
         await session.teardown()
     }
 
