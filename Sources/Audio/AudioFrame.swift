@@ -31,6 +31,11 @@ public struct AudioFrame: Sendable {
     /// Whether it is its track's first frame after a break (a reconnect, a new source): its timestamp does
     /// not follow the previous frame's.
     public var isDiscontinuity = false
+    /// Whether its timestamp stepped from its track's previous unit's by more than the pipeline's bound
+    /// (`MediaPipeline.timestampJumpBound`, 10 s): a sender whose clock jumped, in an unbroken stream (what came
+    /// before is still there to refer to). Its timestamp starts a new run: a recorder goes on from where it was
+    /// rather than losing what follows. Set by `MediaPipeline`.
+    public var isTimestampJump = false
 
     public init(
         codec: AudioCodec, timestamp: UInt64, clockRate: Int, sampleCount: Int, bytes: ArraySlice<UInt8>,

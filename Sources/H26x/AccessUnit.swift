@@ -31,6 +31,11 @@ public struct AccessUnit: Sendable {
     /// resumed, a sender that restarted or changed its SSRC. Its timestamp does not follow the previous
     /// unit's, and until a keyframe it has no pictures to refer to. Set by `MediaPipeline`.
     public var isDiscontinuity = false
+    /// Whether its timestamp stepped from its track's previous unit's by more than the pipeline's bound
+    /// (`MediaPipeline.timestampJumpBound`, 10 s): a sender whose clock jumped, in an unbroken stream (what came
+    /// before is still there to refer to). Its timestamp starts a new run: a recorder goes on from where it was
+    /// rather than losing what follows. Set by `MediaPipeline`.
+    public var isTimestampJump = false
 
     /// This access unit with its ``captureTime`` from `clock` (unchanged when there is no clock or no
     /// sender report yet).

@@ -160,7 +160,11 @@ public struct FragmentedMP4Writer: Sendable {
 
     private mutating func appendVideo(_ picture: AccessUnit, index: Int, emit: (MP4Output) throws -> Void) rethrows {
         let changed = tracks[index].noteParameterSets(of: picture)
-        if picture.isDiscontinuity { rebase(index, at: picture.timestamp) }
+        if picture.isDiscontinuity {
+            rebase(index, at: picture.timestamp)
+        } else if picture.isTimestampJump {
+            jump(index, at: picture.timestamp)
+        }
         let damaged = picture.lostPackets > 0 && !configuration.keepsDamagedVideo
         if damaged || (tracks[index].waitsForKeyframe && !picture.isKeyframe) {
             tracks[index].waitsForKeyframe = true
@@ -238,7 +242,11 @@ public struct FragmentedMP4Writer: Sendable {
             }
             try start(emit: emit)
         }
-        if frame.isDiscontinuity { rebase(index, at: frame.timestamp) }
+        if frame.isDiscontinuity {
+            rebase(index, at: frame.timestamp)
+        } else if frame.isTimestampJump {
+            jump(index, at: frame.timestamp)
+        }
         guard let time = place(index, timestamp: frame.timestamp, wallClock: frame.captureTime) else {
             statistics.unitsBeforeStart += 1
             return
@@ -291,8 +299,19 @@ public struct FragmentedMP4Writer: Sendable {
     /// the track's timeline is.
     private mutating func rebase(_ index: Int, at timestamp: UInt64) {
         guard tracks[index].base != nil else { return }
-        tracks[index].base = (timestamp, tracks[index].endTime)
+        tracks[index].base = (timestamp, tracks[index].followingTime)
         if tracks[index].isVideo { tracks[index].waitsForKeyframe = true }
+    }
+
+    /// The sender's clock jumped in an unbroken stream (``MediaUnit/isTimestampJump``): a step forward is kept
+    /// (the timeline has the gap, once); a step back goes on from where the track is, so that nothing after it
+    /// falls before the recording's start or behind what was written. Nothing is dropped: the pictures before
+    /// are still the references of those after.
+    private mutating func jump(_ index: Int, at timestamp: UInt64) {
+        guard tracks[index].base != nil else { return }
+        let next = tracks[index].followingTime
+        if let time = tracks[index].time(of: timestamp), time >= next { return }
+        tracks[index].base = (timestamp, next)
     }
 
     // MARK: Fragments and segments

@@ -23,7 +23,7 @@ enum MediaFragment {
 
     /// The runs of a track's pending samples, with their decode times and durations. Video: one run, decode
     /// times the presentation times sorted (they are the same without B-frames), moved up to follow the
-    /// previous fragment; the last sample lasts as long as the one before. Audio: a new run at each gap
+    /// previous fragment; the last sample lasts as the others usually do. Audio: a new run at each gap
     /// (frames lost), each sample as long as it plays.
     static func runs(of track: inout RecordedTrack, index: Int) -> [Run] {
         let samples = track.samples
@@ -36,7 +36,11 @@ enum MediaFragment {
             decode[0] = max(decode[0], track.nextDecodeTime)
             for i in decode.indices.dropFirst() { decode[i] = max(decode[i], decode[i - 1] + 1) }
             var durations = zip(decode, decode.dropFirst()).map { $1 - $0 }
-            let last = durations.last ?? (track.lastDuration > 0 ? track.lastDuration : Int64(track.timescale / 30))
+            // The last picture lasts as the fragment's pictures usually do (the lower median, with the previous
+            // fragment's last): a gap before it (a pause, a clock that jumped) is not counted again.
+            var known = durations
+            if track.lastDuration > 0 { known.append(track.lastDuration) }
+            let last = known.isEmpty ? Int64(track.timescale / 30) : known.sorted()[(known.count - 1) / 2]
             durations.append(last)
             track.lastDuration = last
             track.nextDecodeTime = decode[decode.count - 1] + last

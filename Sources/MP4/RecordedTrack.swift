@@ -36,6 +36,8 @@ struct RecordedTrack: Sendable {
     /// sorted, and fragments start at keyframes only.
     var isReordered = false
     private var latestTime: Int64?
+    /// How far the latest presentation time last moved up: a picture's duration before the fragment that knows it.
+    private var latestStep: Int64 = 0
 
     var samples: [Sample] = []
     /// The samples' bytes back to back, as they go in the `mdat`.
@@ -76,6 +78,7 @@ struct RecordedTrack: Sendable {
         write(&data)
         samples.append(Sample(time: time, duration: duration, size: data.count - before, isSync: isSync))
         if let latestTime, time < latestTime { isReordered = true }
+        if let latestTime, time > latestTime { latestStep = time - latestTime }
         latestTime = max(latestTime ?? time, time)
         if self.wallClock == nil, let wallClock { self.wallClock = (time, wallClock) }
     }
@@ -84,6 +87,14 @@ struct RecordedTrack: Sendable {
     var endTime: Int64 {
         guard let latestTime else { return nextDecodeTime }
         return latestTime + max(lastDuration, samples.last?.duration ?? 0)
+    }
+
+    /// Where a unit that follows the latest goes (after a break or a jump): the end of what has been taken, a
+    /// video picture's duration being, before its fragment closes, the step to it from the one before.
+    var followingTime: Int64 {
+        guard let latestTime else { return nextDecodeTime }
+        let duration = max(lastDuration, samples.last?.duration ?? 0)
+        return latestTime + (duration > 0 ? duration : latestStep)
     }
 
     /// Ticks in `duration` at the track's timescale.

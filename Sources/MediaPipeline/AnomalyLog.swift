@@ -21,6 +21,7 @@ struct AnomalyLog: Sendable {
         var quirks = 0
         var otherPayloadType = 0
         var parameterSetUnits = 0
+        var timestampJumps = 0
     }
 
     let logger: Logger
@@ -36,7 +37,7 @@ struct AnomalyLog: Sendable {
     mutating func addTrack() { counts.append(Counts()) }
 
     /// After a push: logs each kind the track met for the first time.
-    mutating func look(at track: Int, reorder: ReorderBuffer, depacketizer: Depacketizer) {
+    mutating func look(at track: Int, reorder: ReorderBuffer, depacketizer: Depacketizer, timestampJumps: Int) {
         let before = counts[track]
         var now = before
         (now.lost, now.sourceChanges, now.restarts) = (reorder.lost, reorder.sourceChanges, reorder.restarts)
@@ -50,6 +51,7 @@ struct AnomalyLog: Sendable {
             now.otherPayloadType = statistics.otherPayloadTypePackets
         }
         now.unplayable = depacketizer.droppedPackets
+        now.timestampJumps = timestampJumps
         counts[track] = now
         func first(_ path: KeyPath<Counts, Int>) -> Bool { before[keyPath: path] == 0 && now[keyPath: path] > 0 }
         let metadata: Logger.Metadata = ["track": "\(track)"]
@@ -65,6 +67,11 @@ struct AnomalyLog: Sendable {
         } else if first(\.restarts) {
             logger.notice(
                 "track \(track): the sequence numbers jumped and the sender restarted; the track goes on from a discontinuity",
+                metadata: metadata)
+        }
+        if first(\.timestampJumps) {
+            logger.notice(
+                "track \(track): the sender's timestamps jumped by more than the bound in an unbroken stream; the units go on from a new run (further jumps are counted)",
                 metadata: metadata)
         }
         if first(\.late) || first(\.duplicates) {

@@ -31,6 +31,35 @@ public struct MediaPipeline: Sendable {
         var replayClock: SenderClock?
         /// The stream broke (a restart announced or found by the reorder buffer): the next unit is flagged.
         var discontinuityPending = false
+        /// The timestamp of the track's last unit, which the next is compared with (nil after a break).
+        var lastTimestamp: UInt64?
+        /// A step between units beyond this many ticks is a jump.
+        var jumpTicks: Int64
+        /// Units whose timestamp jumped.
+        var timestampJumps = 0
+
+        init(reorder: ReorderBuffer, depacketizer: Depacketizer, jumpBound: Duration) {
+            self.reorder = reorder
+            self.depacketizer = depacketizer
+            jumpTicks = Self.ticks(jumpBound, clockRate: depacketizer.clockRate)
+        }
+
+        static func ticks(_ duration: Duration, clockRate: Int) -> Int64 {
+            let seconds = max(0, duration.components.seconds)
+            let (ticks, overflow) = seconds.multipliedReportingOverflow(by: Int64(max(1, clockRate)))
+            return overflow ? .max : max(1, ticks)
+        }
+    }
+
+    /// How far a unit's timestamp may step from its track's previous unit's (either way) before it is a jump
+    /// (``MediaUnit/isTimestampJump``): a sender whose clock stepped, in an unbroken stream. Default 10 s, far
+    /// beyond B-frames' reordering and any pause a camera makes without a break.
+    public var timestampJumpBound: Duration = .seconds(10) {
+        didSet {
+            for index in tracks.indices {
+                tracks[index].jumpTicks = Track.ticks(timestampJumpBound, clockRate: tracks[index].depacketizer.clockRate)
+            }
+        }
     }
 
     private var tracks: [Track]
@@ -108,7 +137,8 @@ public struct MediaPipeline: Sendable {
             case .video, .sniffing, .unplayable: false
             }
         let configuration = reorder ?? (isSparse ? audioReorderConfiguration : reorderConfiguration)
-        tracks.append(Track(reorder: ReorderBuffer(configuration: configuration), depacketizer: depacketizer))
+        tracks.append(
+            Track(reorder: ReorderBuffer(configuration: configuration), depacketizer: depacketizer, jumpBound: timestampJumpBound))
         log?.addTrack()
         return tracks.count - 1
     }
@@ -131,7 +161,11 @@ public struct MediaPipeline: Sendable {
         Self.take(
             (consume received).packet, arrival: arrival, restarting: isDiscontinuity, into: &tracks[index],
             ready: &ready, track: index)
-        if logs { log?.look(at: index, reorder: tracks[index].reorder, depacketizer: tracks[index].depacketizer) }
+        if logs {
+            log?.look(
+                at: index, reorder: tracks[index].reorder, depacketizer: tracks[index].depacketizer,
+                timestampJumps: tracks[index].timestampJumps)
+        }
     }
 
     /// Offers one packet as received bytes (from an `RTPTransport`, a socket of the caller's): RTP goes to
@@ -227,6 +261,11 @@ public struct MediaPipeline: Sendable {
         tracks.indices.contains(track) ? tracks[track].depacketizer : nil
     }
 
+    /// How many of `track`'s units jumped in time (``MediaUnit/isTimestampJump``).
+    public func timestampJumps(track: Int) -> Int {
+        tracks.indices.contains(track) ? tracks[track].timestampJumps : 0
+    }
+
     /// What `track`'s reorder buffer counted (duplicates, late, lost, restarts).
     public func reorderBuffer(track: Int) -> ReorderBuffer? {
         tracks.indices.contains(track) ? tracks[track].reorder : nil
@@ -259,8 +298,15 @@ public struct MediaPipeline: Sendable {
 
     @inline(__always)
     private static func collect(_ track: inout Track, into ready: inout [MediaUnit], track index: Int) {
-        while let unit = track.depacketizer.next(track: index, isDiscontinuity: track.discontinuityPending) {
+        while var unit = track.depacketizer.next(track: index, isDiscontinuity: track.discontinuityPending) {
+            if track.discontinuityPending { track.lastTimestamp = nil }
             track.discontinuityPending = false
+            let timestamp = unit.timestamp
+            if let last = track.lastTimestamp, Int64(bitPattern: timestamp &- last).magnitude > track.jumpTicks.magnitude {
+                unit.markTimestampJump()
+                track.timestampJumps += 1
+            }
+            track.lastTimestamp = timestamp
             ready.append(unit)
         }
     }

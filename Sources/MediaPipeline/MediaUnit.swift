@@ -79,6 +79,35 @@ public enum MediaUnit: Sendable {
         }
     }
 
+    /// Whether its timestamp jumped from its track's previous unit's beyond the pipeline's bound, in an unbroken
+    /// stream (``AccessUnit/isTimestampJump``).
+    public var isTimestampJump: Bool {
+        switch self {
+        case .video(let unit): unit.isTimestampJump
+        case .audio(let frame): frame.isTimestampJump
+        case .metadata(let document): document.isTimestampJump
+        case .raw(let unit): unit.isTimestampJump
+        }
+    }
+
+    /// Marks it as a timestamp jump.
+    mutating func markTimestampJump() {
+        switch self {
+        case .video(var unit):
+            unit.isTimestampJump = true
+            self = .video(unit)
+        case .audio(var frame):
+            frame.isTimestampJump = true
+            self = .audio(frame)
+        case .metadata(var document):
+            document.isTimestampJump = true
+            self = .metadata(document)
+        case .raw(var unit):
+            unit.isTimestampJump = true
+            self = .raw(unit)
+        }
+    }
+
     /// RTP packets lost in it or since its track's previous unit (0: nothing is missing).
     public var lostPackets: Int {
         switch self {

@@ -21,6 +21,11 @@ public struct MetadataDocument: Sendable {
     public var track = 0
     /// Whether it is its track's first document after a break (a reconnect, a new source).
     public var isDiscontinuity = false
+    /// Whether its timestamp stepped from its track's previous unit's by more than the pipeline's bound
+    /// (`MediaPipeline.timestampJumpBound`, 10 s): a sender whose clock jumped, in an unbroken stream (what came
+    /// before is still there to refer to). Its timestamp starts a new run: a recorder goes on from where it was
+    /// rather than losing what follows. Set by `MediaPipeline`.
+    public var isTimestampJump = false
 
     /// The document as text; nil when its bytes are not UTF-8.
     public var text: String? { String(validating: bytes, as: UTF8.self) }
