@@ -43,6 +43,11 @@ struct MediaState {
         var staleSourcePackets = 0
         /// Sender reports of another source than the track's, ignored.
         var otherSourceReports = 0
+        /// The sequence number and timestamp of the track's latest packet: what a relabelled source carries on.
+        var latest: (sequence: UInt16, timestamp: UInt32)?
+        /// Times the source took a new SSRC and carried on its sequence numbers and timestamps (a proxy or camera
+        /// that renumbers its source every GOP), followed at once.
+        var relabels = 0
 
         /// Whether `ssrc` is the track's source: the one its RTP comes from, else (before any) the one
         /// announced, else any.
@@ -67,9 +72,18 @@ struct MediaState {
         /// Until the announced source is first heard, others are held, not dropped, for
         /// ``MediaState/unheardSourceGrace`` (or ``MediaState/maxHeldOtherSource`` packets): a camera may
         /// announce an SSRC it never uses, and its first keyframe must not be lost for that. Without an
-        /// announced source, every source is the track's.
+        /// announced source, every source is the track's. A new SSRC whose packet carries on the track's sequence
+        /// numbers and timestamps (``RTP/ReorderBuffer/carriesOn(sequence:timestamp:after:)``) is the same source
+        /// renamed (a proxy that renumbers every GOP): followed at once, as the capture road follows it; an older
+        /// session's packets never carry on the new one's numbers.
         mutating func source(of packet: RTPPacket, arrival: ArrivalTime, now: NIODeadline) -> SourceDecision {
             guard !preferredSSRCs.isEmpty else { return .accepted(released: []) }
+            if !preferredSSRCs.contains(packet.ssrc), heardPreferred, let latest,
+                ReorderBuffer.carriesOn(sequence: packet.sequenceNumber, timestamp: packet.timestamp, after: latest)
+            {
+                preferredSSRCs = [packet.ssrc]
+                relabels += 1
+            }
             if preferredSSRCs.contains(packet.ssrc) {
                 preferredHeard = now
                 if !heardPreferred {
@@ -204,7 +218,8 @@ struct MediaState {
                 jitterMilliseconds: track.statistics.jitterMilliseconds,
                 senderReports: track.senderReports + (earlier?.senderReports ?? 0),
                 staleSourcePackets: track.staleSourcePackets + (earlier?.staleSourcePackets ?? 0),
-                otherSourceReports: track.otherSourceReports + (earlier?.otherSourceReports ?? 0))
+                otherSourceReports: track.otherSourceReports + (earlier?.otherSourceReports ?? 0),
+                sourceRelabels: track.relabels + (earlier?.sourceRelabels ?? 0))
         }
     }
 

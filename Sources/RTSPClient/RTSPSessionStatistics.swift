@@ -22,6 +22,9 @@ public struct RTSPSessionStatistics: Sendable {
         /// RTCP sender reports of another source than the track's (its RTP's, or the announced one's before
         /// any RTP), ignored: they would date the track's units with another clock.
         public var otherSourceReports = 0
+        /// Times the track's source took a new SSRC and carried on its sequence numbers and timestamps (a proxy
+        /// or camera that renumbers every GOP), followed as the same stream.
+        public var sourceRelabels = 0
     }
 
     /// The transport in use now: `.tcp` or `.udp`.

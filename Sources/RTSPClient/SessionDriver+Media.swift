@@ -90,6 +90,7 @@ extension SessionDriver {
     private func accept(_ packet: RTPPacket, track: Int, arrival time: ArrivalTime) {
         media.rtpPackets += 1
         media.tracks[track].senderSSRC = packet.ssrc
+        media.tracks[track].latest = (packet.sequenceNumber, packet.timestamp)
         media.tracks[track].statistics.record(
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrival: time)
         let discontinuity = media.tracks[track].discontinuityPending

@@ -5,6 +5,7 @@ import Foundation
 import NIOCore
 import NIOConcurrencyHelpers
 import H26x
+import PacketCapture
 import RTP
 import RTSP
 @_spi(PacketHandler) import RTSPClient
@@ -651,5 +652,51 @@ extension RTSPMessage {
     var method: String? {
         if case .request(let method, _) = kind { return method }
         return nil
+    }
+}
+
+/// A server behind a proxy that renames the source every 30 packets, its sequence numbers and timestamps going
+/// on (the SETUP answer announces the first SSRC): every picture of the stream arrives whole, as the capture road
+/// gives it. The session road once took each new SSRC for an older session's and dropped it for 2 s (20 frames of
+/// 180 in 6 s).
+@Suite struct RelabelledSourceTests {
+    @Test func aSourceRenamedEveryThirtyPacketsLosesNothing() async throws {
+        var capture = try CaptureFile(contentsOf: ServeCommandTests.capture("h264-gst.pcap"))
+        var renamed: [[UInt8]] = []
+        while let datagram = try capture.nextDatagram() {
+            guard !RTPPacket.looksLikeRTCP(datagram.payload) else { continue }
+            var packet = Array(datagram.payload)
+            let ssrc = 0x1000_0000 + UInt32(renamed.count / 30)
+            for i in 0..<4 { packet[8 + i] = UInt8(truncatingIfNeeded: ssrc >> (24 - 8 * UInt32(i))) }
+            renamed.append(packet)
+        }
+        let packets = renamed
+        let server = try await ScriptedServer { request, connection in
+            if request.method == "SETUP" {
+                let transport = (request.header("Transport") ?? "") + ";ssrc=10000000"
+                connection.respond(request, "200 OK", ["Session: 79;timeout=60", "Transport: \(transport)"])
+                return
+            }
+            connection.answerNormally(request)
+            guard request.method == "PLAY" else { return }
+            connection.sendInterleaved(packets)
+            connection.channel.eventLoop.scheduleTask(in: .milliseconds(300)) {
+                var bye = RTCPCompoundBuilder()
+                bye.appendReceiverReport(RTCPReceiverReport(ssrc: 0x1000_0000 + UInt32(packets.count / 30 - 1), reportBlocks: []))
+                bye.appendGoodbye(ssrcs: [0x1000_0000 + UInt32((packets.count - 1) / 30)], reason: "end")
+                connection.sendInterleaved([bye.bytes], channel: 1)
+            }
+        }
+        defer { Task { await server.stop() } }
+        var options = ScriptedServerTests.quick
+        options.inactivityTimeout = .seconds(10)
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        var units: [AccessUnit] = []
+        for try await unit in try session.accessUnits() { units.append(unit) }
+        #expect(units.count == 90)  // 1079 packets, 35 names
+        #expect(units.allSatisfy { $0.isComplete })
+        let track = try #require(await session.statistics().tracks.first)
+        #expect(track.staleSourcePackets == 0)
+        #expect(track.sourceRelabels == packets.count / 30)
     }
 }
