@@ -180,6 +180,8 @@ struct MediaState {
     var droppedByConsumer = 0
     var earlyPacketsDropped = 0
     var unknownChannelFrames = 0
+    /// RTP that arrived on a backchannel track (the client's to send on), dropped.
+    var backchannelPackets = 0
     var receiverReportsSent = 0
     /// SRTP / SRTCP packets that failed authentication (or were replays), dropped.
     var srtpFailures = 0
@@ -196,6 +198,7 @@ struct MediaState {
         next.invalidPackets = invalidPackets
         next.droppedByConsumer = droppedByConsumer
         next.earlyPacketsDropped = earlyPacketsDropped
+        next.backchannelPackets = backchannelPackets
         next.unknownChannelFrames = unknownChannelFrames
         next.receiverReportsSent = receiverReportsSent
         next.srtpFailures = srtpFailures

@@ -41,6 +41,8 @@ public struct RTSPSessionStatistics: Sendable {
     public var earlyPacketsDropped: Int
     /// Interleaved frames on channels no track was set up on.
     public var unknownChannelFrames: Int
+    /// RTP the server sent on the backchannel (which only the client sends on), dropped unread.
+    public var backchannelPacketsDropped = 0
     public var receiverReportsSent: Int
     /// SRTP / SRTCP packets that failed authentication (or were replays) and were dropped.
     public var srtpAuthFailures: Int

@@ -50,6 +50,12 @@ extension SessionDriver {
             }
         }
         if isRTCP { return receivedRTCP(bytes, track: track, arrival: arrival) }
+        // The backchannel carries what the client sends: RTP from the server on it is nobody's to read, and would
+        // only fill the consumer's backlog (a talking client reads none).
+        guard !media.tracks[track].description.isBackchannel else {
+            logFirst(media.backchannelPackets == 0, .notice, "track \(track): the server sent RTP on the backchannel; it is dropped")
+            return media.backchannelPackets += 1
+        }
         guard let packet = try? RTPPacket(bytes) else {
             logFirst(media.invalidPackets == 0, .notice, "track \(track): a packet that is not RTP (\(bytes.count) bytes) was dropped")
             return media.invalidPackets += 1
@@ -281,12 +287,14 @@ extension SessionDriver {
     }
 
     func statistics() -> RTSPSessionStatistics {
-        RTSPSessionStatistics(
+        var statistics = RTSPSessionStatistics(
             transport: transport, fellBackToTCP: fellBackToTCP, tracks: media.statistics(),
             invalidPackets: media.invalidPackets, droppedByConsumer: media.droppedByConsumer,
             earlyPacketsDropped: media.earlyPacketsDropped, unknownChannelFrames: media.unknownChannelFrames,
             receiverReportsSent: media.receiverReportsSent, srtpAuthFailures: media.srtpFailures,
             requestsSent: requestsSent, reconnects: recovery.reconnects,
             timeWithoutMedia: recovery.timeWithoutMedia(at: NIODeadline.now()), lastBreak: recovery.lastBreak)
+        statistics.backchannelPacketsDropped = media.backchannelPackets
+        return statistics
     }
 }

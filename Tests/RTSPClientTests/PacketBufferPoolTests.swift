@@ -43,4 +43,15 @@ import Testing
         #expect(storage != nil)
         #expect(Self.address(reused) == storage)
     }
+
+    /// A slot grown for a large packet (a 64 KiB interleaved frame) does not lend that size to the small packets
+    /// after it: each copy made while a consumer holds the slot's storage would keep it (a backchannel server
+    /// flooding such frames made 4096 held small packets cost 281 MB).
+    @Test func smallPacketsDoNotKeepALargeOnesCapacity() {
+        var pool = PacketBufferPool(count: 2, capacity: 2048)
+        var held: [[UInt8]] = [Self.copy([UInt8](repeating: 1, count: 65_000), into: &pool)]
+        for index in 0..<100 { held.append(Self.copy([UInt8(truncatingIfNeeded: index)], into: &pool)) }
+        #expect(held.dropFirst().allSatisfy { $0.capacity <= 4096 }, "\(held.dropFirst().map(\.capacity).max() ?? 0)")
+        #expect(held.dropFirst().map { $0[0] } == (0..<100).map { UInt8($0) })
+    }
 }

@@ -700,3 +700,44 @@ extension RTSPMessage {
         #expect(track.sourceRelabels == packets.count / 30)
     }
 }
+
+/// A backchannel server that floods the client with RTP on the backchannel (which only the client sends on): a
+/// talking client reads none of it, and none of it is held (rtpdump talk held 281 MB of such 64 KiB frames).
+@Suite struct BackchannelFloodTests {
+    static let sdp = """
+        v=0\r
+        o=- 1 1 IN IP4 127.0.0.1\r
+        s=door\r
+        t=0 0\r
+        m=audio 0 RTP/AVP 0\r
+        a=rtpmap:0 PCMU/8000\r
+        a=control:track1\r
+        a=sendonly\r
+
+        """
+
+    @Test func rtpOnTheBackchannelIsDroppedUnread() async throws {
+        let frame = RTPPacketBuilder(payloadType: 0, sequenceNumber: 1, ssrc: 9, payload: [UInt8](repeating: 0xFF, count: 60_000)).bytes()
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request, sdp: Self.sdp)
+            guard request.method == "PLAY" else { return }
+            for _ in 0..<20 { connection.sendInterleaved([[UInt8]](repeating: frame, count: 100)) }
+        }
+        defer { Task { await server.stop() } }
+        var options = ScriptedServerTests.quick
+        options.backchannel = true
+        options.mediaKinds = []
+        options.inactivityTimeout = .seconds(10)
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        #expect(session.backchannel != nil)
+        var statistics = await session.statistics()
+        for _ in 0..<200 where statistics.backchannelPacketsDropped < 2000 {
+            try await Task.sleep(for: .milliseconds(20))
+            statistics = await session.statistics()
+        }
+        #expect(statistics.backchannelPacketsDropped == 2000)
+        #expect(statistics.tracks.first?.packets == 0)
+        #expect(statistics.droppedByConsumer == 0)
+        await session.teardown()
+    }
+}
