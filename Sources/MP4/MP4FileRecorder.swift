@@ -5,7 +5,9 @@
 #endif
 
 /// Writes what a ``FragmentedMP4Writer`` gives to files, each fragment as it closes: a process killed
-/// mid-recording leaves files that play up to their last fragment.
+/// mid-recording leaves files that play up to their last fragment. A write that fails part-way (a full disk, a
+/// file-size limit) cuts the file back to its last whole fragment before the error is thrown, so what is on disk
+/// still plays to its end.
 ///
 /// Files are named from `path` (`OUT.mp4`): with segments, `OUT-00001.mp4`, `OUT-00002.mp4`, ...; without,
 /// `OUT.mp4`, and `OUT-00002.mp4` onwards only if the stream changes (new parameter sets or picture size).
@@ -18,6 +20,10 @@ public struct MP4FileRecorder: ~Copyable {
     private let path: String
     private let segmented: Bool
     private var descriptor: Int32 = -1
+    /// The current file's bytes up to the end of its last whole output.
+    private var committed = 0
+    /// The current file's bytes written.
+    private var written = 0
 
     /// A recorder to files named from `path`; `segmented` numbers every file.
     public init(path: String, segmented: Bool) {
@@ -30,10 +36,28 @@ public struct MP4FileRecorder: ~Copyable {
         switch output {
         case .initialization(let bytes):
             try open(Self.name(path, index: files.count + 1, segmented: segmented))
-            try write(bytes[...])
+            try whole { (recorder: inout MP4FileRecorder) throws(MP4Error) in try recorder.write(bytes[...]) }
         case .fragment(let parts):
             guard descriptor >= 0 else { throw MP4Error(.writeFailed, "a fragment came before any initialization segment") }
-            for part in parts { try write(part) }
+            try whole { (recorder: inout MP4FileRecorder) throws(MP4Error) in
+                for part in parts { try recorder.write(part) }
+            }
+        }
+    }
+
+    /// Writes one output whole, or cuts the file back to where it was before it and throws.
+    private mutating func whole(_ body: (inout MP4FileRecorder) throws(MP4Error) -> Void) throws(MP4Error) {
+        do throws(MP4Error) {
+            try body(&self)
+            committed = written
+        } catch {
+            let name = files.last ?? path
+            guard systemTruncate(descriptor, committed) == 0 else {
+                throw MP4Error(.writeFailed, "\(error.reason); \(name) could not be cut back to its last whole fragment: \(Self.lastSystemError)")
+            }
+            bytesWritten -= written - committed
+            written = committed
+            throw MP4Error(.writeFailed, "\(error.reason); \(name) was cut back to its last whole fragment (\(committed) bytes)")
         }
     }
 
@@ -64,6 +88,8 @@ public struct MP4FileRecorder: ~Copyable {
         guard opened >= 0 else { throw MP4Error(.writeFailed, "cannot create \(name): \(Self.lastSystemError)") }
         descriptor = opened
         files.append(name)
+        committed = 0
+        written = 0
     }
 
     private mutating func write(_ bytes: ArraySlice<UInt8>) throws(MP4Error) {
@@ -75,8 +101,9 @@ public struct MP4FileRecorder: ~Copyable {
             if result < 0 && errno == EINTR { continue }
             guard result > 0 else { throw MP4Error(.writeFailed, "writing \(files.last ?? path): \(Self.lastSystemError)") }
             done += result
+            written += result
+            bytesWritten += result
         }
-        bytesWritten += done
     }
 
     private static var lastSystemError: String { String(cString: strerror(errno)) }
@@ -95,6 +122,17 @@ private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -
         Darwin.write(fd, bytes, count)
     #else
         Glibc.write(fd, bytes, count)
+    #endif
+}
+
+/// Cuts the file to `size` bytes and puts the write position there.
+private func systemTruncate(_ fd: Int32, _ size: Int) -> Int32 {
+    #if canImport(Darwin)
+        guard Darwin.ftruncate(fd, off_t(size)) == 0 else { return -1 }
+        return Darwin.lseek(fd, off_t(size), SEEK_SET) < 0 ? -1 : 0
+    #else
+        guard Glibc.ftruncate(fd, off_t(size)) == 0 else { return -1 }
+        return Glibc.lseek(fd, off_t(size), SEEK_SET) < 0 ? -1 : 0
     #endif
 }
 

@@ -139,4 +139,28 @@ import Testing
         #expect(streams.streamsLeftOut.isEmpty)
         #expect(audioBytes > 0)
     }
+
+    /// The disk fills mid-recording (a file-size limit, so that the write stops part-way through a fragment): the
+    /// file is cut back to its last whole fragment, the run fails saying so, and FFmpeg reads every picture left
+    /// without an error (they are the capture's first pictures). Before, the half-written fragment was left
+    /// ("Invalid NAL unit size").
+    @Test func aFullDiskLeavesTheFileAtItsLastWholeFragment() async throws {
+        let output = RecordCommandTests.temporary("full.mp4")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let command =
+            "trap '' XFSZ; ulimit -f 300; exec '\(RTPDumpBinary.path)' record '\(Fixtures.capture("h264-gst.pcap"))' "
+            + "-o '\(output)' --fragment-seconds 0.5"
+        let run = try await runProgram("/bin/bash", ["-c", command])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("was cut back to its last whole fragment"), "\(run.stderr)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int)
+        #expect(size < 300 << 10)
+        let decoded = try await runProgram(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", output, "-f", "framemd5", "-pix_fmt", "yuv420p", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+        let frames = decoded.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let expected = try await RecordCommandTests.decodedMD5s([Fixtures.capture("h264-gst.pcap")])
+        #expect(frames.count >= 10 && frames == Array(expected.prefix(frames.count)))
+    }
 }
