@@ -22,10 +22,14 @@ import RTP
 public struct JPEGDepacketizer: Sendable {
     /// Settings.
     public struct Configuration: Sendable, Hashable {
-        /// The largest picture size for ``size``, as a JPEG frame header holds it.
-        public static let maxSide = 65_535
+        /// The largest side for ``size``: 16384 pixels (a JPEG frame header could say 65535; no camera sends
+        /// such pictures, and a decoder asked for one refuses it or allocates gigabytes).
+        public static let maxSide = 16_384
+        /// The most pixels for ``size``: 16384 × 8192 (within what FFmpeg's decoders accept).
+        public static let maxPixels = 16_384 * 8192
         /// The picture size the SDP announces (`a=x-dimensions`, `a=framesize`): used where the payload's
-        /// 8-bit fields cannot say it (above 2040 pixels, or 0).
+        /// 8-bit fields cannot say it (0, which RFC 2435 gives a side above 2040 pixels; or, from cameras that cut
+        /// the size in blocks to 8 bits, that cut value). A payload that says another non-zero size is believed.
         public var size: (width: Int, height: Int)? {
             get { sizeValue.map { ($0.width, $0.height) } }
             set { sizeValue = newValue.map { Size(width: $0.width, height: $0.height) } }
@@ -41,12 +45,14 @@ public struct JPEGDepacketizer: Sendable {
         }
         private var sizeValue: Size?
 
-        /// Sizes outside 1-65535 are left out (the payload's own then serves); `maxPictureSize` is kept within
-        /// 1 KiB to 64 MiB.
+        /// A size with a side outside 1 to ``maxSide`` or more than ``maxPixels`` is left out (the payload's own
+        /// then serves); `maxPictureSize` is kept within 1 KiB to 64 MiB.
         public init(size: (width: Int, height: Int)? = nil, maxPictureSize: Int = 16 << 20, payloadType: UInt8? = nil) {
             self.maxPictureSize = min(max(maxPictureSize, 1 << 10), 64 << 20)
             self.payloadType = payloadType
-            if let size, (1...Self.maxSide).contains(size.width), (1...Self.maxSide).contains(size.height) {
+            if let size, (1...Self.maxSide).contains(size.width), (1...Self.maxSide).contains(size.height),
+                size.width * size.height <= Self.maxPixels
+            {
                 self.size = size
             }
         }
@@ -220,10 +226,12 @@ public struct JPEGDepacketizer: Sendable {
             restartInterval: header.restartInterval)
     }
 
-    /// A side of the picture: the configured one where the 8-bit field cannot say it (above 2040, or 0), else
-    /// the field's.
+    /// A side of the picture: the configured one where the 8-bit field cannot say it (0, or a side above 2040
+    /// cut to 8 bits), else the field's: an SDP does not override what the payload says.
     private static func side(blocks: Int, configured: Int?, name: String) throws(JPEGError) -> Int {
-        if let configured, configured > 255 * 8 || blocks == 0 { return configured }
+        if let configured, blocks == 0 || (configured > 255 * 8 && blocks == (configured / 8) & 0xFF) {
+            return configured
+        }
         guard blocks > 0 else {
             throw JPEGError(
                 .malformedPayload,

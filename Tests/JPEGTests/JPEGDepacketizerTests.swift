@@ -190,15 +190,37 @@ import Testing
         #expect(depacketizer.statistics.otherPayloadTypePackets == 1)
     }
 
-    /// The configured size serves above 2040 and where the header says 0; sizes outside 1-65535 are left out.
-    @Test func theConfiguredSizeServesWhereTheHeaderCannotSayIt() throws {
-        var depacketizer = JPEGDepacketizer(configuration: .init(size: (4000, 3000)))
-        depacketizer.push(Self.packet(Self.payload(width: 244, height: 120)))
-        let next = depacketizer.nextAccessUnit()
-        let file = try #require(next?.jpeg)
+    /// The size in a picture's frame header (height, width), for a payload of `width` × `height` blocks.
+    static func frameSize(_ configuration: JPEGDepacketizer.Configuration, width: UInt8, height: UInt8) throws -> [UInt8] {
+        var depacketizer = JPEGDepacketizer(configuration: configuration)
+        depacketizer.push(Self.packet(Self.payload(width: width, height: height)))
+        let file = try #require(depacketizer.nextAccessUnit()?.jpeg)
         let frame = try #require(Self.segments(file).first { $0.0 == 0xC0 }?.1)
-        #expect(Array(frame.prefix(5)) == [8, 0x0B, 0xB8, 0x0F, 0xA0])
+        return Array(frame.dropFirst().prefix(4))
+    }
+
+    /// The configured size serves where the header cannot say it: 0, or above 2040 a side in blocks cut to 8 bits
+    /// (4000 / 8 = 500 is 244; 3000 / 8 = 375 is 119).
+    @Test func theConfiguredSizeServesWhereTheHeaderCannotSayIt() throws {
+        #expect(try Self.frameSize(.init(size: (4000, 3000)), width: 244, height: 119) == [0x0B, 0xB8, 0x0F, 0xA0])
+        #expect(try Self.frameSize(.init(size: (4000, 3000)), width: 0, height: 0) == [0x0B, 0xB8, 0x0F, 0xA0])
+    }
+
+    /// A size the payload says is believed over the SDP's (an SDP of 2560 × 1440 over 640 × 480 pictures gave
+    /// pictures of the SDP's size); sizes beyond the bounds are left out (an SDP of 65535 × 65535 made pictures
+    /// no decoder takes, and an MP4 entry of 0 × 0).
+    @Test func thePayloadsSizeWinsAndHugeSizesAreLeftOut() throws {
+        #expect(try Self.frameSize(.init(size: (2560, 1440)), width: 80, height: 60) == [0x01, 0xE0, 0x02, 0x80])
+        #expect(try Self.frameSize(.init(size: (65_535, 65_535)), width: 80, height: 60) == [0x01, 0xE0, 0x02, 0x80])
+        #expect(JPEGDepacketizer.Configuration(size: (65_535, 65_535)).size == nil)
+        #expect(JPEGDepacketizer.Configuration(size: (16_384, 16_384)).size == nil)
+        #expect(JPEGDepacketizer.Configuration(size: (16_384, 8192)).size! == (16_384, 8192))
         #expect(JPEGDepacketizer.Configuration(size: (70_000, 10)).size == nil)
         #expect(JPEGDepacketizer.Configuration(size: (0, 10)).size == nil)
+        // With none (or one left out), a side of 0 is an error that says what to give.
+        var depacketizer = JPEGDepacketizer(configuration: .init(size: (65_535, 65_535)))
+        depacketizer.push(Self.packet(Self.payload(width: 0, height: 60)))
+        #expect(depacketizer.nextAccessUnit() == nil)
+        #expect(depacketizer.lastError.map { "\($0)".contains("a=x-dimensions") } == true)
     }
 }
