@@ -14,6 +14,8 @@ package struct AccessUnitStreams: Sendable {
     package let template: Depacketizer?
     private var tracks: CaptureTracks
     private var pipeline: MediaPipeline
+    /// Access units handed on, per track.
+    private var handedOn: [Int] = []
 
     package init(
         filter: StreamFilter = StreamFilter(), codec: VideoCodec? = nil,
@@ -64,6 +66,17 @@ package struct AccessUnitStreams: Sendable {
         }
     }
 
+    /// The video streams of a known codec none of whose pictures came out, each with the depacketizer's reason
+    /// (a JPEG type or precision refused, payloads that do not read).
+    package var streamsRefused: [(stream: StreamKey, reason: String)] {
+        (0..<pipeline.trackCount).compactMap { track in
+            guard handedOn[track] == 0, let depacketizer = pipeline.depacketizer(track: track),
+                let codec = depacketizer.videoCodec, let error = depacketizer.lastError
+            else { return nil }
+            return (tracks.stream(track: track), "no \(codec) picture came out of it: \(error)")
+        }
+    }
+
     /// The track (index in order of appearance) of `stream`, once it has been seen.
     package func track(of stream: StreamKey) -> Int? { tracks.track(of: stream) }
 
@@ -75,12 +88,14 @@ package struct AccessUnitStreams: Sendable {
     private mutating func addTrack() {
         let start = template ?? codec.map { Depacketizer(codec: $0, configuration: configuration) }
         _ = pipeline.addTrack(start ?? .sniffing(configuration: configuration))
+        handedOn.append(0)
     }
 
     /// Hands on what the pipeline completed.
     private mutating func handOn(emit: (StreamKey, AccessUnit) -> Void) {
         while let unit = pipeline.next() {
             guard case .video(let accessUnit) = unit else { continue }
+            if handedOn.indices.contains(accessUnit.track) { handedOn[accessUnit.track] += 1 }
             emit(tracks.stream(track: accessUnit.track), accessUnit)
         }
     }

@@ -47,6 +47,11 @@ package struct DataUnitStreams: Sendable {
         }
     }
 
+    /// The last reason a document was dropped, over the streams (nil when none was).
+    package var lastDropReason: String? {
+        (0..<pipeline.trackCount).reversed().lazy.compactMap { self.pipeline.depacketizer(track: $0)?.metadata?.lastError }.first
+    }
+
     private mutating func handOn(emit: (StreamKey, MediaUnit) throws -> Void) rethrows {
         while let unit = pipeline.next() { try emit(tracks.stream(track: unit.track), unit) }
     }

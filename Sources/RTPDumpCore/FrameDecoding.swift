@@ -16,6 +16,8 @@ package enum FrameDecoding {
         package var decodeErrors = 0
         /// Streams left out as not video, each with the reason (``AccessUnitStreams/streamsNotVideo``).
         package var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
+        /// Video streams none of whose pictures came out, each with the reason (``AccessUnitStreams/streamsRefused``).
+        package var streamsRefused: [(stream: StreamKey, reason: String)] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was decoded all the same.
         package var inputFailure: (any Error)?
@@ -65,6 +67,7 @@ package enum FrameDecoding {
         if let failure { throw failure }
         streams.finish(emit: take)
         summary.streamsNotVideo = streams.streamsNotVideo
+        summary.streamsRefused = streams.streamsRefused
         var drainFailure: (any Error)?
         do { try decoders.drain() } catch { drainFailure = error }
         handOnFrames()

@@ -26,6 +26,8 @@ package enum NALListing {
         package var bytes = 0
         /// Streams left out as not video, each with the reason (``AccessUnitStreams/streamsNotVideo``).
         package var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
+        /// Video streams none of whose pictures came out, each with the reason (``AccessUnitStreams/streamsRefused``).
+        package var streamsRefused: [(stream: StreamKey, reason: String)] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was written all the same.
         package var inputFailure: (any Error)?
@@ -72,6 +74,7 @@ package enum NALListing {
         summary.inputFailure = RTPDumpCore.failure { try capture.forEachDatagram { streams.add($0, emit: take) } }
         streams.finish(emit: take)
         summary.streamsNotVideo = streams.streamsNotVideo
+        summary.streamsRefused = streams.streamsRefused
         if let failure { throw failure }
         return summary
     }

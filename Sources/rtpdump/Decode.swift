@@ -79,6 +79,7 @@ struct Decode: ParsableCommand {
         noteNotVideo(summary.streamsNotVideo)
         guard let codec = summary.codec else {
             if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+            try refusedStreams(summary.streamsRefused, in: options.displayName)
             throw RTPDumpError("no H.264, H.265 or JPEG stream found in \(options.displayName)")
         }
         printError(

@@ -53,6 +53,7 @@ struct Extract: ParsableCommand {
         noteNotVideo(summary.streamsNotVideo)
         guard let codec = summary.codec else {
             if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
+            try refusedStreams(summary.streamsRefused, in: options.displayName)
             throw RTPDumpError("no H.264, H.265 or JPEG stream found in \(options.displayName)")
         }
         let expected =

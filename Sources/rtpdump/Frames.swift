@@ -75,7 +75,8 @@ extension Frames {
         streams.finish(emit: emit)
         finish(capture.warnings)
         if streams.droppedDocuments > 0 {
-            printError("note: \(streams.droppedDocuments) metadata documents dropped (a loss in or before them, or too large)")
+            let reason = streams.lastDropReason.map { "the last: \($0)" } ?? "a loss in or before them, or too large"
+            printError("note: \(streams.droppedDocuments) metadata documents dropped (\(reason))")
         }
         if let inputFailure { throw naming(options.displayName, inputFailure) }
         try exitIfInterrupted()

@@ -383,6 +383,14 @@ extension RTSPSessionOptions.Transport: ExpressibleByArgument {}
 
 /// Streams whose codec was sniffed and whose payload type is static (PCMU, PCMA...), on stderr: they are
 /// not H.264 or H.265, and were left out rather than listed as NAL units.
+/// Throws, with their reasons, when video streams were found but every picture of them was refused: what the
+/// user needs to hear rather than that no stream was found.
+func refusedStreams(_ streams: [(stream: StreamKey, reason: String)], in input: String) throws {
+    guard !streams.isEmpty else { return }
+    let reasons = streams.map { "stream ssrc=\(hex32($0.stream.ssrc)): \($0.reason)" }
+    throw RTPDumpError("no picture came out of \(input): \(reasons.joined(separator: "; "))")
+}
+
 func noteNotVideo(_ streams: [(stream: StreamKey, reason: String)]) {
     for (stream, reason) in streams {
         printError(
