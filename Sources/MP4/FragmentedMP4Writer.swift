@@ -41,11 +41,17 @@ public struct FragmentedMP4Writer: Sendable {
         /// Whether the recording waits for a video keyframe even before a video track is added (a source
         /// whose tracks show up as their packets come). Default false: audio alone starts at once.
         public var waitsForVideo: Bool
+        /// A change of a video track's parameter sets or picture size starts a new file at most this often:
+        /// a change closer than that to the last one that did stays in the file, the parameter sets written in
+        /// band before each keyframe (a camera that flaps between two would otherwise make a file per picture).
+        /// Default 10 s.
+        public var changeSegmentInterval: Duration
 
         public init(
             fragmentDuration: Duration = .seconds(1), segmentDuration: Duration? = nil, keepsDamagedVideo: Bool = false,
-            maxFragmentBytes: Int = 32 << 20, waitsForVideo: Bool = false
+            maxFragmentBytes: Int = 32 << 20, waitsForVideo: Bool = false, changeSegmentInterval: Duration = .seconds(10)
         ) {
+            self.changeSegmentInterval = changeSegmentInterval
             self.fragmentDuration = fragmentDuration
             self.segmentDuration = segmentDuration
             self.keepsDamagedVideo = keepsDamagedVideo
@@ -67,6 +73,9 @@ public struct FragmentedMP4Writer: Sendable {
         public var droppedVideo = 0
         /// Units of tracks not recorded.
         public var unitsOfOtherTracks = 0
+        /// Changes of a video track's parameter sets or picture size kept in the file (closer than
+        /// ``Configuration/changeSegmentInterval`` to the last that started one).
+        public var changesInBand = 0
     }
 
     public let configuration: Configuration
@@ -178,9 +187,11 @@ public struct FragmentedMP4Writer: Sendable {
                     return
                 }
                 if description != tracks[index].description {
-                    let first = tracks[index].description == nil
-                    tracks[index].description = description
-                    if started && !first { try startSegment(emit: emit) }
+                    if started && tracks[index].description != nil {
+                        try change(index, to: description, at: tracks[index].time(of: picture.timestamp), emit: emit)
+                    } else {
+                        tracks[index].description = description
+                    }
                 }
             }
             if !started {
@@ -204,8 +215,9 @@ public struct FragmentedMP4Writer: Sendable {
             try flush(emit: emit)
         }
         let sets = tracks[index].parameterSets ?? ParameterSets(codec: picture.codec)
+        let format = tracks[index].parameterSetsInBand ? Self.inBandSampleFormat : Self.sampleFormat
         tracks[index].add(time: time, duration: 0, isSync: picture.isKeyframe, wallClock: picture.captureTime) { data in
-            Self.sampleFormat.write(picture, parameterSets: sets, into: &data)
+            format.write(picture, parameterSets: sets, into: &data)
         }
         statistics.videoSamples += 1
         if tracks[index].data.count >= configuration.maxFragmentBytes { try flush(emit: emit) }
@@ -214,6 +226,27 @@ public struct FragmentedMP4Writer: Sendable {
     /// A sample as `avcC` / `hvcC` say (NAL units after 4-byte lengths; the parameter sets are the sample
     /// entry's); a JPEG picture as its file.
     private static let sampleFormat = ElementaryStreamWriter(framing: .lengthPrefixed(size: 4), insertParameterSets: false)
+    /// The same, with the parameter sets before each keyframe that lacks them: a change kept in the file.
+    private static let inBandSampleFormat = ElementaryStreamWriter(framing: .lengthPrefixed(size: 4), insertParameterSets: true)
+
+    /// A video track's stream changed (new parameter sets, a new picture size) at `time`: a new file with the new
+    /// sample entry, unless the last change that made one is closer than ``Configuration/changeSegmentInterval``;
+    /// then the change stays in this file, its parameter sets in band.
+    private mutating func change(
+        _ index: Int, to description: SampleDescription, at time: Int64?, emit: (MP4Output) throws -> Void
+    ) rethrows {
+        if let last = tracks[index].lastChangeCut, let time,
+            time - last < tracks[index].ticks(configuration.changeSegmentInterval)
+        {
+            tracks[index].parameterSetsInBand = true
+            statistics.changesInBand += 1
+            return
+        }
+        tracks[index].description = description
+        tracks[index].lastChangeCut = time
+        tracks[index].parameterSetsInBand = false
+        try startSegment(emit: emit)
+    }
 
     /// The sample description a keyframe makes, or nil (the problem in ``lastError``).
     private mutating func describe(_ picture: AccessUnit, index: Int) -> SampleDescription? {

@@ -35,6 +35,10 @@ struct RecordedTrack: Sendable {
     /// Video: whether presentation times have gone backwards (B-frames): decode times then come from them
     /// sorted, and fragments start at keyframes only.
     var isReordered = false
+    /// Video: where on its timeline the last change of the stream started a new file.
+    var lastChangeCut: Int64?
+    /// Video: a change was kept in the current file: parameter sets go in band before each keyframe.
+    var parameterSetsInBand = false
     private var latestTime: Int64?
     /// How far the latest presentation time last moved up: a picture's duration before the fragment that knows it.
     private var latestStep: Int64 = 0

@@ -68,6 +68,9 @@ struct Record: ParsableCommand {
             + "\(statistics.audioSamples) audio frames, \(files.bytesWritten) bytes"
         if statistics.droppedVideo > 0 { line += "; \(statistics.droppedVideo) damaged pictures left out (to a keyframe)" }
         if statistics.unitsBeforeStart > 0 { line += "; \(statistics.unitsBeforeStart) units before the first keyframe" }
+        if statistics.changesInBand > 0 {
+            line += "; \(statistics.changesInBand) changes of the stream kept in their file (closer than 10 s to the last new file)"
+        }
         printError(line)
         for file in files.files { print(file) }
         if let inputFailure { throw naming(options.displayName, inputFailure) }

@@ -124,6 +124,31 @@ import Testing
         #expect(writer.statistics.videoSamples == first.count + second.count)
     }
 
+    /// A camera that flaps between two streams (GStreamer's and FFmpeg's parameter sets, about 3 s each, eight
+    /// times): a change starts a new file at most every 10 s, the others stay in their file with their parameter
+    /// sets in band. Before, each change made a file: one per picture for a camera that flaps at every keyframe.
+    @Test func aStreamThatFlapsMakesAFileAtMostEveryTenSeconds() throws {
+        let streams = [try Recordings.units("h264-gst.pcap"), try Recordings.units("h264-ffmpeg.pcap")]
+        var units: [MediaUnit] = []
+        for round in 0..<8 {
+            var next = streams[round % 2]
+            if round > 0, case .video(var unit) = next[0] {
+                unit.isDiscontinuity = true
+                next[0] = .video(unit)
+            }
+            units += next
+        }
+        let (output, writer) = Recordings.record(units, tracks: Self.video)
+        // The start, the first change (at 3 s: FFmpeg's entry), and the first change 10 s after it (at 18 s: back
+        // to GStreamer's); those at 6, 12 and 21 s stay in band (at 9 and 15 s the entry's own stream comes back).
+        #expect(output.initializations.count == 3)
+        #expect(writer.statistics.changesInBand == 3)
+        #expect(writer.statistics.videoSamples == units.count)
+        let flapping = try Recordings.units("h264-gst.pcap") + Recordings.units("h264-ffmpeg.pcap") + Recordings.units("h264-gst.pcap")
+        let (everyChange, _) = Recordings.record(flapping, tracks: Self.video, configuration: .init(changeSegmentInterval: .zero))
+        #expect(everyChange.initializations.count == 3)
+    }
+
     /// A fragment closes when its samples reach the byte bound, wherever it is.
     @Test func aFragmentClosesAtItsByteBound() throws {
         let units = try Recordings.units("h264-gst.pcap")
