@@ -102,9 +102,12 @@ struct RecordedTrack: Sendable {
     }
 
     /// Ticks in `duration` at the track's timescale.
+    /// (Saturating: a configured duration of any length is a number of ticks, never an overflow.)
     func ticks(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
-        return seconds * Int64(timescale) + Int64(Double(attoseconds) / 1e18 * Double(timescale))
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: Int64(timescale))
+        if overflow { return seconds < 0 ? .min / 2 : .max / 2 }
+        return max(.min / 2, min(.max / 2, whole)) + Int64(Double(attoseconds) / 1e18 * Double(timescale))
     }
 
     /// The pending samples' duration so far, in ticks.

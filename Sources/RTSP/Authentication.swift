@@ -193,7 +193,7 @@ public struct Authenticator: Sendable {
             ]
             let response: String
             if challenge.qopOptions.contains("auth") {
-                nonceCount += 1
+                nonceCount &+= 1
                 let nc = String(nonceCount, radix: 16)
                 let count = String(repeating: "0", count: 8 - nc.count) + nc
                 response = hash("\(ha1):\(nonce):\(count):\(clientNonce):auth:\(ha2)")

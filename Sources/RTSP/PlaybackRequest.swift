@@ -35,7 +35,7 @@ public struct PlaybackRequest: Sendable, Hashable {
             } else if lowered.hasPrefix("clock=") {
                 let (start, end) = try bounds(text.dropFirst(6))
                 guard let first = UTCTime.parse(start) else {
-                    throw RTSPClientError(.invalidCall, "the range \(text) starts at no UTC time (YYYYMMDDThhmmssZ)")
+                    throw RTSPClientError(.invalidCall, "the range \(text) starts at no UTC time (YYYYMMDDThhmmssZ, 1900 to 2036-02-07)")
                 }
                 let last = end.flatMap { UTCTime.parse($0) }
                 guard end == nil || (last.map { $0 >= first } ?? false) else {
@@ -55,8 +55,11 @@ public struct PlaybackRequest: Sendable, Hashable {
             }
         }
 
+        /// Seconds with three decimals. Any value a caller gives formats: negative ones and those past 10^12 s
+        /// are cut to the range (0 to 10^12), one that is not a number is 0.
         private static func seconds(_ value: Double) -> String {
-            let millis = Int64((value * 1000).rounded())
+            let bounded = value.isNaN ? 0 : min(max(value, 0), 1e12)
+            let millis = Int64((bounded * 1000).rounded())
             let fraction = String(millis % 1000)
             return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
         }
@@ -118,6 +121,7 @@ enum UTCTime {
             let minute = number(11..<13), let second = number(13..<15), (1...12).contains(month), (1...31).contains(day),
             hour < 24, minute < 60, second < 61, year >= 1900
         else { return nil }
+        // NTP's era 0 ends on 2036-02-07 (06:28:15 UTC): a later time has no NTP value here.
         var fraction = 0.0
         let rest = characters[15..<(characters.count - 1)]
         if !rest.isEmpty {
@@ -126,7 +130,8 @@ enum UTCTime {
         }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        let ntpSeconds = UInt64(seconds + Int64(WallClockTime.unixEpochOffset))
+        let ntpSeconds = UInt64(max(0, seconds + Int64(WallClockTime.unixEpochOffset)))
+        guard ntpSeconds <= UInt64(UInt32.max) else { return nil }
         return WallClockTime(ntp: ntpSeconds << 32 | UInt64(fraction * 4_294_967_296))
     }
 

@@ -48,7 +48,8 @@ extension RTSPSessionOptions {
             let unit = min(1, max(0, random.isFinite ? random : 0.5))
             let grown = base == 0 ? 0 : min(ceiling, base * growth)  // (0 × ∞ would be NaN)
             let seconds = grown * (1 + spread * (2 * unit - 1))
-            return .nanoseconds(Int64(min(ceiling, max(0, seconds)) * 1e9))
+            // At most a century, in nanoseconds: a maxDelay of any size is a delay, never an overflow.
+            return .nanoseconds(Int64(min(ceiling, max(0, seconds), 3e9) * 1e9))
         }
     }
 }

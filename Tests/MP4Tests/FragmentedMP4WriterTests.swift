@@ -285,3 +285,15 @@ import Testing
         #expect(writer.tracksLeftOut[0].problem.reason.contains("G722"))
     }
 }
+
+/// Configured durations of any size are numbers of ticks, never an overflow (a segment of Int64.max seconds).
+@Suite struct HugeDurationTests {
+    @Test func hugeConfiguredDurationsRecord() throws {
+        let units = try Recordings.units("h264-gst.pcap")
+        let configuration = FragmentedMP4Writer.Configuration(
+            fragmentDuration: .seconds(Int64.max), segmentDuration: .seconds(Int64.max), changeSegmentInterval: .seconds(Int64.max))
+        let (output, writer) = Recordings.record(units, tracks: FragmentedMP4WriterTests.video, configuration: configuration)
+        #expect(output.initializations.count == 1)
+        #expect(writer.statistics.videoSamples == units.count)
+    }
+}

@@ -400,5 +400,8 @@ import Testing
         }
         let huge = RTSPSessionOptions.Reconnection(initialDelay: .seconds(1), maxDelay: .seconds(5), multiplier: 1e308)
         #expect(huge.delay(attempt: 1000, random: 0.5) == .seconds(5))
+        // A bound of Int64.max seconds (its nanoseconds overflowed): the delay is at most a century.
+        let endless = RTSPSessionOptions.Reconnection(initialDelay: .seconds(1), maxDelay: .seconds(Int64.max), multiplier: 10)
+        #expect(endless.delay(attempt: 1000, random: 0.5) == .seconds(3_000_000_000))
     }
 }
