@@ -71,6 +71,7 @@ let package = Package(
             dependencies: [
                 .product(name: "MP4", package: "swift-rtp"), .product(name: "MediaPipeline", package: "swift-rtp"),
                 .product(name: "RTP", package: "swift-rtp"), .product(name: "SDP", package: "swift-rtp"),
+                .product(name: "RTSP", package: "swift-rtp"),
             ]),
         .executableTarget(
             name: "FuzzDataDepacketizer",

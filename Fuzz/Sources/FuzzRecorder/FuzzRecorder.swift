@@ -1,19 +1,22 @@
 import MP4
 import MediaPipeline
 import RTP
+import RTSP
 import SDP
 import Foundation
 
 /// The recorder fed what hostile senders can make the pipeline give it: a script of packets on five tracks
 /// (H.264, H.265, JPEG, AAC, G.711) and sender reports with any wall clock. The first four bytes choose the
 /// writer's configuration (fragment and segment durations, damaged pictures kept, the byte bound). Per
-/// packet: a track byte (track = value % 5; bit 7 a sender report instead, its NTP seconds the next byte), a
-/// signed sequence step, a control byte (0x80 marker, low 7 bits × 100 ticks added to the timestamp) and a
-/// 16-bit length, then the payload.
+/// packet: a track byte (track = value % 5; bit 7 a sender report instead, its NTP time the next byte: 0, 1900,
+/// 1970, the era's last instant or a time of 2019), a signed sequence step, a control byte (0x80 marker; low 7
+/// bits below 0x70 × 100 ticks added to the timestamp, from 0x70 a jump of (value - 0x77) × 300,000 ticks,
+/// -23 s to +27 s at 90 kHz) and a 16-bit length, then the payload.
 ///
 /// Checked: the first output is an initialization segment; every fragment is a `prft` (optional), a `moof`
 /// and an `mdat` whose sizes add up to the fragment, each `trun`'s data inside it; each track's decode times
-/// never go back; no fragment is larger than the byte bound allows.
+/// never go back; no fragment is larger than the byte bound allows; every unit's capture time prints in every
+/// form (its description, its microseconds, a `clock=` range).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRecorder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
@@ -43,8 +46,11 @@ public func fuzzRecorder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let (selector, step, control) = (input[offset], Int8(bitPattern: input[offset + 1]), input[offset + 2])
         let track = Int(selector & 0x7F) % 5
         if selector & 0x80 != 0 {
+            let specials: [UInt64] = [0, 1 << 32, WallClockTime.unixEpochOffset << 32, .max]
+            let choice = Int(input[offset + 3])
+            let ntp = choice < specials.count ? specials[choice] : (UInt64(0xE000_0000) + UInt64(choice)) << 32
             let report = RTCPSenderReport(
-                ssrc: UInt32(track + 1), ntpTimestamp: (UInt64(0xE000_0000) + UInt64(input[offset + 3])) << 32,
+                ssrc: UInt32(track + 1), ntpTimestamp: ntp,
                 rtpTimestamp: timestamps[track], packetCount: 0, octetCount: 0)
             pipeline.receiveSenderReport(report, track: track)
             offset += 5
@@ -55,18 +61,32 @@ public func fuzzRecorder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         offset = end
         now += 1_000_000
         sequences[track] &+= UInt16(bitPattern: Int16(step))
-        timestamps[track] &+= UInt32(control & 0x7F) * 100
+        let advance = Int(control & 0x7F)
+        timestamps[track] &+= UInt32(bitPattern: Int32(advance < 0x70 ? advance * 100 : (advance - 0x77) * 300_000))
         let packet = RTPPacketBuilder(
             marker: control & 0x80 != 0, payloadType: formats[track].payloadType, sequenceNumber: sequences[track],
             timestamp: timestamps[track], ssrc: UInt32(track + 1), payload: payload
         ).packet()
         pipeline.push(ReceivedPacket(track: track, packet: packet, arrival: ArrivalTime(nanoseconds: now)))
-        while let unit = pipeline.next() { writer.append(unit) { checker.check($0) } }
+        while let unit = pipeline.next() {
+            printEveryForm(of: unit)
+            writer.append(unit) { checker.check($0) }
+        }
     }
     pipeline.finish()
-    while let unit = pipeline.next() { writer.append(unit) { checker.check($0) } }
+    while let unit = pipeline.next() {
+        printEveryForm(of: unit)
+        writer.append(unit) { checker.check($0) }
+    }
     writer.finish { checker.check($0) }
     return 0
+}
+
+/// Formats a unit's capture time every way the library prints one (a trap there ended rtpdump nals).
+func printEveryForm(of unit: MediaUnit) {
+    guard let time = unit.captureTime else { return }
+    let forms = [time.description, PlaybackRequest.Range.clock(start: time, end: time).description]
+    precondition(forms.allSatisfy { !$0.isEmpty } && time.microsecondsSince1970 != .min)
 }
 
 /// Reads each output back as boxes.
