@@ -13,8 +13,8 @@ import Testing
 /// The server's budget per connection, against the clients a server on a network meets: one that sends and never
 /// reads (with and without an account), one that trickles a request a byte at a time, one that holds a body
 /// unfinished, many from one address, a guesser. Each is cut off or held within its bound while a real viewer
-/// plays beside it.
-@Suite struct HostileClientTests {
+/// plays beside it. (The flooders load the machine on purpose: they take their turn with the other such tests.)
+@Suite(.loadExclusive) struct HostileClientTests {
     static let options = "OPTIONS * RTSP/1.0\r\nCSeq: 1\r\n\r\n"
     static let describe = "DESCRIBE rtsp://127.0.0.1/live RTSP/1.0\r\nCSeq: 2\r\n\r\n"
 
@@ -157,7 +157,7 @@ import Testing
 /// `rtpdump serve` as a process, its memory read by the kernel, under the clients that grew it before: four that
 /// send requests and never read, with and without an account. It stays under 100 MB (it went past 700 MB), a
 /// viewer decodes every frame meanwhile, and it stays there once they leave.
-@Suite(.serialized) struct ServeUnderAttackTests {
+@Suite(.serialized, .loadExclusive) struct ServeUnderAttackTests {
     /// The process's resident memory, in MB.
     static func residentMB(_ pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)

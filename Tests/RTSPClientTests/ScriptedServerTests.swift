@@ -703,7 +703,8 @@ extension RTSPMessage {
 
 /// A backchannel server that floods the client with RTP on the backchannel (which only the client sends on): a
 /// talking client reads none of it, and none of it is held (rtpdump talk held 281 MB of such 64 KiB frames).
-@Suite struct BackchannelFloodTests {
+/// (A flood: it takes its turn with the other tests that load the machine.)
+@Suite(.loadExclusive) struct BackchannelFloodTests {
     static let sdp = """
         v=0\r
         o=- 1 1 IN IP4 127.0.0.1\r
@@ -721,7 +722,7 @@ extension RTSPMessage {
         let server = try await ScriptedServer { request, connection in
             connection.answerNormally(request, sdp: Self.sdp)
             guard request.method == "PLAY" else { return }
-            for _ in 0..<20 { connection.sendInterleaved([[UInt8]](repeating: frame, count: 100)) }
+            for _ in 0..<5 { connection.sendInterleaved([[UInt8]](repeating: frame, count: 100)) }
         }
         defer { Task { await server.stop() } }
         var options = ScriptedServerTests.quick
@@ -731,11 +732,11 @@ extension RTSPMessage {
         let session = try await RTSPSession.connect(to: server.url, options: options)
         #expect(session.backchannel != nil)
         var statistics = await session.statistics()
-        for _ in 0..<200 where statistics.backchannelPacketsDropped < 2000 {
+        for _ in 0..<200 where statistics.backchannelPacketsDropped < 500 {
             try await Task.sleep(for: .milliseconds(20))
             statistics = await session.statistics()
         }
-        #expect(statistics.backchannelPacketsDropped == 2000)
+        #expect(statistics.backchannelPacketsDropped == 500)
         #expect(statistics.tracks.first?.packets == 0)
         #expect(statistics.droppedByConsumer == 0)
         await session.teardown()
