@@ -185,7 +185,7 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"),
-        .testTarget(name: "RTPTests", dependencies: ["RTP"]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport"]),
         // A downstream package's view: the one import alone.
         .testTarget(name: "SwiftRTPTests", dependencies: ["SwiftRTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "MediaPipeline", "RTP", "TestSupport"]),

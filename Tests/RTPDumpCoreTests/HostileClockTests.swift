@@ -75,7 +75,7 @@ import Testing
     /// Every packet of a capture carries an ONVIF replay extension of random bytes (any recorded time, any
     /// flags): every unit is listed with a time, the run succeeds.
     @Test(.enabled(if: RTPDumpBinary.present)) func randomReplayExtensionsListEveryUnit() async throws {
-        var random = WallClockTimeRandom(state: 0xABAC)
+        var random = SplitMix64(seed: 0xABAC)
         let bytes = try CaptureRewriting.rewritten("h264-gst.pcap") { _, payload in
             CaptureRewriting.withExtension(payload, profile: 0xABAC, data: (0..<12).map { _ in UInt8(truncatingIfNeeded: random.next()) })
         }
@@ -89,14 +89,3 @@ import Testing
     }
 }
 
-/// A seeded generator (SplitMix64).
-struct WallClockTimeRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

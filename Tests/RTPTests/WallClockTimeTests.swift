@@ -1,21 +1,10 @@
 import RTP
+import TestSupport
 import Testing
 
 /// Every NTP value is a time that formats, converts and moves without trapping; the printed form is the exact
 /// value rounded to the microsecond (checked against integer arithmetic done here, not the type's own).
 @Suite struct WallClockTimeTests {
-    /// A seeded generator (SplitMix64), so that a failure names a value that can be run again.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Values at every edge (the eras' ends, 1970, a second's ends) and 100,000 drawn over the whole range.
     static var values: [UInt64] {
         let epoch = WallClockTime.unixEpochOffset << 32
@@ -23,7 +12,7 @@ import Testing
             0, 1, 0xFFFF_FFFF, 1 << 32, UInt64.max, UInt64.max - 1, 1 << 63, (1 << 63) - 1, epoch, epoch - 1, epoch + 1,
             epoch - (1 << 31), epoch + (1 << 31), epoch - 0xFFFF_FFFF, 0xFFFF_FFFF_0000_0000,
         ]
-        var random = SplitMix(state: 37)
+        var random = SplitMix64(seed: 37)
         for _ in 0..<100_000 { values.append(random.next()) }
         return values
     }
@@ -54,7 +43,7 @@ import Testing
     /// Moving a time by any number of seconds, even not finite or beyond the era, gives a time; a step within
     /// the era moves it by that step (modulo the era, as NTP's arithmetic wraps).
     @Test func addingAnyStepNeverTraps() {
-        var random = SplitMix(state: 38)
+        var random = SplitMix64(seed: 38)
         let steps: [Double] = [0, 1, -1, 0.5, -0.25, 1e9, -1e9, 4.3e9, -4.3e9, 1e300, -1e300, .infinity, -.infinity, .nan]
         for _ in 0..<10_000 {
             let time = WallClockTime(ntp: random.next())
