@@ -67,11 +67,12 @@ let package = Package(
         .target(name: "CSRTPLoader", dependencies: ["CSRTP"]),
         // SRTP / SRTCP receivers (libsrtp2): suites, SDES keys, authentication failures counted.
         .target(name: "SRTP", dependencies: ["CSRTPLoader", "RTP"]),
-        // RTP without RTSP: the RTPTransport protocol, UDP with hello and heartbeat, RTP in an HTTP body.
+        // The sending road's edge (packets framed once, written per transport), and RTP without RTSP: the
+        // RTPTransport protocol, UDP with hello and heartbeat, RTP in an HTTP body.
         .target(
             name: "RTPTransport",
             dependencies: [
-                "RTP",
+                "RTP", "MediaPipeline",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -92,7 +93,7 @@ let package = Package(
         .target(
             name: "RTSPClient",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "SRTP",
+                "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "SRTP", "RTPTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -104,7 +105,8 @@ let package = Package(
         .target(
             name: "RTSPServer",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "SRTP", .product(name: "Logging", package: "swift-log"),
+                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "SRTP", "RTPTransport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
@@ -208,7 +210,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "MediaPipelineTests",
-            dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "JPEG", "SDP", "Audio"]),
+            dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "JPEG", "SDP", "Audio", "SRTP"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "SDP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(

@@ -37,14 +37,10 @@ public struct RTPPacketBuilder: Sendable {
     public func bytes() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(12 + csrcs.count * 4 + (headerExtension?.data.count ?? 0) + 8 + payload.count + 255)
-        var b0: UInt8 = 0x80 | UInt8(csrcs.count)
-        if headerExtension != nil { b0 |= 0x10 }
-        if paddingLength > 0 { b0 |= 0x20 }
-        out.append(b0)
-        out.append((marker ? 0x80 : 0) | (payloadType & 0x7F))
-        out.appendBigEndian(sequenceNumber)
-        out.appendBigEndian(timestamp)
-        out.appendBigEndian(ssrc)
+        RTPHeaderWords(
+            marker: marker, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc,
+            padding: paddingLength > 0, hasExtension: headerExtension != nil, csrcCount: csrcs.count
+        ).append(to: &out)
         for csrc in csrcs { out.appendBigEndian(csrc) }
         if let (profile, data) = headerExtension {
             let words = (data.count + 3) / 4

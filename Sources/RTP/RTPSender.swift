@@ -54,13 +54,13 @@ public struct RTPSender: Sendable {
         marker: Bool, timestamp: UInt64, payloadSize: Int, capturedAt: WallClockTime
     ) -> RTPHeaderWords {
         let rtp = rtpTimestamp(timestamp)
-        let first = UInt32(0x80) << 24 | UInt32(marker ? 0x80 | payloadType : payloadType) << 16
-            | UInt32(nextSequenceNumber)
+        let header = RTPHeaderWords(
+            marker: marker, payloadType: payloadType, sequenceNumber: nextSequenceNumber, timestamp: rtp, ssrc: ssrc)
         nextSequenceNumber &+= 1
         packetCount &+= 1
         octetCount &+= UInt32(truncatingIfNeeded: payloadSize)
         lastTimestamp = (rtp, capturedAt)
-        return RTPHeaderWords(first: first, timestamp: rtp, ssrc: ssrc)
+        return header
     }
 
     /// Appends the next packet (header, then `payload`) to `out`.
@@ -82,20 +82,5 @@ public struct RTPSender: Sendable {
         return RTCPSenderReport(
             ssrc: ssrc, ntpTimestamp: time.ntp, rtpTimestamp: last.rtp &+ UInt32(truncatingIfNeeded: ticks),
             packetCount: packetCount, octetCount: octetCount)
-    }
-}
-
-/// An RTP fixed header as its three 32-bit words, in host order: written big-endian, they are the 12 bytes.
-public struct RTPHeaderWords: Sendable, Hashable {
-    /// Version, padding, extension, CSRC count, marker, payload type and sequence number.
-    public let first: UInt32
-    public let timestamp: UInt32
-    public let ssrc: UInt32
-
-    /// The 12 bytes, appended to `out`.
-    public func append(to out: inout [UInt8]) {
-        out.appendBigEndian(first)
-        out.appendBigEndian(timestamp)
-        out.appendBigEndian(ssrc)
     }
 }

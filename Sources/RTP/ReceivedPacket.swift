@@ -1,5 +1,3 @@
-import RTP
-
 /// An RTP packet as it arrived, from any source (a live session, a capture file, an `RTPTransport`, bytes
 /// a caller parsed), with the track it belongs to: what a `MediaPipeline` takes.
 public struct ReceivedPacket: Sendable {

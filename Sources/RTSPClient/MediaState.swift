@@ -31,6 +31,9 @@ struct MediaState {
         /// Where RTCP for this track goes: an interleaved channel, or the server's RTCP port.
         var rtcpChannel: UInt8?
         var rtcpAddress: SocketAddress?
+        /// Where RTP for this track goes over UDP (its server's RTP port): the NAT's opening packet, a
+        /// backchannel's media.
+        var rtpAddress: SocketAddress?
         /// The source preferred for this track: the one the server announced (SETUP's Transport `ssrc=`,
         /// PLAY's RTP-Info, read as hex or as decimal), then whichever it gave way to; when it was last heard (or when PLAY
         /// was answered), and whether it has been heard at all.

@@ -1,4 +1,5 @@
 import Audio
+import MediaPipeline
 import RTP
 import RTSP
 import SDP
@@ -24,14 +25,15 @@ public final class RTSPBackchannel: Sendable {
     /// (``send(_:)``), which FFmpegDecoding's `FFmpegAudioEncoder` makes from PCM for AAC, Opus, G.722 and G.726.
     public let format: AudioFormat
     private let driver: SessionDriver
-    private let state: Mutex<(packetizer: AudioPacketizer, samples: UInt64)>
+    /// The samples sent so far: the next PCM's timestamp.
+    private let samples = Mutex<UInt64>(0)
 
     init(track: Int, format: AudioFormat, driver: SessionDriver) throws(RTSPClientError) {
         self.track = track
         self.format = format
         self.driver = driver
-        do throws(AudioError) {
-            state = Mutex((try AudioPacketizer(format: format), 0))
+        do throws(PacketizerError) {
+            _ = try Packetizer(format: .audio(format))
         } catch {
             throw RTSPClientError(.unsupported, "the camera's backchannel takes \(format.encodingName), which this library does not send: \(error)")
         }
@@ -46,9 +48,9 @@ public final class RTSPBackchannel: Sendable {
                 "the camera's backchannel takes \(format.encodingName): send coded frames (send(_:)), not PCM (FFmpegAudioEncoder makes them)")
         }
         let codes = G711.encode(samples, codec: format.codec)
-        let timestamp = state.withLock { state in
-            defer { state.samples += UInt64(codes.count) }
-            return state.samples
+        let timestamp = self.samples.withLock { sent in
+            defer { sent += UInt64(codes.count) }
+            return sent
         }
         send(
             AudioFrame(
@@ -56,19 +58,13 @@ public final class RTSPBackchannel: Sendable {
                 bytes: codes[...], ssrc: 0))
     }
 
-    /// Sends a coded frame of the backchannel's codec at its timestamp (in ticks of the format's clock).
+    /// Sends a coded frame of the backchannel's codec at its timestamp (in ticks of the format's clock): on the
+    /// library's sending road (packetized, numbered and stamped, SRTP when the camera gave a key), on the track's
+    /// transport.
     public func send(_ frame: AudioFrame) {
-        let payloads = state.withLock { state in
-            var payloads: [(payload: [UInt8], marker: Bool, timestamp: UInt64)] = []
-            state.packetizer.packetize(frame) { payload, marker, offset in
-                payloads.append((Array(payload), marker, frame.timestamp &+ UInt64(offset)))
-            }
-            state.samples = max(state.samples, frame.timestamp &+ UInt64(frame.sampleCount))
-            return payloads
-        }
-        let driver = self.driver
-        let track = self.track
-        driver.eventLoop.execute { driver.sendBackchannel(payloads, track: track) }
+        samples.withLock { $0 = max($0, frame.timestamp &+ UInt64(frame.sampleCount)) }
+        let (driver, track) = (self.driver, self.track)
+        driver.eventLoop.execute { driver.sendBackchannel(.audio(frame), track: track) }
     }
 }
 

@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RTP
 import RTSP
+import RTPTransport
 import SRTP
 
 /// The media side of the driver: packets in (interleaved or UDP), RTCP in and out.
@@ -251,13 +252,7 @@ extension SessionDriver {
     }
 
     func sendRTCP(_ bytes: [UInt8], track: Int) {
-        if let channel = media.tracks[track].rtcpChannel {
-            guard let frame = RTSPFramer.interleavedFrame(channel: channel, payload: bytes) else { return }
-            write(frame)
-        } else if let address = media.tracks[track].rtcpAddress, track < udpPairs.count {
-            (udpPairs[track].rtcpSender ?? udpPairs[track].rtcp).writeAndFlush(
-                AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
-        }
+        trackWriter(track)?.writeRTCP(bytes)
     }
 
     /// Where the server sends each track from, and a first packet to each of its ports so that a NAT or
@@ -274,11 +269,22 @@ extension SessionDriver {
                 let rtcp = try? SocketAddress(ipAddress: host, port: Int(ports.rtcp))
             else { continue }
             media.tracks[index].rtcpAddress = rtcp
-            // An RTP header alone (version 2, the track's payload type, our SSRC) and an empty receiver report.
-            var punch: [UInt8] = [0x80, track.format.payloadType & 0x7F, 0, 0, 0, 0, 0, 0]
-            punch += withUnsafeBytes(of: ssrc.bigEndian, Array.init)
-            udpPairs[index].rtp.writeAndFlush(
-                AddressedEnvelope(remoteAddress: rtp, data: ByteBuffer(bytes: punch)), promise: nil)
+            media.tracks[index].rtpAddress = rtp
+            // The track's first packet (a backchannel's outgoing track's; for a track we receive, an RTP header
+            // alone from our SSRC), and an empty receiver report.
+            var opening = FramedPackets(channel: 0)
+            if var outgoing = backchannelTrack(index) {
+                outgoing.openingPacket(capturedAt: WallClockTime.now(), into: &opening)
+                backchannelTracks[index] = outgoing
+            } else {
+                var sender = RTPSender(
+                    payloadType: track.format.payloadType, clockRate: track.format.clockRate, ssrc: ssrc,
+                    firstSequenceNumber: 0, timestampOffset: 0)
+                opening.append(
+                    header: sender.nextHeader(marker: false, timestamp: 0, payloadSize: 0, capturedAt: WallClockTime.now()),
+                    payload: [][...])
+            }
+            trackWriter(index)?.write(opening)
             var builder = RTCPCompoundBuilder()
             builder.appendReceiverReport(RTCPReceiverReport(ssrc: ssrc, reportBlocks: []))
             builder.appendCanonicalName(canonicalName, ssrc: ssrc)

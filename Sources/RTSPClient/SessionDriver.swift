@@ -1,4 +1,5 @@
 import Logging
+import MediaPipeline
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -55,7 +56,8 @@ final class SessionDriver: @unchecked Sendable {
     var multicastRTCP: [Int: SocketAddress] = [:]
     var media = MediaState()
     /// The RTP stream of each backchannel track the client sends on (ONVIF), by track index.
-    var backchannelSenders: [Int: RTPSender] = [:]
+    /// Each backchannel track's sending side (made at its first packet).
+    var backchannelTracks: [Int: OutgoingTrack] = [:]
     private(set) var fellBackToTCP = false
     /// Paused: the server holds the media, so silence is not inactivity.
     private(set) var isPaused = false

@@ -2,6 +2,7 @@ import MediaPipeline
 import NIOCore
 import RTP
 import SDP
+import RTPTransport
 import SRTP
 import Synchronization
 
@@ -30,35 +31,14 @@ public final class MediaSource: Sendable {
     private let state: Mutex<State>
 
     struct State: ~Copyable {
-        var tracks: [Track]
+        /// Each track's sending side: packetizer, RTP stream and the source's SRTP, one for every client.
+        var tracks: [OutgoingTrack]
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
         var subscriberWaiters: [CheckedContinuation<Void, Never>] = []
         var isFinished = false
-        /// Protects every packet and report when the source is keyed.
-        let srtp: SRTPSender?
-        /// The packet being protected (reused).
-        var scratch: [UInt8] = []
         /// Units skipped for clients that have left.
         var skippedBefore = 0
         let allocator = ByteBufferAllocator()
-    }
-
-    /// A class, so that its packetizer and its sender are mutated in place side by side (the packetizer's
-    /// closure numbers the packets it makes).
-    final class Track {
-        var packetizer: Packetizer
-        var sender: RTPSender
-        let isVideo: Bool
-        /// Added to the units' timestamps so that they keep rising.
-        var timestampShift: UInt64 = 0
-        var lastTimestamp: UInt64?
-        var lastStep: UInt64 = 0
-
-        init(packetizer: Packetizer, sender: RTPSender, isVideo: Bool) {
-            self.packetizer = packetizer
-            self.sender = sender
-            self.isVideo = isVideo
-        }
     }
 
     /// A source of tracks of `formats` (each must be one a ``Packetizer`` sends). `maxPayloadSize` bounds each
@@ -68,16 +48,13 @@ public final class MediaSource: Sendable {
     public init(formats: [MediaFormat], maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, srtpKey: SRTPKey? = nil) throws {
         self.formats = formats
         cryptoAttribute = srtpKey?.cryptoAttribute
+        // One SRTP context for every track: libsrtp's any-SSRC outbound policy.
         let srtp = try srtpKey.map { key throws(SRTPError) in try SRTPSender(key: key) }
-        var tracks: [Track] = []
+        var tracks: [OutgoingTrack] = []
         for format in formats {
-            let packetizer = try Packetizer(format: format, maxPayloadSize: maxPayloadSize)
-            tracks.append(
-                Track(
-                    packetizer: packetizer, sender: RTPSender(payloadType: format.payloadType, clockRate: format.clockRate),
-                    isVideo: format.kind == .video))
+            tracks.append(try OutgoingTrack(format: format, maxPayloadSize: maxPayloadSize, protection: srtp))
         }
-        state = Mutex(State(tracks: tracks, srtp: srtp))
+        state = Mutex(State(tracks: tracks))
     }
 
     /// Clients playing it now.
@@ -103,45 +80,16 @@ public final class MediaSource: Sendable {
         let index = track ?? unit.track
         state.withLock { state in
             guard !state.isFinished, state.tracks.indices.contains(index) else { return }
-            let track = state.tracks[index]
-            let timestamp = track.shifted(unit.timestamp)
-            var batch = state.allocator.buffer(capacity: Self.size(of: unit) + 64)
-            var packets = 0
-            let channel = UInt8(truncatingIfNeeded: index * 2)
-            let srtp = state.srtp
-            var scratch: [UInt8] = []
-            swap(&scratch, &state.scratch)
-            track.packetizer.packetize(unit) { payload, marker, pieceTimestamp in
-                let header = track.sender.nextHeader(
-                    marker: marker, timestamp: timestamp &+ (pieceTimestamp &- unit.timestamp),
-                    payloadSize: payload.count, capturedAt: time)
-                // SRTP: the packet is made and protected first (its length is known only then).
-                var protected: [UInt8]?
-                if let srtp {
-                    scratch.removeAll(keepingCapacity: true)
-                    header.append(to: &scratch)
-                    scratch.append(contentsOf: payload)
-                    guard let packet = try? srtp.protect(scratch) else { return }
-                    protected = packet
-                }
-                batch.writeInteger(UInt8(0x24))
-                batch.writeInteger(channel)
-                batch.writeInteger(UInt16(truncatingIfNeeded: protected?.count ?? 12 + payload.count))
-                if let protected {
-                    batch.writeBytes(protected)
-                } else {
-                    batch.writeInteger(header.first)
-                    batch.writeInteger(header.timestamp)
-                    batch.writeInteger(header.ssrc)
-                    batch.writeBytes(payload)
-                }
-                packets += 1
+            // Packetized once, framed for the track's default channel (2 × index): every client's edge writes it.
+            var packets = FramedPackets(
+                channel: UInt8(truncatingIfNeeded: index * 2), capacity: Self.size(of: unit) + 64, allocator: state.allocator)
+            guard state.tracks[index].send(unit, capturedAt: time, into: &packets) > 0, !state.subscribers.isEmpty else {
+                return
             }
-            swap(&scratch, &state.scratch)
-            guard packets > 0, !state.subscribers.isEmpty else { return }
+            let isVideo = formats[index].kind == .video
             let isKeyframe = unit.accessUnit?.isKeyframe ?? false
             for subscriber in state.subscribers.values {
-                subscriber.deliver(track: index, packets: batch, isVideo: track.isVideo, isKeyframe: isKeyframe)
+                subscriber.deliver(track: index, packets: packets, isVideo: isVideo, isKeyframe: isKeyframe)
             }
         }
     }
@@ -155,17 +103,8 @@ public final class MediaSource: Sendable {
             for waiter in state.subscriberWaiters { waiter.resume() }
             state.subscriberWaiters = []
             for (index, track) in state.tracks.enumerated() {
-                var compound = RTCPCompoundBuilder()
-                if let report = track.sender.senderReport(at: WallClockTime.now()) {
-                    compound.appendSenderReport(report)
-                } else {
-                    compound.appendReceiverReport(RTCPReceiverReport(ssrc: track.sender.ssrc, reportBlocks: []))
-                }
-                compound.appendGoodbye(ssrcs: [track.sender.ssrc], reason: "end of stream")
-                guard let bytes = state.protectedReport(compound.bytes) else { continue }
-                for subscriber in state.subscribers.values {
-                    subscriber.deliverReport(track: index, bytes: bytes, allocator: state.allocator)
-                }
+                guard let bytes = track.goodbye(at: WallClockTime.now(), reason: "end of stream") else { continue }
+                for subscriber in state.subscribers.values { subscriber.deliverReport(track: index, bytes: bytes) }
             }
         }
     }
@@ -189,10 +128,7 @@ public final class MediaSource: Sendable {
         return state.withLock { state in
             guard !state.isFinished else { return false }
             var positions: [Int: (UInt16, UInt32)] = [:]
-            for (index, track) in state.tracks.enumerated() {
-                let rtpTime = track.sender.senderReport(at: now)?.rtpTimestamp ?? track.sender.rtpTimestamp(0)
-                positions[index] = (track.sender.nextSequenceNumber, rtpTime)
-            }
+            for (index, track) in state.tracks.enumerated() { positions[index] = track.position(at: now) }
             starting(positions)
             state.subscribers[ObjectIdentifier(subscriber)] = subscriber
             for waiter in state.subscriberWaiters { waiter.resume() }
@@ -219,42 +155,9 @@ public final class MediaSource: Sendable {
         state.withLock { state in
             guard !state.subscribers.isEmpty else { return }
             for (index, track) in state.tracks.enumerated() {
-                guard let report = track.sender.senderReport(at: now) else { continue }
-                var compound = RTCPCompoundBuilder()
-                compound.appendSenderReport(report)
-                compound.appendCanonicalName(canonicalName, ssrc: track.sender.ssrc)
-                guard let bytes = state.protectedReport(compound.bytes) else { continue }
-                for subscriber in state.subscribers.values {
-                    subscriber.deliverReport(track: index, bytes: bytes, allocator: state.allocator)
-                }
+                guard let bytes = track.report(at: now, canonicalName: canonicalName) else { continue }
+                for subscriber in state.subscribers.values { subscriber.deliverReport(track: index, bytes: bytes) }
             }
         }
-    }
-}
-
-extension MediaSource.State {
-    /// An RTCP compound as it is sent: SRTCP when the source is keyed (nil if libsrtp refuses it).
-    func protectedReport(_ bytes: [UInt8]) -> [UInt8]? {
-        guard let srtp else { return bytes }
-        return try? srtp.protectRTCP(bytes)
-    }
-}
-
-extension MediaSource.Track {
-    /// `timestamp` moved by the track's shift: the first unit's time is 0 (the RTP time a PLAY answer gives a
-    /// client that comes before any packet), and the shift grows when a timestamp would go back.
-    func shifted(_ timestamp: UInt64) -> UInt64 {
-        if lastTimestamp == nil { timestampShift = 0 &- timestamp }
-        var moved = timestamp &+ timestampShift
-        if let last = lastTimestamp {
-            if moved > last {
-                lastStep = min(moved - last, 1 << 20)
-            } else if moved < last {
-                timestampShift = last &+ max(lastStep, 1) &- timestamp
-                moved = timestamp &+ timestampShift
-            }
-        }
-        lastTimestamp = moved
-        return moved
     }
 }

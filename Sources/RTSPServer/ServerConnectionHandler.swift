@@ -205,12 +205,10 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         guard let source = server.source(at: play.path) else {
             return respond(404, "Not Found", to: play, context: context)
         }
-        let peer = context.channel.remoteAddress
+        let writers = Subscriber.writers(
+            for: play.tracks, connection: context.channel, udp: udp, peer: context.channel.remoteAddress)
         let subscriber = Subscriber(
-            connection: context.channel,
-            transports: Dictionary(play.tracks.map { ($0.index, $0.transport) }, uniquingKeysWith: { $1 }),
-            udp: udp.flatMap { udp in peer.map { (udp.rtp, udp.rtcp, $0) } },
-            videoTracks: Set(source.formats.indices.filter { source.formats[$0].kind == .video }))
+            writers: writers, videoTracks: Set(source.formats.indices.filter { source.formats[$0].kind == .video }))
         let channel = context.channel
         let subscribed = source.subscribe(subscriber) { positions in
             channel.writeAndFlush(ByteBuffer(bytes: play.response(startingAt: positions).serialized()), promise: nil)

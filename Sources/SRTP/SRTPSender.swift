@@ -1,5 +1,6 @@
 import CSRTP
 import CSRTPLoader
+import RTP
 
 /// Protects what one sender sends: SRTP and SRTCP of any of its SSRCs with one master key (libsrtp's
 /// `ssrc_any_outbound`), the inverse of ``SRTPReceiver``.
@@ -49,4 +50,9 @@ public final class SRTPSender {
         bytes.removeLast(bytes.count - Int(protectedLength))
         return bytes
     }
+}
+
+extension SRTPSender: PacketProtection {
+    public func protectedRTP(_ packet: [UInt8]) throws -> [UInt8] { try protect(packet) }
+    public func protectedRTCP(_ packet: [UInt8]) throws -> [UInt8] { try protectRTCP(packet) }
 }

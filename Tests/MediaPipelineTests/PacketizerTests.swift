@@ -12,19 +12,14 @@ import Testing
 /// give the units back.
 @Suite struct PacketizerTests {
     /// The RTP packets `units` are sent as, with `format`.
+    /// (Through the sending road's ``OutgoingTrack``, as a server and a backchannel send them.)
     static func packets(of units: [MediaUnit], format: MediaFormat, maxPayloadSize: Int) throws -> [[UInt8]] {
-        var packetizer = try Packetizer(format: format, maxPayloadSize: maxPayloadSize)
-        var sender = RTPSender(payloadType: format.payloadType, clockRate: format.clockRate, ssrc: 0x5EED_0001)
-        var packets: [[UInt8]] = []
+        let sender = RTPSender(payloadType: format.payloadType, clockRate: format.clockRate, ssrc: 0x5EED_0001)
+        var track = try OutgoingTrack(format: format, maxPayloadSize: maxPayloadSize, sender: sender)
+        var packets = PacketList()
         let start = WallClockTime(ntp: (WallClockTime.unixEpochOffset + 1_800_000_000) << 32)
-        for unit in units {
-            packetizer.packetize(unit) { payload, marker, timestamp in
-                var packet: [UInt8] = []
-                sender.append(payload: payload, marker: marker, timestamp: timestamp, capturedAt: start, to: &packet)
-                packets.append(packet)
-            }
-        }
-        return packets
+        for unit in units { track.send(unit, capturedAt: start, into: &packets) }
+        return packets.packets
     }
 
     /// What a pipeline of `format` makes of `packets`.

@@ -65,7 +65,7 @@ final class ScriptedServer: Sendable {
     typealias Script = @Sendable (RTSPMessage, Connection) -> Void
 
     private let channel: any Channel
-    private let state: NIOLockedValueBox<(requests: [RTSPMessage], connections: Int)>
+    private let state: NIOLockedValueBox<(requests: [RTSPMessage], connections: Int, interleaved: [(UInt8, [UInt8])])>
     let host: String
     var port: Int { channel.localAddress?.port ?? 0 }
     var url: String { "rtsp://\(host):\(port)/stream" }
@@ -73,11 +73,13 @@ final class ScriptedServer: Sendable {
     var methods: [String] { requests.compactMap(\.method) }
     /// Every request received, in order, over all connections.
     var requests: [RTSPMessage] { state.withLockedValue { $0.requests } }
+    /// Every interleaved frame clients sent (their RTCP, a backchannel's RTP), in order: channel and payload.
+    var interleavedFrames: [(channel: UInt8, payload: [UInt8])] { state.withLockedValue { $0.interleaved } }
 
     /// A server on `host` (any address of 127.0.0.0/8 is this machine's loopback: a second host for a test),
     /// on `port` (0: any free one).
     init(host: String = "127.0.0.1", port: Int = 0, _ script: @escaping Script) async throws {
-        let state = NIOLockedValueBox<(requests: [RTSPMessage], connections: Int)>(([], 0))
+        let state = NIOLockedValueBox<(requests: [RTSPMessage], connections: Int, interleaved: [(UInt8, [UInt8])])>(([], 0, []))
         self.state = state
         self.host = host
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -88,9 +90,10 @@ final class ScriptedServer: Sendable {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        ScriptHandler(script: script, connection: Connection(channel: channel, index: index)) {
-                            request in state.withLockedValue { $0.requests.append(request) }
-                        })
+                        ScriptHandler(
+                            script: script, connection: Connection(channel: channel, index: index),
+                            record: { request in state.withLockedValue { $0.requests.append(request) } },
+                            recordFrame: { frame in state.withLockedValue { $0.interleaved.append(frame) } }))
                 }
             }
             .bind(host: host, port: port).get()
@@ -128,20 +131,23 @@ private final class ScriptHandler: ChannelInboundHandler {
     let script: ScriptedServer.Script
     let connection: ScriptedServer.Connection
     let record: (RTSPMessage) -> Void
+    let recordFrame: ((UInt8, [UInt8])) -> Void
     var framer = RTSPFramer()
 
     init(
         script: @escaping ScriptedServer.Script, connection: ScriptedServer.Connection,
-        record: @escaping (RTSPMessage) -> Void
+        record: @escaping (RTSPMessage) -> Void, recordFrame: @escaping ((UInt8, [UInt8])) -> Void
     ) {
         self.script = script
         self.connection = connection
         self.record = record
+        self.recordFrame = recordFrame
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         framer.append(unwrapInboundIn(data).readableBytesView)
         while let frame = try? framer.next() {
+            if case .interleaved(let channel, let payload) = frame { recordFrame((channel, Array(payload))) }
             guard case .message(let message) = frame, case .request = message.kind else { continue }
             record(message)
             script(message, connection)

@@ -6,9 +6,11 @@ import NIOCore
 import NIOConcurrencyHelpers
 import H26x
 import PacketCapture
+import Audio
 import RTP
 import RTSP
 @_spi(PacketHandler) import RTSPClient
+import SRTP
 import TestSupport
 import Testing
 
@@ -739,6 +741,49 @@ extension RTSPMessage {
         #expect(statistics.backchannelPacketsDropped == 500)
         #expect(statistics.tracks.first?.packets == 0)
         #expect(statistics.droppedByConsumer == 0)
+        await session.teardown()
+    }
+}
+
+/// A backchannel the camera keys (`RTP/SAVP` with `a=crypto`, SDES): what the client sends is SRTP, on the same
+/// sending road as the server's (an outgoing track, the interleaved writer); the camera's side, with libsrtp2 and
+/// the key, reads back every G.711 byte sent, and the sender reports as SRTCP.
+@Suite struct BackchannelSRTPTests {
+    @Test func aKeyedBackchannelSendsSRTP() async throws {
+        let key = SRTPKey.random()
+        let sdp = """
+            v=0\r
+            o=- 1 1 IN IP4 127.0.0.1\r
+            s=door\r
+            t=0 0\r
+            m=audio 0 RTP/SAVP 0\r
+            a=rtpmap:0 PCMU/8000\r
+            a=crypto:\(key.cryptoAttribute)\r
+            a=control:track1\r
+            a=sendonly\r
+
+            """
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request, sdp: sdp)
+        }
+        defer { Task { await server.stop() } }
+        var options = ScriptedServerTests.quick
+        options.backchannel = true
+        options.mediaKinds = []
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        let backchannel = try #require(session.backchannel)
+        let tone = (0..<1600).map { Int16(truncatingIfNeeded: Int(8000 * sin(Double($0) * 0.3))) }
+        for chunk in stride(from: 0, to: tone.count, by: 160) { try backchannel.send(pcm: tone[chunk..<(chunk + 160)]) }
+        var frames: [(channel: UInt8, payload: [UInt8])] = []
+        for _ in 0..<100 {
+            frames = server.interleavedFrames.filter { $0.channel == 0 }
+            if frames.count >= 10 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let receiver = try SRTPReceiver(key: key)
+        let packets = try frames.filter { $0.channel == 0 }.map { try RTPPacket(try receiver.unprotect($0.payload)[...]) }
+        #expect(packets.count == 10)
+        #expect(packets.flatMap { Array($0.payload) } == G711.encode(tone, codec: .pcmu))
         await session.teardown()
     }
 }
