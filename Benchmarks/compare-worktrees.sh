@@ -11,7 +11,8 @@ for round in $(seq "$rounds"); do
     for dir in "$@"; do
         (cd "$dir/Benchmarks" && swift package --allow-writing-to-package-directory benchmark --target RTPBenchmarks \
             --filter "$filter" 2>&1) | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | awk -v dir="$dir" -v round="$round" '
-            /^pcap|^RTP|^FFmpeg/ { name = $0 }
+            /^╒/ { name = previous }
+            { previous = $0 }
             /Malloc \(total\)/ { split($0, f, "│"); mallocs = f[5] + 0 }
             /Time \(wall clock\)/ { split($0, f, "│"); gsub(/ /, "", f[3]); gsub(/ /, "", f[5]);
                 printf "round %s  %-20s p0 %6s  p50 %6s  mallocs %s  (%s)\n", round, dir, f[3], f[5], mallocs, name }'

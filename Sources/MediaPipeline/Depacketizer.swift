@@ -55,6 +55,13 @@ public struct Depacketizer: Sendable {
     private var sniffed: (configuration: DepacketizerConfiguration, held: [ReorderBuffer.Output])?
     /// Whether `sniffed` is there: asked per packet, where looking at the optional would copy it out.
     private var isSniffing = false
+    /// Which of the optionals is there, as a byte: what each packet and each ask for a unit switches on, where
+    /// looking at six optionals of large structs costs an outlined tag read each.
+    @usableFromInline var active: Active = .none
+
+    @usableFromInline enum Active: UInt8, Sendable {
+        case none, h264, h265, jpeg, audio, metadata, raw
+    }
     /// Packets dropped because it takes nothing apart (``Payload/unplayable(reason:)``).
     public private(set) var droppedPackets = 0
 
@@ -150,6 +157,16 @@ public struct Depacketizer: Sendable {
 
     private init(payload: Payload) {
         self.payload = payload
+        active =
+            switch payload {
+            case .video(.h264): .h264
+            case .video(.h265): .h265
+            case .video(.jpeg): .jpeg
+            case .audio: .audio
+            case .metadata: .metadata
+            case .raw: .raw
+            case .sniffing, .unplayable: .none
+            }
     }
 
     private init(video format: VideoFormat, warn: (String) -> Void) {
@@ -197,13 +214,15 @@ public struct Depacketizer: Sendable {
 
     /// Takes the next packet in sequence order.
     public mutating func push(_ packet: RTPPacket) {
-        h264?.push(packet)
-        h265?.push(packet)
-        jpeg?.push(packet)
-        audioDepacketizer?.push(packet)
-        metadataDepacketizer?.push(packet)
-        rawDepacketizer?.push(packet)
-        if case .unplayable = payload { droppedPackets += 1 }
+        switch active {
+        case .h264: h264?.push(packet)
+        case .h265: h265?.push(packet)
+        case .jpeg: jpeg?.push(packet)
+        case .audio: audioDepacketizer?.push(packet)
+        case .metadata: metadataDepacketizer?.push(packet)
+        case .raw: rawDepacketizer?.push(packet)
+        case .none: if case .unplayable = payload { droppedPackets += 1 }
+        }
     }
 
     /// Tells it that `count` packets before the next one were lost.
@@ -248,27 +267,32 @@ public struct Depacketizer: Sendable {
     @inlinable
     mutating func next(track: Int, isDiscontinuity: Bool) -> MediaUnit? {
         // Asked after every packet, and mostly nothing is ready: each answer is inlined into the caller.
-        if var unit = h264?.nextAccessUnit() ?? h265?.nextAccessUnit() ?? jpeg?.nextAccessUnit() {
-            unit.track = track
-            if isDiscontinuity { unit.isDiscontinuity = true }
-            return .video(unit)
-        }
-        if var frame = audioDepacketizer?.nextFrame() {
+        var picture: AccessUnit?
+        switch active {
+        case .h264: picture = h264?.nextAccessUnit()
+        case .h265: picture = h265?.nextAccessUnit()
+        case .jpeg: picture = jpeg?.nextAccessUnit()
+        case .audio:
+            guard var frame = audioDepacketizer?.nextFrame() else { return nil }
             frame.track = track
             if isDiscontinuity { frame.isDiscontinuity = true }
             return .audio(frame)
-        }
-        if var document = metadataDepacketizer?.nextDocument() {
+        case .metadata:
+            guard var document = metadataDepacketizer?.nextDocument() else { return nil }
             document.track = track
             if isDiscontinuity { document.isDiscontinuity = true }
             return .metadata(document)
-        }
-        if var unit = rawDepacketizer?.nextUnit() {
+        case .raw:
+            guard var unit = rawDepacketizer?.nextUnit() else { return nil }
             unit.track = track
             if isDiscontinuity { unit.isDiscontinuity = true }
             return .raw(unit)
+        case .none: return nil
         }
-        return nil
+        guard var unit = picture else { return nil }
+        unit.track = track
+        if isDiscontinuity { unit.isDiscontinuity = true }
+        return .video(unit)
     }
 
     /// The ONVIF metadata depacketizer, with its counters (nil for other payloads).
@@ -350,6 +374,7 @@ public struct Depacketizer: Sendable {
         isSniffing = false
         droppedPackets += held
         payload = .unplayable(reason: reason)
+        active = .none
     }
 }
 

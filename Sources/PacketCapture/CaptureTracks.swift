@@ -54,10 +54,14 @@ public struct CaptureTracks: Sendable {
         }
         guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return nil }
         let key = StreamKey(ssrc: followsFlows ? 0 : packet.ssrc, source: source, destination: destination)
-        if !followsFlows, let relabelled = relabelledTrack(of: packet, key: key) {
+        // One comparison for the usual packet (of the stream before it); a key not seen is looked at for a
+        // renamed stream before it is taken for a new one.
+        var known = positions.find(key)
+        if known == nil, !followsFlows, let relabelled = relabelledTrack(of: packet, key: key) {
             positions.alias(key, to: relabelled)
+            known = relabelled
         }
-        let (position, isNew) = positions.position(of: key)
+        let (position, isNew) = known.map { ($0, false) } ?? positions.position(of: key)
         if isNew && followsFlows { firstSSRCs.append(packet.ssrc) }
         if isNew { latest.append((packet.sequenceNumber, packet.timestamp)) } else {
             latest[position] = (packet.sequenceNumber, packet.timestamp)
@@ -71,8 +75,7 @@ public struct CaptureTracks: Sendable {
     /// and timestamps of a track of the same flow (a proxy or camera that renumbers its source every GOP):
     /// the same stream under a new name, not a new one.
     private func relabelledTrack(of packet: RTPPacket, key: StreamKey) -> Int? {
-        guard positions.existingPosition(of: key) == nil else { return nil }
-        return positions.keys.indices.last { track in
+        positions.keys.indices.last { track in
             let known = positions.keys[track]
             return known.source == key.source && known.destination == key.destination
                 && ReorderBuffer.carriesOn(
