@@ -69,6 +69,7 @@ public final class UDPHeartbeatTransport: RTPTransport, Sendable {
         } catch {
             throw RTPTransportError(.connectionFailed, "cannot bind UDP port \(configuration.localPort): \(error)")
         }
+        try? await ReceiveBuffer.size(channel, to: configuration.receiveBufferBytes).get()
         let hello = configuration.hello
         let heartbeat = configuration.heartbeat
         channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: ByteBuffer(bytes: hello)), promise: nil)

@@ -90,8 +90,9 @@ public struct RTSPSessionOptions: Sendable {
     public var firstUDPPort: UInt16?
     /// The kernel's receive buffer for each UDP socket of RTP and RTCP (`SO_RCVBUF`): what holds a key
     /// picture's burst of packets while the event loop is busy; past it the kernel drops them (loss). Linux
-    /// caps it at `net.core.rmem_max` (raise that for high bit rates). 0 leaves the system's default.
-    /// Default 512 KiB, as GStreamer's rtspsrc asks.
+    /// caps it at `net.core.rmem_max` (raise that for high bit rates); a process that may (root,
+    /// `CAP_NET_ADMIN`) gets it past the cap (`SO_RCVBUFFORCE`, as GStreamer's `udpsrc`). 0 leaves the
+    /// system's default. Default 512 KiB, as GStreamer's rtspsrc asks.
     public var udpReceiveBufferBytes = 512 << 10
     /// With UDP: send the packets that open the NAT, and the receiver reports, to the `source=` address of
     /// the server's Transport answer when it names one, instead of to the address the RTSP connection

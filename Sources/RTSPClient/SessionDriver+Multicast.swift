@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import RTPTransport
 import RTSP
 
 /// Multicast (RFC 2326 section 12.39, `multicast;destination=;port=`): once SETUP has named each track's
@@ -76,6 +77,9 @@ extension SessionDriver {
                 }
             }
             .bind(to: group)
+            .flatMap { [options] channel in
+                ReceiveBuffer.size(channel, to: options.udpReceiveBufferBytes).map { channel }
+            }
             .flatMap { channel in
                 guard let multicast = channel as? any MulticastChannel else {
                     channel.close(promise: nil)

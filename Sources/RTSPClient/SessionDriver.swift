@@ -456,7 +456,9 @@ final class SessionDriver: @unchecked Sendable {
     }
 
     private func checkInactivity() {
-        guard phase == .playing, !isPaused else { return }
+        // A session that only talks (its tracks all backchannels) receives nothing to be silent about: its
+        // keepalives' answers say the server is there.
+        guard phase == .playing, !isPaused, media.tracks.contains(where: { !$0.description.isBackchannel }) else { return }
         let silent = Duration.nanoseconds(
             Int64(NIODeadline.now().uptimeNanoseconds - media.lastArrival.uptimeNanoseconds))
         guard silent >= options.inactivityTimeout else { return }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import RTPTransport
 import RTSP
 
 /// The UDP sockets of one track: RTP on an even port, RTCP on the next (RFC 3550 section 11).
@@ -55,6 +56,7 @@ enum UDPPortPairs {
                         }
                         .bind(host: host, port: base + offset).get()
                     bound.append(channel)
+                    try await ReceiveBuffer.size(channel, to: receiveBufferBytes).get()
                 }
                 return (0..<count).map {
                     UDPPortPair(rtp: bound[2 * $0], rtcp: bound[2 * $0 + 1], rtpPort: UInt16(base + 2 * $0))

@@ -94,14 +94,28 @@ public final class MediaSource: Sendable {
         }
     }
 
-    /// Ends the source: every client gets an RTCP BYE (players end there, and tear their session down), and
-    /// nothing more is sent.
-    public func finish() {
-        state.withLock { state in
-            guard !state.isFinished else { return }
+    /// Ends the source: nothing more is sent, and `linger` later (500 ms by default) every client gets an RTCP
+    /// BYE (players end there, and tear their session down). The wait lets a UDP client read the last packets
+    /// first: RTP and RTCP come on separate sockets, and FFmpeg, reading the BYE before them, ended a frame short.
+    public func finish(lingering linger: Duration = .milliseconds(500)) {
+        let first = state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
             state.isFinished = true
             for waiter in state.subscriberWaiters { waiter.resume() }
             state.subscriberWaiters = []
+            return true
+        }
+        guard first else { return }
+        guard linger > .zero else { return sayGoodbye() }
+        Task { [self] in
+            try? await Task.sleep(for: linger)
+            sayGoodbye()
+        }
+    }
+
+    /// Each track's last report and BYE, to every client.
+    private func sayGoodbye() {
+        state.withLock { state in
             for (index, track) in state.tracks.enumerated() {
                 guard let bytes = track.goodbye(at: WallClockTime.now(), reason: "end of stream") else { continue }
                 for subscriber in state.subscribers.values { subscriber.deliverReport(track: index, bytes: bytes) }

@@ -745,6 +745,30 @@ extension RTSPMessage {
     }
 }
 
+/// A session that only talks (its one track the backchannel, as `rtpdump talk` plays) receives nothing: it
+/// outlives its inactivity timeout (800 ms here) while the camera sends nothing, and still talks after it. It
+/// ended at the timeout ("no RTP or RTCP from the server"), cutting a talk to a silent doorbell at 10 s.
+@Suite struct TalkOnlyTests {
+    @Test func aSessionThatOnlyTalksOutlivesItsInactivityTimeout() async throws {
+        let server = try await ScriptedServer { request, connection in
+            connection.answerNormally(request, sdp: BackchannelFloodTests.sdp)
+        }
+        defer { Task { await server.stop() } }
+        var options = ScriptedServerTests.quick
+        options.backchannel = true
+        options.mediaKinds = []
+        let session = try await RTSPSession.connect(to: server.url, options: options)
+        try await Task.sleep(for: .seconds(2))
+        try #require(session.backchannel).send(pcm: [Int16](repeating: 1000, count: 160))
+        for _ in 0..<500 where server.interleavedFrames.filter({ $0.channel == 0 }).isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(server.interleavedFrames.filter { $0.channel == 0 }.count == 1)
+        #expect(!server.methods.contains("TEARDOWN"))
+        await session.teardown()
+    }
+}
+
 /// A backchannel the camera keys (`RTP/SAVP` with `a=crypto`, SDES): what the client sends is SRTP, on the same
 /// sending road as the server's (an outgoing track, the interleaved writer); the camera's side, with libsrtp2 and
 /// the key, reads back every G.711 byte sent, and the sender reports as SRTCP.
@@ -775,7 +799,7 @@ extension RTSPMessage {
         let tone = (0..<1600).map { Int16(truncatingIfNeeded: Int(8000 * sin(Double($0) * 0.3))) }
         for chunk in stride(from: 0, to: tone.count, by: 160) { try backchannel.send(pcm: tone[chunk..<(chunk + 160)]) }
         var frames: [(channel: UInt8, payload: [UInt8])] = []
-        for _ in 0..<100 {
+        for _ in 0..<500 {
             frames = server.interleavedFrames.filter { $0.channel == 0 }
             if frames.count >= 10 { break }
             try await Task.sleep(for: .milliseconds(20))

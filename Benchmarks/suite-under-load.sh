@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the test suite RUNS times in a row while two busy loops keep both cores of this machine kind busy beside
+# it (nothing of the suite's own: a machine whose other work takes the CPU), and prints each run's result and
+# time, then the failures. The suite must pass every time: a test that fails when the machine is busy is a
+# defect in the test or in the library (Docs/Testing.md).
+# usage: Benchmarks/suite-under-load.sh [RUNS] [LOOPS]   (default 5 runs, 2 loops; build the tests first:
+#   swift build -c release --build-tests -Xswiftc -enable-testing)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-5}"
+loops="${2:-2}"
+busy=()
+for _ in $(seq "$loops"); do
+    (while :; do :; done) &
+    busy+=($!)
+done
+trap 'kill "${busy[@]}" 2>/dev/null' EXIT
+for run in $(seq "$runs"); do
+    log="$(mktemp)"
+    start=$(date +%s)
+    swift test -c release -Xswiftc -enable-testing --skip-build >"$log" 2>&1
+    status=$?
+    echo "run $run: exit $status in $(( $(date +%s) - start )) s: $(grep -E '^(✔|✘) Test run with' "$log" | tail -1)"
+    grep -E '^✘ Test .* recorded an issue' "$log" | cut -c1-300
+    rm -f "$log"
+done
