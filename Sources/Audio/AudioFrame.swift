@@ -61,3 +61,17 @@ public struct AudioFrame: Sendable {
         return frame
     }
 }
+
+extension AudioFrame: CustomStringConvertible {
+    /// One line a person reads: `MPEG4-GENERIC frame, track 1, RTP time 1024: 1024 samples, 256 bytes,
+    /// captured 2026-01-01T00:00:00.023220Z`.
+    public var description: String {
+        var parts = ["\(sampleCount) samples", "\(bytes.count) bytes"]
+        if lostPacketsBefore > 0 { parts.append("\(lostPacketsBefore) packets lost before it") }
+        if isDiscontinuity { parts.append("after a break") }
+        if isTimestampJump { parts.append("its timestamp jumped") }
+        if let captureTime { parts.append("captured \(captureTime)") }
+        return "\(codec) frame, track \(track), RTP time \(UInt32(truncatingIfNeeded: timestamp)): "
+            + parts.joined(separator: ", ")
+    }
+}

@@ -138,3 +138,18 @@ extension AccessUnit {
             codec: codec, timestamp: timestamp, nalUnits: AnnexB.split(buffer[...]).map { buffer[$0] }, ssrc: ssrc)
     }
 }
+
+extension AccessUnit: CustomStringConvertible {
+    /// One line a person reads: `H.264 picture, track 0, RTP time 3000: keyframe, 3 NAL units, 4012 bytes,
+    /// complete, captured 2026-01-01T00:00:00.500000Z`.
+    public var description: String {
+        var parts = [isKeyframe ? "keyframe" : "not a keyframe"]
+        if codec != .jpeg { parts.append("\(nalUnits.count) NAL units") }
+        parts.append("\(payloadSize) bytes")
+        parts.append(isComplete ? "complete" : "\(lostPackets) packets lost")
+        if isDiscontinuity { parts.append("after a break") }
+        if isTimestampJump { parts.append("its timestamp jumped") }
+        if let captureTime { parts.append("captured \(captureTime)") }
+        return "\(codec) picture, track \(track), RTP time \(rtpTimestamp): " + parts.joined(separator: ", ")
+    }
+}

@@ -148,3 +148,15 @@ public enum MediaUnit: Sendable {
         }
     }
 }
+
+extension MediaUnit: CustomStringConvertible {
+    /// The unit's own one line (``AccessUnit``, ``AudioFrame``, ``MetadataDocument``, ``RawUnit``).
+    public var description: String {
+        switch self {
+        case .video(let unit): unit.description
+        case .audio(let frame): frame.description
+        case .metadata(let document): document.description
+        case .raw(let unit): unit.description
+        }
+    }
+}

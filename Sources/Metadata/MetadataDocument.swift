@@ -41,3 +41,13 @@ public struct MetadataDocument: Sendable {
         return document
     }
 }
+
+extension MetadataDocument: CustomStringConvertible {
+    /// One line a person reads: `metadata document, track 2, RTP time 9000: 812 bytes, captured ...`.
+    public var description: String {
+        var parts = ["\(bytes.count) bytes"]
+        if lostPacketsBefore > 0 { parts.append("\(lostPacketsBefore) packets lost before it") }
+        if let captureTime { parts.append("captured \(captureTime)") }
+        return "metadata document, track \(track), RTP time \(rtpTimestamp): " + parts.joined(separator: ", ")
+    }
+}

@@ -44,3 +44,15 @@ public struct RawUnit: Sendable {
         return unit
     }
 }
+
+extension RawUnit: CustomStringConvertible {
+    /// One line a person reads: `raw unit of payload type 98, track 3, RTP time 9000: 188 bytes, ...`.
+    public var description: String {
+        var parts = ["\(bytes.count) bytes"]
+        if lostPackets > 0 { parts.append("\(lostPackets) packets lost") }
+        if isTruncated { parts.append("cut at its bound") }
+        if let captureTime { parts.append("captured \(captureTime)") }
+        return "raw unit of payload type \(payloadType), track \(track), RTP time \(UInt32(truncatingIfNeeded: timestamp)): "
+            + parts.joined(separator: ", ")
+    }
+}

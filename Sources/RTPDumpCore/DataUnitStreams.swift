@@ -68,6 +68,6 @@ package struct DataUnitStreams: Sendable {
                 "raw \(head) pt=\(raw.payloadType) bytes=\(raw.bytes.count) marker=\(raw.endedByMarker ? 1 : 0) lost=\(raw.lostPackets)"
             default: "unit \(head)"
             }
-        return body + (unit.captureTime.map { " wallclock=\($0)" } ?? "")
+        return body + (unit.captureTime.map { " wallclock=\($0.unixSeconds)" } ?? "")
     }
 }

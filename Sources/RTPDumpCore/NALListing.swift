@@ -14,7 +14,7 @@ package enum NALListing {
         lines.append(
             "au \(prefix) nals=\(unit.nalUnits.count) bytes=\(unit.payloadSize) keyframe=\(unit.isKeyframe ? 1 : 0)"
                 + " complete=\(unit.isComplete ? 1 : 0) lost=\(unit.lostPackets)"
-                + (unit.captureTime.map { " wallclock=\($0)" } ?? ""))
+                + (unit.captureTime.map { " wallclock=\($0.unixSeconds)" } ?? ""))
         return lines
     }
 

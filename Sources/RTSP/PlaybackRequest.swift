@@ -128,7 +128,7 @@ enum UTCTime {
             guard rest.first == UInt8(ascii: "."), (2...10).contains(rest.count), let digits = number(16..<(characters.count - 1)) else { return nil }
             fraction = Double(digits) / pow10(rest.count - 1)
         }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
+        let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         let ntpSeconds = UInt64(max(0, seconds + Int64(WallClockTime.unixEpochOffset)))
         guard ntpSeconds <= UInt64(UInt32.max) else { return nil }
@@ -141,7 +141,7 @@ enum UTCTime {
         let millis = Int((Double(time.ntp & 0xFFFF_FFFF) / 4_294_967_296 * 1000).rounded(.down))
         let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
         let inDay = Int(seconds - Int64(days) * 86_400)
-        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let (year, month, day) = CivilDate.date(daysSinceEpoch: days)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         var text = "\(year)\(two(month))\(two(day))T\(two(inDay / 3600))\(two(inDay / 60 % 60))\(two(inDay % 60))"
         if millis > 0 { text += "." + String(repeating: "0", count: 3 - String(millis).count) + String(millis) }
@@ -152,28 +152,5 @@ enum UTCTime {
         var value = 1.0
         for _ in 0..<exponent { value *= 10 }
         return value
-    }
-
-    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date `days` after 1970-01-01 (civil_from_days).
-    static func civilDate(daysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

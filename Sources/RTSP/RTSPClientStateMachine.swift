@@ -205,6 +205,8 @@ public struct RTSPClientStateMachine: Sendable {
     /// The `Range` the server answered the latest PLAY with (where it actually starts: a recording's
     /// keyframe before the position asked for, say), as written; nil when it gave none.
     public private(set) var playedRange: String?
+    /// The `Scale` the server answered the latest PLAY with (what it plays at); nil when it gave none.
+    public private(set) var playedScale: Double?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -603,6 +605,7 @@ public struct RTSPClientStateMachine: Sendable {
     /// A PLAY answer's RTP-Info (each track's first sequence number and RTP time) and Range.
     private mutating func noteRTPInfo(_ message: RTSPMessage) {
         playedRange = message.header("Range")
+        playedScale = message.header("Scale").flatMap { Double($0.trimmingCharacters()) }.flatMap { $0.isFinite ? $0 : nil }
         guard let value = message.header("RTP-Info") else { return }
         let entries = RTPInfo(value).entries(for: tracks.map(\.control), base: configuration.url)
         for (index, entry) in entries.enumerated() {

@@ -70,7 +70,7 @@ public final class RTSPBackchannel: Sendable {
 
 extension RTSPBackchannel {
     /// The backchannel of `tracks`, when one is there in a codec this library sends.
-    static func find(in tracks: [RTSPClientStateMachine.Track], driver: SessionDriver) -> RTSPBackchannel? {
+    static func find(in tracks: [RTSPTrack], driver: SessionDriver) -> RTSPBackchannel? {
         guard let index = tracks.firstIndex(where: \.isBackchannel), case .audio(let format) = tracks[index].format else {
             return nil
         }

@@ -16,12 +16,12 @@ public final class RTSPDescribedSession: Sendable {
     /// The video and audio tracks offered (of ``RTSPSessionOptions/mediaKinds``, in codecs this library
     /// takes), in the order of the session description, with their formats
     /// and control URLs: what ``setup(tracks:)`` chooses from.
-    public let offeredTracks: [RTSPClientStateMachine.Track]
+    public let offeredTracks: [RTSPTrack]
     let driver: SessionDriver
     /// ``play()`` handed the driver to an ``RTSPSession``, which ends it from then on.
     private let handedOver = NIOLockedValueBox(false)
 
-    init(driver: SessionDriver, offeredTracks: [RTSPClientStateMachine.Track]) async throws {
+    init(driver: SessionDriver, offeredTracks: [RTSPTrack]) async throws {
         var url = driver.url
         url.credentials = nil
         self.url = url
@@ -43,7 +43,7 @@ public final class RTSPDescribedSession: Sendable {
     /// - Throws: ``RTSPClientError`` `.invalidCall` for an index that was not offered, an empty list, or a
     ///   second call (the session goes on); other codes when the server refuses (the session is over).
     @discardableResult
-    public func setup(tracks indices: [Int]? = nil) async throws -> [RTSPClientStateMachine.Track] {
+    public func setup(tracks indices: [Int]? = nil) async throws -> [RTSPTrack] {
         if let indices {
             guard !indices.isEmpty, indices.allSatisfy(offeredTracks.indices.contains) else {
                 throw RTSPClientError(

@@ -19,7 +19,7 @@ public final class RTSPSession: Sendable {
     /// The URL played, without credentials.
     public let url: RTSPURL
     /// The video and audio tracks set up, in ``RTSPReceivedPacket/track`` order, with the transports agreed.
-    public let tracks: [RTSPClientStateMachine.Track]
+    public let tracks: [RTSPTrack]
     /// The session description of the DESCRIBE answer.
     public let sessionDescription: SessionDescription?
     /// The IP address (IPv4 dotted or IPv6 text) of the server the RTSP connection reached, after name
@@ -39,7 +39,7 @@ public final class RTSPSession: Sendable {
     let driver: SessionDriver
 
     private init(
-        driver: SessionDriver, tracks: [RTSPClientStateMachine.Track], description: SessionDescription?,
+        driver: SessionDriver, tracks: [RTSPTrack], description: SessionDescription?,
         serverAddress: String?
     ) {
         var url = driver.url
@@ -117,7 +117,7 @@ public final class RTSPSession: Sendable {
     }
 
     /// The session of a driver that has played `tracks`.
-    convenience init(playing driver: SessionDriver, tracks: [RTSPClientStateMachine.Track]) async throws {
+    convenience init(playing driver: SessionDriver, tracks: [RTSPTrack]) async throws {
         let (description, address) = try await driver.eventLoop.submit {
             (driver.sessionDescription, driver.controlRemoteAddress?.ipAddress)
         }.get()
@@ -165,10 +165,24 @@ public final class RTSPSession: Sendable {
     }
 
     /// The `Range` the server answered the latest PLAY (or seek) with: where it actually plays from (a
-    /// recording's keyframe before the position asked for, say), as written; nil when it gave none.
-    public func playedRange() async -> String? {
+    /// recording's keyframe before the position asked for, say); nil when it gave none, or one that is neither
+    /// `npt=` nor `clock=` (``playedRangeHeader()`` has it as written).
+    public func playedRange() async -> PlaybackRequest.Range? {
+        await playedRangeHeader().flatMap { try? PlaybackRequest.Range(parsing: $0) }
+    }
+
+    /// The `Range` the server answered the latest PLAY (or seek) with, as written; nil when it gave none.
+    public func playedRangeHeader() async -> String? {
         let driver = self.driver
         return try? await driver.eventLoop.submit { driver.machine.playedRange }.get()
+    }
+
+    /// Where in the recording the units played since the latest PLAY (or seek) are: ask it the position of each
+    /// (``PlaybackTimeline/position(of:)``), from the answer's `Range`, `RTP-Info` and `Scale`.
+    public func timeline() async -> PlaybackTimeline {
+        let driver = self.driver
+        return (try? await driver.eventLoop.submit { PlaybackTimeline(driver.machine) }.get())
+            ?? PlaybackTimeline(start: nil, scale: 1, anchors: [:])
     }
 
     /// What the session has received and sent so far.

@@ -1,3 +1,4 @@
+import H26x
 import MediaPipeline
 import NIOCore
 import RTP
@@ -24,13 +25,15 @@ import Synchronization
 /// (a file played again, a relay reconnected) is moved to follow the track's last one, so each stream's RTP
 /// time keeps rising.
 public final class MediaSource: Sendable {
-    /// The formats of its tracks, in order: what DESCRIBE announces.
-    public let formats: [MediaFormat]
+    /// The formats of its tracks, in order: what DESCRIBE announces. An H.264 or H.265 track made without
+    /// parameter sets (``init(video:srtpKey:)``) announces those of the first keyframe pushed, from then on.
+    public var formats: [MediaFormat] { state.withLock { $0.formats } }
     /// The SRTP key's `a=crypto` value when its media is SRTP: DESCRIBE announces it (RFC 4568 SDES).
     public let cryptoAttribute: String?
     private let state: Mutex<State>
 
     struct State: ~Copyable {
+        var formats: [MediaFormat]
         /// Each track's sending side: packetizer, RTP stream and the source's SRTP, one for every client.
         var tracks: [OutgoingTrack]
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
@@ -46,7 +49,6 @@ public final class MediaSource: Sendable {
     /// description (send that only over RTSPS or a network you trust). Throws ``PacketizerError`` for a format it
     /// cannot send, `SRTPError` when libsrtp2 cannot be loaded or refuses the key.
     public init(formats: [MediaFormat], maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, srtpKey: SRTPKey? = nil) throws {
-        self.formats = formats
         cryptoAttribute = srtpKey?.cryptoAttribute
         // One SRTP context for every track: libsrtp's any-SSRC outbound policy.
         let srtp = try srtpKey.map { key throws(SRTPError) in try SRTPSender(key: key) }
@@ -54,7 +56,24 @@ public final class MediaSource: Sendable {
         for format in formats {
             tracks.append(try OutgoingTrack(format: format, maxPayloadSize: maxPayloadSize, protection: srtp))
         }
-        state = Mutex(State(tracks: tracks))
+        state = Mutex(State(formats: formats, tracks: tracks))
+    }
+
+    /// A source of one video track of `codec` (payload type 96; Motion JPEG 26) whose format comes from what is
+    /// pushed: H.264 and H.265 announce the parameter sets of the first keyframe (an encoder's or a file's
+    /// Annex B, `AccessUnit(codec:timestamp:annexB:)`), as a server has them only once it starts.
+    ///
+    /// ```swift
+    /// let source = try MediaSource(video: .h264)
+    /// server.mount(source, at: "/camera")
+    /// source.push(.video(AccessUnit(codec: .h264, timestamp: ticks, annexB: encoded)))
+    /// ```
+    public convenience init(video codec: VideoCodec, srtpKey: SRTPKey? = nil) throws {
+        let format =
+            codec == .jpeg
+            ? VideoFormat(codec: .jpeg, payloadType: VideoFormat.jpegPayloadType)
+            : VideoFormat(codec: codec, payloadType: 96, packetizationMode: codec == .h264 ? 1 : 0)
+        try self.init(formats: [.video(format)], srtpKey: srtpKey)
     }
 
     /// Clients playing it now.
@@ -80,13 +99,14 @@ public final class MediaSource: Sendable {
         let index = track ?? unit.track
         state.withLock { state in
             guard !state.isFinished, state.tracks.indices.contains(index) else { return }
+            if case .video(let picture) = unit, picture.isKeyframe { state.learnParameterSets(of: picture, track: index) }
             // Packetized once, framed for the track's default channel (2 × index): every client's edge writes it.
             var packets = FramedPackets(
                 channel: UInt8(truncatingIfNeeded: index * 2), capacity: Self.size(of: unit) + 64, allocator: state.allocator)
             guard state.tracks[index].send(unit, capturedAt: time, into: &packets) > 0, !state.subscribers.isEmpty else {
                 return
             }
-            let isVideo = formats[index].kind == .video
+            let isVideo = state.formats[index].kind == .video
             let isKeyframe = unit.accessUnit?.isKeyframe ?? false
             for subscriber in state.subscribers.values {
                 subscriber.deliver(track: index, packets: packets, isVideo: isVideo, isKeyframe: isKeyframe)
@@ -173,5 +193,21 @@ public final class MediaSource: Sendable {
                 for subscriber in state.subscribers.values { subscriber.deliverReport(track: index, bytes: bytes) }
             }
         }
+    }
+}
+
+extension MediaSource.State {
+    /// An H.264 or H.265 track announced without parameter sets takes those of `picture`, a keyframe, when it
+    /// carries a whole set (SPS and PPS; and a VPS for H.265): DESCRIBE gives them from then on.
+    mutating func learnParameterSets(of picture: AccessUnit, track index: Int) {
+        guard case .video(let format) = formats[index], format.codec.isH26x, format.codec == picture.codec,
+            format.parameterSetAttributes.isEmpty
+        else { return }
+        var sets = ParameterSets(codec: picture.codec)
+        for nal in picture.nalUnits where nal.isParameterSet { sets.update(nal) }
+        let types = Set(sets.all.map(\.type))
+        let needed: Set<UInt8> = picture.codec == .h264 ? [7, 8] : [32, 33, 34]
+        guard needed.isSubset(of: types) else { return }
+        formats[index] = .video(VideoFormat(parameterSets: sets, payloadType: format.payloadType))
     }
 }

@@ -21,7 +21,7 @@ import Testing
         let before = try #require(clock.wallClock(rtpTimestamp: 0xFFFF_FF00 - 45_000))  // 0.5 s earlier
         #expect(abs(before.secondsSince1970 - 1_767_225_600.0) < 1e-6)
         #expect(before < after)
-        #expect(after.description == "1767225601.500000")
+        #expect(after.unixSeconds == "1767225601.500000" && after.description == "2026-01-01T00:00:01.500000Z")
     }
 
     @Test func theNewestReportWins() throws {

@@ -14,7 +14,7 @@ import VideoDecoding
 /// A camera recorded over UDP, replayed over UDP: its RTSP answers as recorded (only the ports rewritten to
 /// the replay's), then GStreamer's 90 pictures sent from the server port its SETUP answer names to the
 /// client port the client asked for, ending with an RTCP BYE.
-@Suite(.serialized, .loadExclusive) struct CameraUDPReplayTests {
+@Suite(.serialized) struct CameraUDPReplayTests {
     /// The replaying server of H264DVR 1.0 (LV-IP22IR40DVBL) and the UDP socket its media comes from:
     /// `Cseq`, an rtpmap with a trailing blank, `a=framerate:0S`, `ssrc=0` in the SETUP answer (no source
     /// announced), a PLAY answer without RTP-Info, and SPS, PPS and SEI each in a packet of their own with

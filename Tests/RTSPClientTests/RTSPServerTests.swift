@@ -1,5 +1,6 @@
 import Foundation
 import H26x
+import MediaPipeline
 import NIOCore
 import NIOPosix
 import RTP
@@ -201,5 +202,38 @@ final class SessionCollector: ChannelInboundHandler, @unchecked Sendable {  // r
         source.finish()
         #expect(try await first.value == 10)
         await server.stop()
+    }
+}
+
+/// A source made from a codec alone (an encoder's output, a file's Annex B) announces the parameter sets of
+/// the first keyframe pushed: before it, DESCRIBE gives none; after, the keyframe's SPS and PPS, and its profile.
+@Suite struct SourceFormatFromFirstKeyframeTests {
+    @Test func aSourceOfACodecAnnouncesItsFirstKeyframesParameterSets() async throws {
+        let source = try MediaSource(video: .h264)
+        let (server, url) = try await RTSPServerTests.started(source)
+        let before = try await RTSPSession.describe(url)
+        #expect(before.offeredTracks.first?.format.videoFormat?.parameterSetAttributes.isEmpty == true)
+        await before.teardown()
+        let keyframe = RTSPServerTests.picture(0, size: 1000)
+        source.push(.video(keyframe))
+        let after = try await RTSPSession.describe(url)
+        let format = try #require(after.offeredTracks.first?.format.videoFormat)
+        await after.teardown()
+        var sets = ParameterSets(codec: .h264)
+        for (name, value) in format.parameterSetAttributes { _ = sets.addValid(sdpParameter: name, value: value) }
+        #expect(sets.all.map { Array($0.bytes) } == keyframe.nalUnits.prefix(2).map { Array($0.bytes) })
+        #expect(format.profileLevelID?.lowercased() == "42c01e")
+        await server.stop()
+    }
+}
+
+/// A unit prints as one line a person reads, not a dump of its buffers.
+@Suite struct UnitDescriptionTests {
+    @Test func unitsPrintAsOneLine() {
+        var unit = RTSPServerTests.picture(0, size: 1000)
+        unit.captureTime = WallClockTime(ntp: (1_767_225_600 + WallClockTime.unixEpochOffset) << 32 | 1 << 31)
+        #expect(
+            "\(MediaUnit.video(unit))"
+                == "H.264 picture, track 0, RTP time 0: keyframe, 3 NAL units, 1020 bytes, complete, captured 2026-01-01T00:00:00.500000Z")
     }
 }

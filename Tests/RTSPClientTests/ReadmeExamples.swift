@@ -137,3 +137,16 @@ func relay(_ url: String, port: Int) async throws -> RTSPServer {
     }
     return server
 }
+
+/// The README's error example: a session's failure matched by its code, its sentence kept.
+func connectSaying(_ url: String) async -> String? {
+    do {
+        let session = try await RTSPSession.connect(to: url)
+        await session.teardown()
+        return nil
+    } catch let error as RTSPClientError where error.code == .unauthorized {
+        return "wrong user or password: \(error)"  // the sentence; never the password
+    } catch {
+        return "\(error)"
+    }
+}

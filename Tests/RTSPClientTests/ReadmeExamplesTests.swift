@@ -1,4 +1,6 @@
 import Foundation
+import RTSPClient
+import RTSPServer
 import TestSupport
 import Testing
 
@@ -158,6 +160,22 @@ import Testing
         // FFmpeg says this of the camera's own stream too (played directly): its timestamps, not a fault here.
         let faults = play.stderr.split(separator: "\n").filter { !$0.contains("non monotonically increasing dts") }
         #expect(play.status == 0 && faults.isEmpty, "\(play.stderr)")
+        await server.stop()
+    }
+
+    /// The error example tells a refused password by its code and keeps the sentence, without the password.
+    @Test func theErrorExampleReadsTheSentence() async throws {
+        let source = try MediaSource(video: .h264)
+        var configuration = RTSPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.authentication = ServerAuthentication(users: [Credentials(user: "viewer", password: "right-one")])
+        let server = RTSPServer(configuration: configuration)
+        server.mount(source, at: "/live")
+        try await server.start()
+        let port = try #require(server.port)
+        let said = try #require(await connectSaying("rtsp://viewer:s3cr3tpw@127.0.0.1:\(port)/live"))
+        #expect(said.hasPrefix("wrong user or password: "), "\(said)")
+        #expect(said.count > "wrong user or password: ".count + 10)
+        #expect(!said.contains("s3cr3tpw"))
         await server.stop()
     }
 }

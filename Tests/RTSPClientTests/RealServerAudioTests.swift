@@ -11,7 +11,7 @@ import Testing
 /// A camera's session with audio: gst-rtsp-server's H.264 video, G.711 µ-law and AAC (`rtsp-server.py
 /// --audio`: 3 s of a test pattern, a 440 Hz sine at 8 kHz, ticks at 48 kHz), every track set up by default
 /// and played through one sequence, `RTSPSession.media()`.
-@Suite(.serialized, .loadExclusive) struct RealServerAudioTests {
+@Suite(.serialized) struct RealServerAudioTests {
     struct Track {
         var units = 0
         var lost = 0

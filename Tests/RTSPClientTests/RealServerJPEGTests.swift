@@ -8,7 +8,7 @@ import VideoDecoding
 
 /// A Motion JPEG camera: gst-rtsp-server's jpegenc ! rtpjpegpay (`rtsp-server.py --codec jpeg`), played and
 /// decoded through the same road and decoder as H.264.
-@Suite(.serialized, .loadExclusive) struct RealServerJPEGTests {
+@Suite(.serialized) struct RealServerJPEGTests {
     @Test(arguments: [RTSPSessionOptions.Transport.tcp, .udp])
     func aMotionJPEGCameraPlaysAndDecodes(transport: RTSPSessionOptions.Transport) async throws {
         let server = try await RealServer(["--codec", "jpeg", "--frames", "45"])

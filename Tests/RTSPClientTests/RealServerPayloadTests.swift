@@ -13,7 +13,7 @@ import VideoDecoding
 /// application track (rtpgstpay's X-GST, standing for a vendor's data track) and an ONVIF metadata track (the
 /// metadata-onvif fixture's documents pushed into an appsrc: Debian's GStreamer has no ONVIF payloader)
 /// (`rtsp-server.py --payloads`, 2 s), played through one sequence.
-@Suite(.serialized, .loadExclusive) struct RealServerPayloadTests {
+@Suite(.serialized) struct RealServerPayloadTests {
     @Test(arguments: [RTSPSessionOptions.Transport.tcp, .udp])
     func videoG726G722ApplicationAndMetadataTracksPlayTogether(transport: RTSPSessionOptions.Transport) async throws {
         let server = try await RealServer(["--payloads", "--frames", "60"])

@@ -59,13 +59,17 @@ import VideoDecoding
         var after: [String] = []
         var flags: [Bool] = []
         var sought = false
+        var timeline: PlaybackTimeline?
+        var positions: [Double] = []
         for try await unit in try session.accessUnits() {
             if sought { flags.append(unit.isDiscontinuity) }
+            if sought, case .npt(let seconds)? = timeline?.position(of: .video(unit)) { positions.append(seconds) }
             try decoder.decode(unit) { frame in
                 if sought { after.append(FrameDigest.md5(frame)) } else { before.append(FrameDigest.md5(frame)) }
             }
             if !sought && before.count == 15 {
                 try await session.seek(PlaybackRequest(range: .npt(start: 7.2, end: nil)))
+                timeline = await session.timeline()
                 sought = true
                 decoder.flush()  // pictures the decoder held belong to the old position
             }
@@ -75,7 +79,18 @@ import VideoDecoding
         #expect(before == Array(frames[0..<15]))
         #expect(after == Array(frames[210..<240]))
         #expect(flags.first == true && flags.dropFirst().allSatisfy { !$0 })
-        #expect(await session.playedRange()?.hasPrefix("npt=7") == true)
+        #expect(await session.playedRangeHeader()?.hasPrefix("npt=7") == true)
+        // Each unit after the seek is where the answer's Range and RTP-Info put it: the answered start, then a
+        // picture every 1/30 s (the recording's 30 fps), the 211th picture of the file at 7.000 s.
+        guard case .npt(let start, _)? = await session.playedRange() else {
+            Issue.record("no npt range answered")
+            return
+        }
+        #expect(positions.count == 30)
+        for (index, seconds) in positions.enumerated() {
+            let expected: Double = start + Double(index) / 30
+            #expect(abs(seconds - expected) < 0.001, "unit \(index) at \(seconds) s")
+        }
     }
 
     /// An ONVIF replay of a recording made at 2026-01-01T00:00:00Z: from 5 s in, each unit's capture time is

@@ -33,7 +33,7 @@ import VideoDecoding
         }
     }
 
-    @Test(.loadExclusive, arguments: [RTSPSessionOptions.Transport.tcp, .udp])
+    @Test(arguments: [RTSPSessionOptions.Transport.tcp, .udp])
     func decodingGoesOnAcrossRestartsAndAHang(transport: RTSPSessionOptions.Transport) async throws {
         var server = try await RealServer(Self.serverArguments)
         defer { server.stop() }

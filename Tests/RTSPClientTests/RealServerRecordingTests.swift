@@ -42,7 +42,7 @@ import Testing
         return buffers
     }
 
-    // Load-exclusive: once, under a loaded run, the last (one-second) segment had no G.711 in GStreamer's reading.
+    // Load-exclusive: it runs a real server, FFmpeg and GStreamer, and loads the machine.
     @Test(.loadExclusive) func segmentsOfALiveSessionPlayAloneInFFmpegAndGStreamer() async throws {
         let server = try await RealServer(["--audio", "--frames", "300"])
         defer { server.stop() }
@@ -54,9 +54,12 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(files.count >= 3, "\(run.stderr)")
         for file in files {
+            // The last segment runs to --duration's end, wall-clock time: on a loaded machine the server encodes
+            // slower than real time and it holds less. The others are two seconds of the stream each.
+            let whole = file != files.last
             let read = try await Self.ffmpegReads(file)
             #expect(read.codecs == ["aac", "h264", "pcm_mulaw"], "\(file)")
-            #expect(read.videoFrames >= 20, "\(file)")
+            #expect(read.videoFrames >= (whole ? 20 : 1), "\(file)")
             #expect(read.errors.isEmpty, "\(file): \(read.errors)")
             let first = try await runProgram(
                 "/usr/bin/ffprobe",
@@ -64,7 +67,7 @@ import Testing
                  "-of", "csv=p=0", file])
             #expect(first.stdout.hasPrefix("K"), "\(file) starts with \(first.stdout)")
             let buffers = try await Self.gstreamerBuffers(file)
-            #expect(buffers.values.allSatisfy { $0 >= 20 }, "\(file): \(buffers)")
+            #expect(buffers.count == 3 && buffers.values.allSatisfy { $0 >= (whole ? 20 : 1) }, "\(file): \(buffers)")
         }
     }
 

@@ -10,7 +10,7 @@ import VideoDecoding
 
 /// Plays a real RTSP server (gst-rtsp-server) over loopback: each codec over TCP and UDP, Basic and Digest
 /// authentication; every frame decoded and counted.
-@Suite(.serialized, .loadExclusive) struct RealServerTests {
+@Suite(.serialized) struct RealServerTests {
     static let frames = 60
 
     struct Played {

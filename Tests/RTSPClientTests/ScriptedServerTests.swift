@@ -151,7 +151,7 @@ import Testing
     /// refuses GET_PARAMETER and OPTIONS and answers SET_PARAMETER with a 400 carrying the previous CSeq.
     /// With a 2 s session timeout (a keepalive every second) and media flowing, both sessions live past
     /// three timeout periods, and the keepalives move on to methods the camera does not refuse.
-    @Test(.loadExclusive, arguments: ["silent GET_PARAMETER", "400 with the old CSeq"])
+    @Test(arguments: ["silent GET_PARAMETER", "400 with the old CSeq"])
     func keepalivesACameraRefusesOrIgnoresNeverEndTheSession(camera: String) async throws {
         let server = try await ScriptedServer { request, connection in
             let session = "abc;timeout=2"
@@ -266,7 +266,7 @@ import Testing
         #expect(origin.methods == ["OPTIONS", "DESCRIBE"])
     }
 
-    @Test(.loadExclusive) func autoFallsBackToTCPWhenNoUDPArrives() async throws {
+    @Test func autoFallsBackToTCPWhenNoUDPArrives() async throws {
         let server = try await ScriptedServer { request, connection in
             connection.answerNormally(request)  // UDP SETUP is accepted, but nothing is ever sent over UDP
             if request.method == "PLAY", connection.index == 1 { connection.sendRTP(count: 3) }

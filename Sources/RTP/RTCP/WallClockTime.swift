@@ -36,8 +36,26 @@ public struct WallClockTime: Hashable, Sendable, Comparable, CustomStringConvert
 
     public static func < (a: WallClockTime, b: WallClockTime) -> Bool { a.ntp < b.ntp }
 
-    /// Seconds since 1970 with six decimals (`1767225601.500000`; `-0.250000` before it).
+    /// The time in UTC, ISO 8601 to the microsecond: `2026-01-01T00:00:01.500000Z`.
     public var description: String {
+        let micros = microsecondsSince1970
+        // Floor division: a time before 1970 is in the day and second before, its fraction counted forward.
+        let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+        let fraction = Int(micros - seconds * 1_000_000)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let inDay = Int(seconds - days * 86_400)
+        let (year, month, day) = CivilDate.date(daysSinceEpoch: Int(days))
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(inDay / 3600, 2)):"
+            + "\(padded(inDay / 60 % 60, 2)):\(padded(inDay % 60, 2)).\(padded(fraction, 6))Z"
+    }
+
+    /// Seconds since 1970 with six decimals (`1767225601.500000`; `-0.250000` before it): `rtpdump`'s form,
+    /// what a script computes with.
+    public var unixSeconds: String {
         let micros = microsecondsSince1970
         let magnitude = micros.magnitude
         let fraction = String(magnitude % 1_000_000)
