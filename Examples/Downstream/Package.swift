@@ -6,6 +6,6 @@ import PackageDescription
 let package = Package(
     name: "Downstream",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(path: "../..")],
+    dependencies: [.package(name: "swift-rtp", path: "../..")],
     targets: [.executableTarget(name: "Downstream", dependencies: [.product(name: "SwiftRTP", package: "swift-rtp")])]
 )

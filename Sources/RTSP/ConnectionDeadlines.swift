@@ -1,6 +1,7 @@
 import RTP
 
-/// One server connection's deadlines, sans I/O (the owner tells it what happened and asks it at each tick):
+/// One server connection's deadlines, sans I/O (the owner tells it what happened, and asks it at
+/// ``nextDeadline(hasSessions:)``):
 /// a request must arrive whole within ``requestTimeout`` of its first byte; a connection that holds no session
 /// and sends no whole request for ``idleTimeout`` is closed; one whose writes have not drained for
 /// ``stallTimeout`` (a client that does not read) is closed. Only whole requests and interleaved frames count as
@@ -60,6 +61,17 @@ public struct ConnectionDeadlines: Sendable {
         } else if unwritableSince == nil {
             unwritableSince = now
         }
+    }
+
+    /// The first time ``check(now:hasSessions:)`` can give something but `.keep`, as things stand (when to wake
+    /// up next); nil when no deadline runs.
+    public func nextDeadline(hasSessions: Bool) -> ArrivalTime? {
+        let past = Duration.nanoseconds(1)  // each deadline is passed, not met
+        return [
+            unwritableSince.map { $0 + stallTimeout + past },
+            partialSince.map { $0 + requestTimeout + past },
+            hasSessions ? nil : lastWhole + idleTimeout + past,
+        ].compactMap { $0 }.min()
     }
 
     /// What to do at `now`.

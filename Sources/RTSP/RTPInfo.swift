@@ -13,9 +13,32 @@ public struct RTPInfo: Sendable, Hashable {
         /// `ssrc=` read as hex (as RFC 7826 writes it) and as decimal (as some cameras do): each reading
         /// that is a number.
         public var ssrcs: Set<UInt32> = []
+
+        public init(url: String? = nil, sequenceNumber: UInt16? = nil, rtpTime: UInt32? = nil, ssrcs: Set<UInt32> = []) {
+            self.url = url
+            self.sequenceNumber = sequenceNumber
+            self.rtpTime = rtpTime
+            self.ssrcs = ssrcs
+        }
     }
 
     public var entries: [Entry]
+
+    /// A header of these entries (what a server answers a PLAY with); ``serialized()`` writes it.
+    public init(entries: [Entry]) { self.entries = entries }
+
+    /// The value as it goes on the wire: per stream `url=...;seq=...;rtptime=...` (and `ssrc=`, in hex, for an
+    /// entry of one SSRC), streams separated by `,`. Reading it back gives the same entries.
+    public func serialized() -> String {
+        entries.map { entry in
+            var fields: [String] = []
+            if let url = entry.url { fields.append("url=\(url.filter { $0 != ";" && $0 != "," })") }
+            if let sequenceNumber = entry.sequenceNumber { fields.append("seq=\(sequenceNumber)") }
+            if let rtpTime = entry.rtpTime { fields.append("rtptime=\(rtpTime)") }
+            if entry.ssrcs.count == 1, let ssrc = entry.ssrcs.first { fields.append("ssrc=\(TransportHeader.ssrcText(ssrc))") }
+            return fields.joined(separator: ";")
+        }.joined(separator: ",")
+    }
 
     public init(_ value: String) {
         entries = value.split(separator: ",").map { stream in

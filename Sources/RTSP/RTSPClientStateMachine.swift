@@ -639,18 +639,19 @@ public struct RTSPClientStateMachine: Sendable {
     /// SETUP of the track the state names.
     private mutating func setupNext(now: Duration) -> [Action] {
         guard case .setup(let index) = state, tracks.indices.contains(index) else { return [] }
-        let transportValue: String
+        let offer: TransportHeader
         let profile = tracks[index].isSecure ? "RTP/SAVP" : "RTP/AVP"
         switch transport {
         case .tcpInterleaved:
-            transportValue = "\(profile)/TCP;unicast;interleaved=\(index * 2)-\(index * 2 + 1)"
+            let channel = UInt8(truncatingIfNeeded: index * 2)  // at most SessionDescription.maxMedia (32) tracks
+            offer = TransportHeader(profile: profile + "/TCP", interleavedChannels: (channel, channel &+ 1))
         case .udp(let first, _):
-            let port = Int(first) + index * 2
-            transportValue = "\(profile);unicast;client_port=\(port)-\(port + 1)"
+            let port = UInt16(truncatingIfNeeded: Int(first) + index * 2)
+            offer = TransportHeader(profile: profile, clientPorts: (port, port &+ 1))
         case .multicast:
-            transportValue = "\(profile);multicast"
+            offer = TransportHeader(profile: profile, isMulticast: true)
         }
-        var headers = ["Transport": transportValue]
+        var headers = ["Transport": offer.serialized()]
         if let session { headers["Session"] = session.id }
         return send(RTSPRequest(method: .setup, url: tracks[index].control, headers: headers), now: now)
     }

@@ -18,7 +18,9 @@ import SDP
 ///
 /// It serves OPTIONS, DESCRIBE (the presentation's SDP), SETUP (TCP interleaved, and UDP unicast when the
 /// server has UDP ports), PLAY, PAUSE, TEARDOWN, and GET_PARAMETER / SET_PARAMETER as keepalives; sessions that
-/// hear nothing for ``Configuration/sessionTimeout`` are torn down by ``expire(now:)``. Every request but
+/// hear nothing for ``Configuration/sessionTimeout`` are torn down by ``expire(now:)``, which the owner calls at
+/// ``nextWakeUp``. What is served is asked of its ``RTSPServerMounts`` for each request (a fixed list of
+/// presentations is one). Every request but
 /// OPTIONS is authenticated when ``Configuration/authentication`` is set, Digest with this connection's own
 /// nonces; a wrong answer is ``Action/refuseAuthentication(_:)``, which the owner slows. A request it cannot serve
 /// gets the status RFC 2326 gives it (400, 401, 404, 453, 454, 455, 459, 461, 501, 551), never a crash; nothing
@@ -91,13 +93,15 @@ public struct RTSPServerStateMachine: Sendable {
         /// The PLAY answer, with RTP-Info naming where each track starts (`positions`: per track index, its
         /// next sequence number and RTP time).
         public func response(startingAt positions: [Int: (sequenceNumber: UInt16, rtpTime: UInt32)]) -> RTSPMessage {
-            let info = tracks.compactMap { track in
-                positions[track.index].map {
-                    "url=\(base)trackID=\(track.index);seq=\($0.sequenceNumber);rtptime=\($0.rtpTime)"
-                }
-            }
-            var headers = [("CSeq", cseq), ("Server", serverName), ("Session", sessionHeader), ("Range", "npt=0.000-")]
-            if !info.isEmpty { headers.append(("RTP-Info", info.joined(separator: ","))) }
+            let info = RTPInfo(
+                entries: tracks.compactMap { track in
+                    positions[track.index].map {
+                        RTPInfo.Entry(url: "\(base)trackID=\(track.index)", sequenceNumber: $0.sequenceNumber, rtpTime: $0.rtpTime)
+                    }
+                })
+            let range = PlaybackRequest.Range.npt(start: 0, end: nil)
+            var headers = [("CSeq", cseq), ("Server", serverName), ("Session", sessionHeader), ("Range", range.description)]
+            if !info.entries.isEmpty { headers.append(("RTP-Info", info.serialized())) }
             return RTSPMessage(kind: .response(statusCode: 200, reason: "OK"), headers: headers, body: [])
         }
 
@@ -124,32 +128,59 @@ public struct RTSPServerStateMachine: Sendable {
         case refuseAuthentication(RTSPMessage)
     }
 
+    /// Where a session is, with what it carries.
+    public enum SessionState: Sendable, Hashable {
+        /// Tracks set up, not playing yet (SETUP may add more).
+        case ready
+        /// Sending since this time.
+        case playing(since: ArrivalTime)
+        /// Paused at this time, after playing (PLAY resumes; SETUP may change tracks).
+        case paused(since: ArrivalTime)
+    }
+
     struct Session: Sendable {
         var path: String
         var tracks: [Track] = []
         var lastHeard: ArrivalTime
-        var isPlaying = false
+        var state = SessionState.ready
+
+        var isPlaying: Bool { if case .playing = state { true } else { false } }
     }
 
     public let configuration: Configuration
-    public private(set) var presentations: [Presentation]
+    /// What it serves, asked for each request.
+    public private(set) var mounts: any RTSPServerMounts
     private var sessions: [String: Session] = [:]
     /// The Digest nonces this connection was given.
     private var nonces = DigestNonces()
     /// Wrong answers to the challenge on this connection so far.
     public private(set) var authenticationFailures = 0
 
-    public init(presentations: [Presentation], configuration: Configuration = Configuration()) {
-        self.presentations = presentations
+    /// A machine serving what `mounts` offers at each request (a server's mounted sources).
+    public init(mounts: any RTSPServerMounts, configuration: Configuration = Configuration()) {
+        self.mounts = mounts
         self.configuration = configuration
+    }
+
+    /// A machine serving exactly `presentations`.
+    public init(presentations: [Presentation], configuration: Configuration = Configuration()) {
+        self.init(mounts: presentations, configuration: configuration)
     }
 
     /// The ids of the sessions it holds.
     public var sessionIDs: [String] { sessions.keys.sorted() }
 
-    /// Offers exactly `presentations` from now on (what the server has mounted now).
+    /// Where session `id` is; nil for a session it does not hold.
+    public func state(ofSession id: String) -> SessionState? { sessions[id]?.state }
+
+    /// When ``expire(now:)`` next has something to do (the first session's timeout); nil without sessions.
+    public var nextWakeUp: ArrivalTime? {
+        sessions.values.map { $0.lastHeard + configuration.sessionTimeout }.min()
+    }
+
+    /// Offers exactly `presentations` from now on.
     public mutating func replacePresentations(_ presentations: [Presentation]) {
-        self.presentations = presentations
+        mounts = presentations
     }
 
     /// Something was heard from the client (RTCP, a keepalive): its sessions live on.
@@ -159,7 +190,7 @@ public struct RTSPServerStateMachine: Sendable {
 
     /// Tears down the sessions that heard nothing for the session timeout.
     public mutating func expire(now: ArrivalTime) -> [Action] {
-        let idle = sessions.filter { now - $0.value.lastHeard > configuration.sessionTimeout }.keys.sorted()
+        let idle = sessions.filter { now - $0.value.lastHeard >= configuration.sessionTimeout }.keys.sorted()
         for id in idle { sessions[id] = nil }
         return idle.map { .teardown(session: $0) }
     }
@@ -173,20 +204,20 @@ public struct RTSPServerStateMachine: Sendable {
 
     /// The answer to `request`, and what to do.
     public mutating func receive(_ request: RTSPMessage, now: ArrivalTime) -> [Action] {
-        guard case .request(let method, let uri) = request.kind else { return [] }
+        guard case .request(let name, let uri) = request.kind else { return [] }
         // RFC 2326: CSeq is 1*DIGIT. It is echoed, so nothing else is (a bare CR would split the answer's lines).
         guard let cseq = request.header("CSeq")?.trimmingCharacters(), (1...9).contains(cseq.utf8.count),
             cseq.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else {
             return [.respond(answer(400, "Bad Request", cseq: "0", ["Reason: a request needs a CSeq header of 1 to 9 digits"]))]
         }
-        let name = method.uppercased()
+        let method = RTSPMethod(name)
         let required = Self.list(request.header("Require")).filter { !configuration.supportedOptions.contains($0) }
         if !required.isEmpty {
             return [.respond(answer(551, "Option not supported", cseq: cseq, ["Unsupported: \(required.joined(separator: ", "))"]))]
         }
-        if name != "OPTIONS", let authentication = configuration.authentication {
-            switch authentication.verify(request, method: method, uri: uri, nonces: &nonces, now: now) {
+        if method != .options, let authentication = configuration.authentication {
+            switch authentication.verify(request, method: method.name, uri: uri, nonces: &nonces, now: now) {
             case .authenticated: break
             case .missing:
                 return [.respond(challenge(authentication, cseq: cseq, stale: false, now: now))]
@@ -204,20 +235,21 @@ public struct RTSPServerStateMachine: Sendable {
             guard sessions[id] != nil else { return [.respond(answer(454, "Session Not Found", cseq: cseq))] }
             sessions[id]?.lastHeard = now
         }
-        switch name {
-        case "OPTIONS":
-            return [.respond(answer(200, "OK", cseq: cseq, ["Public: \(Self.methods)"]))]
-        case "DESCRIBE": return [describe(uri: uri, cseq: cseq)]
-        case "SETUP": return [setup(request, uri: uri, cseq: cseq, now: now)]
-        case "PLAY", "PAUSE", "TEARDOWN": return control(name, request, uri: uri, cseq: cseq)
-        case "GET_PARAMETER", "SET_PARAMETER":
-            return [.respond(answer(200, "OK", cseq: cseq, sessionLine(request)))]
-        default:
-            return [.respond(answer(501, "Not Implemented", cseq: cseq, ["Public: \(Self.methods)"]))]
+        switch method {
+        case .options: return [.respond(answer(200, "OK", cseq: cseq, ["Public: \(Self.publicMethods)"]))]
+        case .describe: return [describe(uri: uri, cseq: cseq)]
+        case .setup: return [setup(request, uri: uri, cseq: cseq, now: now)]
+        case .play, .pause, .teardown: return control(method, request, uri: uri, cseq: cseq, now: now)
+        case .getParameter, .setParameter: return [.respond(answer(200, "OK", cseq: cseq, sessionLine(request)))]
+        default: return [.respond(answer(501, "Not Implemented", cseq: cseq, ["Public: \(Self.publicMethods)"]))]
         }
     }
 
-    static let methods = "OPTIONS, DESCRIBE, SETUP, PLAY, PAUSE, TEARDOWN, GET_PARAMETER, SET_PARAMETER"
+    /// The methods it serves, as the `Public` header lists them.
+    public static let methods: [RTSPMethod] = [
+        .options, .describe, .setup, .play, .pause, .teardown, .getParameter, .setParameter,
+    ]
+    static let publicMethods = methods.map(\.name).joined(separator: ", ")
 
     /// A 401 with the challenges of this connection's current nonce.
     private mutating func challenge(_ authentication: ServerAuthentication, cseq: String, stale: Bool, now: ArrivalTime)
@@ -238,7 +270,7 @@ public struct RTSPServerStateMachine: Sendable {
     private func describe(uri: String, cseq: String) -> Action {
         guard let url = try? RTSPURL(uri) else { return .respond(answer(400, "Bad Request", cseq: cseq)) }
         let path = Presentation.normalized(Self.pathWithoutQuery(url.path))
-        guard let presentation = presentations.first(where: { $0.path == path }) else {
+        guard let presentation = mounts.presentation(at: path) else {
             return .respond(answer(404, "Not Found", cseq: cseq))
         }
         let sdp = SessionDescription.text(
@@ -265,7 +297,7 @@ public struct RTSPServerStateMachine: Sendable {
                     453, "Not Enough Bandwidth", cseq: cseq,
                     ["Reason: this connection already has session \(existing) of \(path): name it in the Session header"]))
         }
-        let secure = presentations.first { $0.path == path }?.crypto != nil
+        let secure = mounts.presentation(at: path)?.crypto != nil
         let offers = Self.transportOffers(request.header("Transport"))
         if !offers.isEmpty, offers.allSatisfy({ $0.mode == "record" }) {
             return .respond(
@@ -288,17 +320,19 @@ public struct RTSPServerStateMachine: Sendable {
         sessions[id]?.tracks.removeAll { $0.index == index }
         sessions[id]?.tracks.append(Track(index: index, transport: transport))
         sessions[id]?.tracks.sort { $0.index < $1.index }
-        return .respond(answer(200, "OK", cseq: cseq, ["Transport: \(echoed)", "Session: \(sessionValue(id))"]))
+        return .respond(answer(200, "OK", cseq: cseq, ["Transport: \(echoed.serialized())", "Session: \(sessionValue(id))"]))
     }
 
-    private mutating func control(_ name: String, _ request: RTSPMessage, uri: String, cseq: String) -> [Action] {
+    private mutating func control(_ method: RTSPMethod, _ request: RTSPMessage, uri: String, cseq: String, now: ArrivalTime)
+        -> [Action]
+    {
         guard let id = request.header("Session").flatMap(SessionHeader.init)?.id, let session = sessions[id] else {
             return [.respond(answer(454, "Session Not Found", cseq: cseq))]
         }
-        switch name {
-        case "PLAY":
+        switch method {
+        case .play:
             guard !session.tracks.isEmpty else { return [.respond(answer(455, "Method Not Valid in This State", cseq: cseq))] }
-            sessions[id]?.isPlaying = true
+            if !session.isPlaying { sessions[id]?.state = .playing(since: now) }
             let base = (try? RTSPURL(uri)).map { url in
                 var base = url
                 base.path = session.path == "/" ? "/" : session.path + "/"
@@ -310,8 +344,8 @@ public struct RTSPServerStateMachine: Sendable {
                         session: id, path: session.path, tracks: session.tracks, cseq: cseq, base: base,
                         serverName: configuration.serverName, sessionHeader: sessionValue(id)))
             ]
-        case "PAUSE":
-            sessions[id]?.isPlaying = false
+        case .pause:
+            if session.isPlaying { sessions[id]?.state = .paused(since: now) }
             return [.respond(answer(200, "OK", cseq: cseq, ["Session: \(sessionValue(id))"])), .pause(session: id)]
         default:
             sessions[id] = nil
@@ -326,21 +360,21 @@ public struct RTSPServerStateMachine: Sendable {
         if let slash = normalized.lastIndex(of: "/"), normalized[normalized.index(after: slash)...].hasPrefix("trackID=") {
             let parent = Presentation.normalized(String(normalized[..<slash]))
             let number = normalized[normalized.index(after: slash)...].dropFirst("trackID=".count)
-            if let index = Int(number), let presentation = presentations.first(where: { $0.path == parent }),
+            if let index = Int(number), let presentation = mounts.presentation(at: parent),
                 presentation.formats.indices.contains(index)
             {
                 return (parent, index)
             }
             return nil
         }
-        if let presentation = presentations.first(where: { $0.path == normalized }), presentation.formats.count == 1 {
+        if let presentation = mounts.presentation(at: normalized), presentation.formats.count == 1 {
             return (normalized, 0)
         }
         return nil
     }
 
     /// The first transport the client offers that the server sends, and the Transport header to answer with.
-    private func chooseTransport(_ offers: [TransportHeader], index: Int, secure: Bool) -> (Transport, String)? {
+    private func chooseTransport(_ offers: [TransportHeader], index: Int, secure: Bool) -> (Transport, TransportHeader)? {
         for spec in offers where spec.mode == nil || spec.mode == "play" {
             let profile = spec.profile.uppercased()
             // SRTP media goes to a client that asks for RTP/SAVP, and to one that asks for RTP/AVP having read the
@@ -351,13 +385,13 @@ public struct RTSPServerStateMachine: Sendable {
                 let channels = spec.interleavedChannels ?? (UInt8(truncatingIfNeeded: 2 * index), UInt8(truncatingIfNeeded: 2 * index + 1))
                 return (
                     .interleaved(rtp: channels.rtp, rtcp: channels.rtcp),
-                    "\(base)/TCP;unicast;interleaved=\(channels.rtp)-\(channels.rtcp)"
+                    TransportHeader(profile: base + "/TCP", interleavedChannels: channels)
                 )
             }
             if let ports = configuration.udpPorts, let client = spec.clientPorts, client.rtp > 0 {
                 return (
                     .udp(rtp: client.rtp, rtcp: client.rtcp),
-                    "\(base);unicast;client_port=\(client.rtp)-\(client.rtcp);server_port=\(ports.rtp)-\(ports.rtcp)"
+                    TransportHeader(profile: base, clientPorts: client, serverPorts: ports)
                 )
             }
         }
@@ -378,7 +412,7 @@ public struct RTSPServerStateMachine: Sendable {
     }
 
     private func sessionValue(_ id: String) -> String {
-        "\(id);timeout=\(configuration.sessionTimeout.components.seconds)"
+        SessionHeader(id: id, timeout: configuration.sessionTimeout).serialized()
     }
 
     /// The transports a SETUP offers, in its order (the first eight).
@@ -397,4 +431,16 @@ public struct RTSPServerStateMachine: Sendable {
     private static func newSessionID() -> String {
         String(UInt64.random(in: 1 << 60...UInt64.max), radix: 16, uppercase: true)
     }
+}
+
+
+/// What a server serves, asked by its ``RTSPServerStateMachine`` for each request that names a path (as gortsplib's
+/// server asks its handler): a server's mounted sources, or a fixed list.
+public protocol RTSPServerMounts: Sendable {
+    /// The presentation at `path` (normalized: a leading `/`, no trailing one), or nil (404).
+    func presentation(at path: String) -> RTSPServerStateMachine.Presentation?
+}
+
+extension Array: RTSPServerMounts where Element == RTSPServerStateMachine.Presentation {
+    public func presentation(at path: String) -> RTSPServerStateMachine.Presentation? { first { $0.path == path } }
 }

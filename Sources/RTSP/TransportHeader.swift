@@ -21,6 +21,27 @@ public struct TransportHeader: Sendable, Hashable {
     /// `mode=`: `play` or `record` (lowercased, quotes taken off); nil when not given (play).
     public var mode: String?
 
+    /// A header of these parts (what a client offers, what a server answers); ``serialized()`` writes it.
+    public init(
+        profile: String, isMulticast: Bool = false, interleavedChannels: (rtp: UInt8, rtcp: UInt8)? = nil,
+        clientPorts: (rtp: UInt16, rtcp: UInt16)? = nil, serverPorts: (rtp: UInt16, rtcp: UInt16)? = nil,
+        ssrc: UInt32? = nil, destination: String? = nil, source: String? = nil,
+        multicastPorts: (rtp: UInt16, rtcp: UInt16)? = nil, mode: String? = nil
+    ) {
+        self.profile = profile
+        self.isMulticast = isMulticast
+        self.interleavedChannels = interleavedChannels
+        self.clientPorts = clientPorts
+        self.serverPorts = serverPorts
+        self.ssrc = ssrc
+        ssrcReadings = ssrc.map { [$0] } ?? []
+        self.destination = destination
+        self.source = source
+        self.multicastPorts = multicastPorts
+        self.mode = mode
+    }
+
+    /// Reads the first transport specification of `value` (what it cannot read is nil).
     public init(_ value: String) {
         let first = value.split(separator: ",").first.map(String.init) ?? value
         let fields = first.split(separator: ";").map { String($0).trimmingCharacters() }
@@ -70,6 +91,28 @@ public struct TransportHeader: Sendable, Hashable {
 }
 
 extension TransportHeader {
+    /// The header's value as it goes on the wire, in RFC 2326's order: `RTP/AVP/TCP;unicast;interleaved=0-1`.
+    /// Reading it back gives the same header.
+    public func serialized() -> String {
+        var fields = [profile, isMulticast ? "multicast" : "unicast"]
+        if let destination { fields.append("destination=\(destination)") }
+        if let source { fields.append("source=\(source)") }
+        if let channels = interleavedChannels { fields.append("interleaved=\(channels.rtp)-\(channels.rtcp)") }
+        if let ports = multicastPorts { fields.append("port=\(ports.rtp)-\(ports.rtcp)") }
+        if let ports = clientPorts { fields.append("client_port=\(ports.rtp)-\(ports.rtcp)") }
+        if let ports = serverPorts { fields.append("server_port=\(ports.rtp)-\(ports.rtcp)") }
+        if let ssrc { fields.append("ssrc=\(Self.ssrcText(ssrc))") }
+        if let mode { fields.append("mode=\(mode)") }
+        // A field holds no separator of the header's own: what a caller put there cannot add a field.
+        return fields.map { $0.filter { $0 != ";" && $0 != "," } }.joined(separator: ";")
+    }
+
+    /// An SSRC as RFC 2326 writes it: eight hex digits, no prefix.
+    static func ssrcText(_ ssrc: UInt32) -> String {
+        let digits = String(ssrc, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
     /// Whether `text` is 1 to 5 decimal digits (a port or a channel, no sign).
     static func isNumber(_ text: Substring) -> Bool {
         (1...5).contains(text.utf8.count) && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }

@@ -111,11 +111,9 @@ public final class RTSPServer: Sendable {
         _ = mounts.withLock { $0.removeValue(forKey: path) }
     }
 
-    /// What is mounted, as the state machine offers it.
-    var presentations: [RTSPServerStateMachine.Presentation] {
-        mounts.withLock { mounts in
-            mounts.map { .init(path: $0.key, formats: $0.value.formats, crypto: $0.value.cryptoAttribute) }
-        }
+    /// What is mounted at `path`, as the state machine offers it.
+    func presentation(at path: String) -> RTSPServerStateMachine.Presentation? {
+        source(at: path).map { .init(path: path, formats: $0.formats, crypto: $0.cryptoAttribute) }
     }
 
     func source(at path: String) -> MediaSource? { mounts.withLock { $0[path] } }
@@ -231,4 +229,12 @@ public final class RTSPServer: Sendable {
 final class DiscardingHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+}
+
+/// A server's mounted sources, as its connections' state machines ask for them (each request sees what is mounted
+/// then).
+struct MountedSources: RTSPServerMounts {
+    let server: RTSPServer
+
+    func presentation(at path: String) -> RTSPServerStateMachine.Presentation? { server.presentation(at: path) }
 }

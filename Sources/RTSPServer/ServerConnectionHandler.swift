@@ -23,7 +23,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     private var deadlines: ConnectionDeadlines
     /// Each playing session's subscription, with its source.
     private var playing: [String: (source: MediaSource, subscriber: Subscriber)] = [:]
-    private var ticks: RepeatedTask?
+    /// The one timer: when the machine's sessions or the connection's deadlines next have something to do.
+    private var wakeUp: (at: ArrivalTime, task: Scheduled<Void>)?
     /// A 401 being held (repeated wrong answers are slowed): nothing more is taken until it is written.
     private var holdingAnswer = false
     /// A read the channel asked for while requests were not being taken.
@@ -43,7 +44,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         if let udp, let rtp = udp.rtp.localAddress?.port, let rtcp = udp.rtcp.localAddress?.port {
             configuration.udpPorts = (UInt16(truncatingIfNeeded: rtp), UInt16(truncatingIfNeeded: rtcp))
         }
-        machine = RTSPServerStateMachine(presentations: [], configuration: configuration)
+        machine = RTSPServerStateMachine(mounts: MountedSources(server: server), configuration: configuration)
         framer = RTSPFramer(limits: .init(maxBodyBytes: settings.maxRequestBodyBytes))
         deadlines = ConnectionDeadlines(
             requestTimeout: settings.requestTimeout, idleTimeout: settings.sessionTimeout,
@@ -56,16 +57,30 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        ticks = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
-            let (handler, context) = loopBound.value
-            handler.tick(context: context)
-        }
+        armWakeUp(context: context)
         context.fireChannelActive()
     }
 
-    /// Once a second: sessions that timed out end; a connection past a deadline closes.
-    private func tick(context: ChannelHandlerContext) {
+    /// Sets the timer for the earliest thing due (the machine's ``RTSPServerStateMachine/nextWakeUp``, the
+    /// deadlines'), unless one as early is set: a timer that fires early (a deadline moved on) just sets the next.
+    private func armWakeUp(context: ChannelHandlerContext) {
+        let due = [machine.nextWakeUp, deadlines.nextDeadline(hasSessions: !machine.sessionIDs.isEmpty)].compactMap { $0 }.min()
+        guard let due, !isClosing else { return }
+        if let wakeUp, wakeUp.at <= due { return }
+        wakeUp?.task.cancel()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        // ArrivalTime reads the monotonic clock NIODeadline does.
+        let task = context.eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(0, due.nanoseconds)))) {
+            let (handler, context) = loopBound.value
+            handler.wakeUp = nil
+            handler.wake(context: context)
+        }
+        wakeUp = (due, task)
+    }
+
+    /// Sessions that timed out end; a connection past a deadline closes.
+    private func wake(context: ChannelHandlerContext) {
+        defer { armWakeUp(context: context) }
         let now = ArrivalTime.now()
         carryOut(machine.expire(now: now), context: context)
         deadlines.writability(context.channel.isWritable, now: now)
@@ -100,7 +115,6 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
                 whole += 1
                 switch frame {
                 case .message(let message):
-                    machine.replacePresentations(server.presentations)
                     carryOut(machine.receive(message, now: .now()), context: context)
                 case .interleaved:
                     machine.noteActivity(now: .now())
@@ -116,6 +130,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         }
         // What is left is a partial frame only when the loop stopped for want of bytes.
         deadlines.framed(whole: whole, partial: takesRequests(context) && framer.pendingBytes > 0, now: .now())
+        armWakeUp(context: context)
     }
 
     func read(context: ChannelHandlerContext) {
@@ -128,6 +143,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         deadlines.writability(context.channel.isWritable, now: .now())
+        armWakeUp(context: context)
         resume(context: context)
         context.fireChannelWritabilityChanged()
     }
@@ -143,7 +159,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        ticks?.cancel()
+        wakeUp?.task.cancel()
+        wakeUp = nil
         for (_, play) in playing { play.source.unsubscribe(play.subscriber) }
         playing = [:]
         _ = machine.close()
