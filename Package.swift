@@ -19,6 +19,7 @@ let package = Package(
     products: [
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
+        .library(name: "ICE", targets: ["ICE"]),
         .library(name: "RTSPCapture", targets: ["RTSPCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
         .library(name: "JPEG", targets: ["JPEG"]),
@@ -109,6 +110,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
+        // STUN messages (RFC 8489) and an ICE-lite agent with consent freshness (RFC 8445, RFC 7675), sans I/O.
+        .target(name: "ICE", dependencies: ["RTP", "PacketCapture", .product(name: "Crypto", package: "swift-crypto")]),
+        // OpenSSL's DTLS 1.2 with use_srtp, through a small sans-I/O shim (datagrams in and out, timers the caller's).
+        .target(name: "CDTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+        // DTLS-SRTP (RFC 5764) for WebRTC: an identity and its fingerprint, one association per peer, SRTP keys out.
+        .target(name: "DTLS", dependencies: ["CDTLS", "SRTP"]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP", "CH26x"]),
         // zlib's header (the library is on every Linux and Apple system), for gzip-compressed ONVIF metadata.
@@ -212,6 +219,8 @@ let package = Package(
             name: "MediaPipelineTests",
             dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "JPEG", "SDP", "Audio", "SRTP"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "SDP"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "RTP", "PacketCapture"]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SRTP", "RTP"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(
             name: "RTPTransportTests",

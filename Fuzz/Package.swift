@@ -13,6 +13,12 @@ let package = Package(
         .executableTarget(name: "FuzzRTPPacket", dependencies: [.product(name: "RTP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzRTCP", dependencies: [.product(name: "RTP", package: "swift-rtp")]),
         .executableTarget(
+            name: "FuzzSTUN",
+            dependencies: [
+                .product(name: "ICE", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp"),
+                .product(name: "PacketCapture", package: "swift-rtp"),
+            ]),
+        .executableTarget(
             name: "FuzzCapture",
             dependencies: [
                 .product(name: "RTP", package: "swift-rtp"), .product(name: "PacketCapture", package: "swift-rtp"),
