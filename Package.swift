@@ -116,6 +116,8 @@ let package = Package(
         .target(name: "CDTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // DTLS-SRTP (RFC 5764) for WebRTC: an identity and its fingerprint, one association per peer, SRTP keys out.
         .target(name: "DTLS", dependencies: ["CDTLS", "SRTP"]),
+        // WebRTC, sans I/O: a browser's offer read, answered with a source's tracks, each viewer's ICE and DTLS.
+        .target(name: "WebRTC", dependencies: ["ICE", "DTLS", "SRTP", "SDP", "RTP", "PacketCapture"]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP", "CH26x"]),
         // zlib's header (the library is on every Linux and Apple system), for gzip-compressed ONVIF metadata.
@@ -221,6 +223,7 @@ let package = Package(
         .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "SDP"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "RTP", "PacketCapture"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SRTP", "RTP"]),
+        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "ICE", "DTLS", "SRTP", "SDP", "RTP", "PacketCapture"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
         .testTarget(
             name: "RTPTransportTests",

@@ -1,0 +1,211 @@
+import SDP
+
+/// The answer to a browser's offer (RFC 8829, RFC 9725's WHEP): for each offered section, the source track it
+/// gets (in the offer's own payload type) or why it gets none; the text to return; what the sending side needs.
+///
+/// Chosen as an ICE-lite, DTLS-passive answerer with every section bundled on one transport (BUNDLE, rtcp-mux):
+/// - video: H.264 passed through as the source sent it, in a packetization-mode=1 payload type of the offer whose
+///   `profile-level-id` names the source's profile (the first such); an offer without that profile gets the first
+///   packetization-mode=1 H.264 and a note (a browser's decoder is a general one; RFC 6184's level asymmetry);
+///   any other codec of the source (H.265, JPEG) is refused with the reason;
+/// - audio: G.711 passed through when the offer has it at 8 kHz; anything else refused with the reason;
+/// - every other section (data channels) refused.
+public struct WebRTCAnswer: Sendable {
+    /// A section that carries a source track.
+    public struct Track: Sendable, Hashable {
+        /// The offer's section (its index and mid).
+        public var section: Int
+        public var mid: String
+        /// The source track it carries.
+        public var sourceTrack: Int
+        /// The payload type the offer gave the codec: every packet sent is rewritten to it.
+        public var payloadType: UInt8
+        /// The SSRC announced for it.
+        public var ssrc: UInt32
+        /// Whether the offer asked for NACK on it (RFC 4585).
+        public var nack: Bool
+    }
+
+    /// Where the viewer reaches us: one UDP port on each host address.
+    public struct Candidate: Sendable, Hashable {
+        public var address: String
+        public var port: UInt16
+
+        public init(address: String, port: UInt16) {
+            self.address = address
+            self.port = port
+        }
+    }
+
+    public let tracks: [Track]
+    /// Why each refused section was refused, by section index.
+    public let refusals: [Int: String]
+    /// What was chosen that a user may want to know (a profile the offer lacked).
+    public let notes: [String]
+    /// The SDP answer.
+    public let text: String
+
+    /// Answers `offer` with the tracks of `formats` (a source's), our ICE credentials, our certificate's SDP
+    /// fingerprint (``DTLS/DTLSIdentity/sdpFingerprint``) and where we listen.
+    public init(
+        offer: WebRTCOffer, formats: [MediaFormat], iceUsernameFragment: String, icePassword: String, fingerprint: String,
+        candidates: [Candidate], sessionID: UInt64 = UInt64.random(in: 1...(1 << 62))
+    ) throws(WebRTCError) {
+        var tracks: [Track] = []
+        var refusals: [Int: String] = [:]
+        var notes: [String] = []
+        var used = Set<Int>()
+        var generator = SystemRandomNumberGenerator()
+        for (index, section) in offer.sections.enumerated() {
+            guard section.receives else {
+                refusals[index] = "the offer does not receive on it (\(section.kind), mid \(section.mid))"
+                continue
+            }
+            let candidates = formats.indices.filter { !used.contains($0) && formats[$0].kindName == section.kind }
+            guard let source = candidates.first else {
+                refusals[index] = "the source has no \(section.kind) track for it"
+                continue
+            }
+            switch Self.choose(formats[source], section) {
+            case .success(let (payloadType, note)):
+                used.insert(source)
+                if let note { notes.append(note) }
+                let nack = section.feedback[payloadType]?.contains("nack") ?? false
+                tracks.append(
+                    Track(
+                        section: index, mid: section.mid, sourceTrack: source, payloadType: payloadType,
+                        ssrc: UInt32.random(in: 1...UInt32.max, using: &generator), nack: nack))
+            case .failure(let reason):
+                refusals[index] = reason.reason
+            }
+        }
+        guard !tracks.isEmpty else {
+            let reasons = refusals.sorted { $0.key < $1.key }.map(\.value).joined(separator: "; ")
+            throw WebRTCError("nothing of the offer can be sent: \(reasons)")
+        }
+        self.tracks = tracks
+        self.refusals = refusals
+        self.notes = notes
+        text = Self.write(
+            offer: offer, formats: formats, tracks: tracks, ufrag: iceUsernameFragment, pwd: icePassword,
+            fingerprint: fingerprint, candidates: candidates, sessionID: sessionID)
+    }
+
+    /// The offer's payload type for `format` in `section`, or why there is none.
+    static func choose(_ format: MediaFormat, _ section: WebRTCOffer.Section) -> Result<(UInt8, String?), WebRTCError> {
+        switch format {
+        case .video(let video):
+            guard video.codec == .h264 else {
+                return .failure(WebRTCError("the source's video is \(video.codec), which this bridge does not send to browsers"))
+            }
+            let h264 = section.codecs.filter { $0.name == "H264" && ($0.parameters.integer("packetization-mode") ?? 0) == 1 }
+            guard let first = h264.first else {
+                return .failure(WebRTCError("the offer takes no H.264 in packetization mode 1"))
+            }
+            guard let profile = video.profileLevelID.flatMap(H264Profile.init) else { return .success((first.payloadType, nil)) }
+            if let same = h264.first(where: { $0.parameters["profile-level-id"].flatMap(H264Profile.init)?.matches(profile) == true }) {
+                return .success((same.payloadType, nil))
+            }
+            let offered = h264.compactMap { $0.parameters["profile-level-id"] }.joined(separator: ", ")
+            return .success(
+                (first.payloadType,
+                 "the offer has no H.264 of the source's profile \(video.profileLevelID ?? "") (it has \(offered)): sent as payload type \(first.payloadType)"))
+        case .audio(let audio):
+            guard audio.codec == .pcmu || audio.codec == .pcma, audio.clockRate == 8000, audio.channels == 1 else {
+                return .failure(
+                    WebRTCError("the source's audio is \(audio.codec) at \(audio.clockRate) Hz; browsers get G.711 passed through, and nothing else yet"))
+            }
+            let name = audio.codec == .pcmu ? "PCMU" : "PCMA"
+            guard let codec = section.codecs.first(where: { $0.name == name && $0.clockRate == 8000 }) else {
+                return .failure(WebRTCError("the offer takes no \(name)"))
+            }
+            return .success((codec.payloadType, nil))
+        case .data:
+            return .failure(WebRTCError("data tracks are not sent to browsers"))
+        }
+    }
+
+    static func write(
+        offer: WebRTCOffer, formats: [MediaFormat], tracks: [Track], ufrag: String, pwd: String, fingerprint: String,
+        candidates: [Candidate], sessionID: UInt64
+    ) -> String {
+        let port = candidates.first?.port ?? 9
+        let address = candidates.first?.address ?? "0.0.0.0"
+        let family = address.contains(":") ? "IP6" : "IP4"
+        var lines = [
+            "v=0", "o=- \(sessionID) 2 IN \(family) \(address)", "s=swift-rtp", "t=0 0", "a=ice-lite",
+            "a=group:BUNDLE " + tracks.map(\.mid).joined(separator: " "), "a=msid-semantic: WMS swift-rtp",
+        ]
+        for (index, section) in offer.sections.enumerated() {
+            guard let track = tracks.first(where: { $0.section == index }) else {
+                // Refused: port 0, the section's first payload type, as RFC 8829 section 5.3.1 writes it.
+                let type = section.codecs.first.map { "\($0.payloadType)" } ?? "0"
+                let proto = section.kind == "application" ? "UDP/DTLS/SCTP" : "UDP/TLS/RTP/SAVPF"
+                lines += ["m=\(section.kind) 0 \(proto) \(section.kind == "application" ? "webrtc-datachannel" : type)",
+                    "c=IN IP4 0.0.0.0", "a=mid:\(section.mid)", "a=inactive"]
+                continue
+            }
+            let codec = section.codecs.first { $0.payloadType == track.payloadType }
+            lines += [
+                "m=\(section.kind) \(port) UDP/TLS/RTP/SAVPF \(track.payloadType)", "c=IN \(family) \(address)",
+                "a=mid:\(track.mid)", "a=sendonly", "a=rtcp-mux", "a=ice-ufrag:\(ufrag)", "a=ice-pwd:\(pwd)",
+                "a=fingerprint:\(fingerprint)", "a=setup:passive",
+            ]
+            if let codec {
+                let channels = codec.channels.map { "/\($0)" } ?? ""
+                lines.append("a=rtpmap:\(codec.payloadType) \(codec.name)/\(codec.clockRate)\(channels)")
+                if codec.name == "H264" {
+                    let profile = formats[track.sourceTrack].profileLevelID ?? codec.parameters["profile-level-id"] ?? "42e01f"
+                    lines.append("a=fmtp:\(codec.payloadType) level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profile)")
+                }
+            }
+            if track.nack { lines.append("a=rtcp-fb:\(track.payloadType) nack") }
+            lines += [
+                "a=msid:swift-rtp track\(track.sourceTrack)", "a=ssrc:\(track.ssrc) cname:swift-rtp",
+                "a=ssrc:\(track.ssrc) msid:swift-rtp track\(track.sourceTrack)",
+            ]
+            for (number, candidate) in candidates.enumerated() {
+                lines.append("a=candidate:\(number + 1) 1 udp \(2_130_706_431 - number) \(candidate.address) \(candidate.port) typ host")
+            }
+            lines.append("a=end-of-candidates")
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+}
+
+extension MediaFormat {
+    /// An H.264 format's `profile-level-id`.
+    var profileLevelID: String? {
+        if case .video(let format) = self { format.profileLevelID } else { nil }
+    }
+
+    /// The SDP media type of the format: `video`, `audio`, `application`.
+    var kindName: String {
+        switch self {
+        case .video: "video"
+        case .audio: "audio"
+        case .data: "application"
+        }
+    }
+}
+
+/// An H.264 `profile-level-id` (RFC 6184 section 8.1): profile_idc, the constraint flags, level_idc.
+struct H264Profile: Hashable {
+    let profile: UInt8
+    let constraints: UInt8
+    let level: UInt8
+
+    init?(_ text: String) {
+        guard text.count == 6, let value = UInt32(text, radix: 16) else { return nil }
+        profile = UInt8(value >> 16)
+        constraints = UInt8(value >> 8 & 0xFF)
+        level = UInt8(value & 0xFF)
+    }
+
+    /// Whether a decoder of `other`'s profile decodes this one (levels aside: level-asymmetry-allowed): the same
+    /// profile_idc, and for Baseline the same constrained-ness (constraint_set1, 0x40).
+    func matches(_ other: H264Profile) -> Bool {
+        guard profile == other.profile else { return false }
+        return profile != 0x42 || (constraints & 0x40) == (other.constraints & 0x40)
+    }
+}

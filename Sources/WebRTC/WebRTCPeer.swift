@@ -1,0 +1,143 @@
+import DTLS
+import ICE
+import PacketCapture
+import RTP
+import SRTP
+
+/// One browser viewer's transport, sans I/O: its datagrams in (STUN, DTLS, SRTCP, told apart by their first
+/// byte as RFC 7983 has it), what to send out. ICE-lite answers its checks; DTLS (we are the passive side)
+/// runs only with an address ICE checked; once the handshake is done and the viewer's certificate is the one
+/// its offer named, ``protection`` keys what we send and ``mediaAddress`` says where. A viewer that has not
+/// finished in ``setupTimeout`` (never checked, never finished DTLS) or has lost ICE consent is over
+/// (``Action/closed(_:)``).
+///
+/// Not thread-safe: one owner (the server's UDP event loop) drives it.
+public final class WebRTCPeer {
+    /// What the owner does.
+    public enum Action: Sendable {
+        /// Send these bytes to this address.
+        case send([UInt8], to: SocketAddress)
+        /// Media may flow now: to ``mediaAddress``, protected by ``protection``.
+        case ready
+        /// The viewer is gone (the reason): stop sending and forget it.
+        case closed(String)
+    }
+
+    public let answer: WebRTCAnswer
+    public private(set) var agent: ICELiteAgent
+    private let dtls: DTLSEndpoint
+    private let expectedFingerprint: [UInt8]
+    private let created: ArrivalTime
+    /// When DTLS next wants its retransmission timer run.
+    private var retransmitAt: ArrivalTime?
+    /// How long a viewer has to be checked and keyed.
+    public var setupTimeout: Duration = .seconds(15)
+    /// SRTP for what we send, after the handshake.
+    public private(set) var protection: SRTPSender?
+    private var receiver: SRTPReceiver?
+    public private(set) var isClosed = false
+    /// RTCP packets read from the viewer (its receiver reports, feedback) and those that did not authenticate.
+    public private(set) var rtcpReceived = 0
+    public private(set) var rtcpRejected = 0
+
+    public init(
+        offer: WebRTCOffer, answer: WebRTCAnswer, local: ICELiteAgent.Credentials, identity: DTLSIdentity, now: ArrivalTime
+    ) throws(WebRTCError) {
+        self.answer = answer
+        agent = ICELiteAgent(local: local, remoteUsernameFragment: offer.usernameFragment)
+        do {
+            dtls = try DTLSEndpoint(identity: identity, role: .server)
+        } catch {
+            throw WebRTCError("DTLS could not be set up: \(error.reason)")
+        }
+        expectedFingerprint = offer.fingerprint
+        created = now
+    }
+
+    /// Where media goes: the address ICE selected, once DTLS keyed it; nil before, and after consent was lost.
+    public var mediaAddress: SocketAddress? { protection == nil ? nil : agent.selected }
+
+    /// A datagram from `address`.
+    public func receive(_ datagram: [UInt8], from address: SocketAddress, now: ArrivalTime) -> [Action] {
+        guard !isClosed, let first = datagram.first else { return [] }
+        switch first {
+        case 0...3:
+            return agent.receive(datagram, from: address, now: now).compactMap { action in
+                switch action {
+                case .send(let bytes, let to): .send(bytes, to: to)
+                case .selected: protection == nil ? nil : .ready
+                case .consentLost: nil
+                }
+            }
+        case 20...63:
+            // DTLS only with an address ICE checked: nothing is answered to one it did not.
+            guard agent.isChecked(address) else { return [] }
+            let wasConnected = dtls.isConnected
+            do {
+                var actions = try dtls.receive(datagram).map { Action.send($0, to: address) }
+                retransmitAt = dtls.retransmissionDelay.map { now + $0 }
+                if dtls.isConnected && !wasConnected { actions += keyed() }
+                return actions
+            } catch {
+                return close("DTLS failed: \(error.reason)")
+            }
+        case 128...191:
+            guard agent.isChecked(address), let receiver else { return [] }
+            if (try? receiver.unprotectRTCP(datagram)) != nil { rtcpReceived += 1 } else { rtcpRejected += 1 }
+            return []
+        default:
+            return []
+        }
+    }
+
+    /// The handshake finished: the viewer's certificate must be the one its offer named.
+    private func keyed() -> [Action] {
+        guard dtls.peerFingerprint == expectedFingerprint else {
+            return close("the viewer's DTLS certificate is not the one its offer named")
+        }
+        do {
+            let keys = try dtls.srtpKeys()
+            protection = try SRTPSender(key: keys.local)
+            receiver = try SRTPReceiver(key: keys.remote)
+        } catch {
+            return close("SRTP could not be keyed: \(error)")
+        }
+        retransmitAt = nil
+        return agent.selected == nil ? [] : [.ready]
+    }
+
+    /// When ``wake(now:)`` next has something to do.
+    public var nextWakeUp: ArrivalTime? {
+        guard !isClosed else { return nil }
+        let setup = protection == nil ? created + setupTimeout : nil
+        return [setup, retransmitAt, agent.nextWakeUp].compactMap { $0 }.min()
+    }
+
+    /// Runs what is due: the setup deadline, DTLS retransmission, ICE consent.
+    public func wake(now: ArrivalTime) -> [Action] {
+        guard !isClosed else { return [] }
+        if protection == nil, now - created >= setupTimeout {
+            return close(agent.selected == nil ? "no ICE check succeeded in time" : "DTLS did not finish in time")
+        }
+        var actions: [Action] = []
+        if let at = retransmitAt, now >= at, let address = agent.selected {
+            do {
+                actions += try dtls.retransmit().map { .send($0, to: address) }
+                retransmitAt = dtls.retransmissionDelay.map { now + $0 }
+            } catch {
+                return close("DTLS failed: \(error.reason)")
+            }
+        }
+        let lost = agent.expire(now: now)
+        if !lost.isEmpty, agent.selected == nil {
+            return close("the viewer stopped answering (ICE consent expired)")
+        }
+        return actions
+    }
+
+    private func close(_ reason: String) -> [Action] {
+        isClosed = true
+        protection = nil
+        return [.closed(reason)]
+    }
+}

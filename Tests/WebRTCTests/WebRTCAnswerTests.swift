@@ -1,0 +1,84 @@
+import DTLS
+import Foundation
+import ICE
+import PacketCapture
+import RTP
+import SDP
+import SRTP
+import Testing
+import WebRTC
+
+/// Offers made by headless Chromium (scripts/webrtc/capture-offer.py wrote Offers/chromium-recvonly.sdp: a
+/// receive-only viewer of one video and one audio track, as a WHEP player posts) read and answered.
+@Suite struct WebRTCAnswerTests {
+    static let chromium = try! String(
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Offers/chromium-recvonly.sdp"),
+        encoding: .utf8)
+    static let h264 = VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1, profileLevelID: "42e01f")
+    static let pcmu = AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)
+
+    static func answer(_ offer: WebRTCOffer, _ formats: [MediaFormat]) throws -> WebRTCAnswer {
+        try WebRTCAnswer(
+            offer: offer, formats: formats, iceUsernameFragment: "LoCa", icePassword: "local-password-0123456789",
+            fingerprint: "sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"),
+            candidates: [.init(address: "192.0.2.10", port: 40_000)], sessionID: 1)
+    }
+
+    @Test func chromiumsOfferReads() throws {
+        let offer = try WebRTCOffer(Self.chromium)
+        #expect(offer.usernameFragment.count >= 4 && offer.password.count >= 22)
+        #expect(offer.fingerprint.count == 32 && offer.setup == "actpass")
+        #expect(offer.sections.map(\.kind) == ["video", "audio"])
+        #expect(offer.sections.allSatisfy { $0.receives && !$0.sends })
+        let h264 = offer.sections[0].codecs.filter { $0.name == "H264" }
+        #expect(h264.contains { $0.parameters["profile-level-id"] == "42e01f" && $0.parameters.integer("packetization-mode") == 1 })
+    }
+
+    /// H.264 in the offer's payload type of the source's profile, packetization mode 1; G.711 in the offer's PCMU;
+    /// the answer reads back (our SDP reader) with the same payload types, passive DTLS, ICE-lite and candidates.
+    @Test func anH264AndG711SourceIsAnsweredInTheOffersPayloadTypes() throws {
+        let offer = try WebRTCOffer(Self.chromium)
+        let answer = try Self.answer(offer, [.video(Self.h264), .audio(Self.pcmu)])
+        let video = try #require(answer.tracks.first { $0.sourceTrack == 0 })
+        let offered = try #require(offer.sections[0].codecs.first { $0.payloadType == video.payloadType })
+        #expect(offered.name == "H264" && offered.parameters["profile-level-id"] == "42e01f")
+        #expect(offered.parameters.integer("packetization-mode") == 1 && video.nack)
+        let audio = try #require(answer.tracks.first { $0.sourceTrack == 1 })
+        #expect(audio.payloadType == 0 && answer.refusals.isEmpty && answer.notes.isEmpty)
+        let sdp = try SessionDescription(answer.text)
+        #expect(sdp.attributes.contains { $0.name == "ice-lite" })
+        #expect(sdp.attributes.first { $0.name == "group" }?.value == "BUNDLE 0 1")
+        #expect(sdp.media.map(\.payloadTypes) == [[video.payloadType], [0]])
+        #expect(sdp.media.map(\.port) == [40_000, 40_000])
+        for media in sdp.media {
+            #expect(media.attributes.contains { $0.name == "setup" && $0.value == "passive" })
+            #expect(media.attributes.contains { $0.name == "candidate" && $0.value == "1 1 udp 2130706431 192.0.2.10 40000 typ host" })
+            #expect(media.attributes.contains { $0.name == "sendonly" } && media.attributes.contains { $0.name == "rtcp-mux" })
+        }
+        #expect(sdp.media[0].videoFormat?.profileLevelID == "42e01f")
+    }
+
+    /// What a browser cannot take is refused with the reason: H.265 here (this Chromium offers none), AAC; a
+    /// source of neither is no answer at all.
+    @Test func whatTheOfferCannotTakeIsRefusedWithTheReason() throws {
+        let offer = try WebRTCOffer(Self.chromium)
+        let aac = AudioFormat(codec: .aac, payloadType: 97, clockRate: 48_000, channels: 2)
+        let answer = try Self.answer(offer, [.video(Self.h264), .audio(aac)])
+        #expect(answer.tracks.map(\.sourceTrack) == [0])
+        #expect(answer.refusals[1]?.contains("MPEG4-GENERIC") == true)
+        #expect(try SessionDescription(answer.text).media[1].port == 0)
+        let hevc = VideoFormat(codec: .h265, payloadType: 96)
+        #expect(throws: WebRTCError.self) { try Self.answer(offer, [.video(hevc)]) }
+        // A High-profile source: the offer has no 64xxxx here, so the first packetization-mode=1 H.264, with a note.
+        let high = VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1, profileLevelID: "640028")
+        let answered = try Self.answer(offer, [.video(high)])
+        #expect(answered.notes.count == 1 && answered.notes[0].contains("640028"))
+    }
+
+    @Test func offersThatAreNotWebRTCAreRefused() {
+        #expect(throws: WebRTCError.self) { try WebRTCOffer("v=0\r\ns=-\r\nm=video 9 RTP/AVP 96\r\n") }
+        let noFingerprint = Self.chromium.split(separator: "\r\n").filter { !$0.hasPrefix("a=fingerprint") }.joined(separator: "\r\n")
+        #expect(throws: WebRTCError.self) { try WebRTCOffer(noFingerprint) }
+        #expect(throws: WebRTCError.self) { try WebRTCOffer(String(repeating: "a=x\r\n", count: 20_000)) }
+    }
+}

@@ -1,0 +1,109 @@
+import DTLS
+import ICE
+import PacketCapture
+import RTP
+import SDP
+import SRTP
+import Testing
+import WebRTC
+
+/// A viewer's transport, sans I/O, against a viewer made of the same parts a browser has (a full agent's checks,
+/// a DTLS client with its own certificate, named in its offer): checked, keyed, and its media readable; a viewer
+/// that is not checked gets nothing, one that never finishes is closed.
+@Suite struct WebRTCPeerTests {
+    let viewerAddress = SocketAddress(address: .v4(0xC0A8_0105), port: 50_000)
+    let t0 = ArrivalTime(nanoseconds: 1_000_000_000)
+    let local = ICELiteAgent.Credentials(usernameFragment: "LoCa", password: "local-password-0123456789")
+
+    /// Chromium's offer with the fingerprint of `identity` (the test viewer's certificate).
+    func offer(naming identity: DTLSIdentity) throws -> WebRTCOffer {
+        let text = WebRTCAnswerTests.chromium.split(separator: "\r\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix("a=fingerprint:") ? "a=fingerprint:" + identity.sdpFingerprint : String(line)
+        }.joined(separator: "\r\n")
+        return try WebRTCOffer(text)
+    }
+
+    func check(_ offer: WebRTCOffer, id: UInt8 = 1) -> [UInt8] {
+        STUNMessage(
+            .request, transactionID: [UInt8](repeating: id, count: 12),
+            attributes: [
+                .username("\(local.usernameFragment):\(offer.usernameFragment)"),
+                STUNAttribute(type: STUNAttribute.iceControlling, value: [1, 2, 3, 4, 5, 6, 7, 8]),
+                STUNAttribute(type: STUNAttribute.useCandidate, value: []),
+            ]
+        ).serialized(integrityKey: Array(local.password.utf8))
+    }
+
+    func peer(_ offer: WebRTCOffer, server: DTLSIdentity) throws -> WebRTCPeer {
+        let answer = try WebRTCAnswerTests.answer(offer, [.video(WebRTCAnswerTests.h264)])
+        return try WebRTCPeer(offer: offer, answer: answer, local: local, identity: server, now: t0)
+    }
+
+    static func sent(_ actions: [WebRTCPeer.Action]) -> [[UInt8]] {
+        actions.compactMap { if case .send(let bytes, _) = $0 { bytes } else { nil } }
+    }
+
+    @Test func aCheckedViewerIsKeyedAndReadsWhatIsSent() throws {
+        let viewerIdentity = try DTLSIdentity()
+        let offer = try offer(naming: viewerIdentity)
+        let peer = try peer(offer, server: try DTLSIdentity())
+        let viewer = try DTLSEndpoint(identity: viewerIdentity, role: .client)
+        #expect(Self.sent(peer.receive(check(offer), from: viewerAddress, now: t0)).count == 1)
+        #expect(peer.mediaAddress == nil)
+        var toPeer = try viewer.start()
+        var ready = false
+        for _ in 0..<5 where !ready {
+            var toViewer: [[UInt8]] = []
+            for datagram in toPeer {
+                let actions = peer.receive(datagram, from: viewerAddress, now: t0)
+                ready = ready || actions.contains { if case .ready = $0 { true } else { false } }
+                toViewer += Self.sent(actions)
+            }
+            toPeer = try toViewer.flatMap { try viewer.receive($0) }
+        }
+        #expect(ready && peer.mediaAddress == viewerAddress)
+        let protection = try #require(peer.protection)
+        let packet = RTPPacketBuilder(marker: true, payloadType: 102, timestamp: 3000, ssrc: 7, payload: [0x65, 1, 2]).bytes()
+        let keys = try viewer.srtpKeys()
+        #expect(try SRTPReceiver(key: keys.remote).unprotect(try protection.protect(packet)) == packet)
+        // The viewer's RTCP, protected with its key, is read.
+        var report = RTCPCompoundBuilder()
+        report.appendReceiverReport(RTCPReceiverReport(ssrc: 9, reportBlocks: []))
+        _ = peer.receive(try SRTPSender(key: keys.local).protectRTCP(report.bytes), from: viewerAddress, now: t0)
+        #expect(peer.rtcpReceived == 1)
+    }
+
+    /// DTLS from an address no check came from is not answered; a viewer whose certificate is not the one its offer
+    /// named is closed; one that never starts is closed at the setup timeout.
+    @Test func unverifiedViewersGetNothing() throws {
+        let viewerIdentity = try DTLSIdentity()
+        let offer = try offer(naming: viewerIdentity)
+        let peer = try peer(offer, server: try DTLSIdentity())
+        let hello = try DTLSEndpoint(identity: viewerIdentity, role: .client).start()
+        #expect(peer.receive(hello[0], from: viewerAddress, now: t0).isEmpty)
+        // An impostor: checked (it saw the credentials) but with another certificate.
+        _ = peer.receive(check(offer), from: viewerAddress, now: t0)
+        let impostor = try DTLSEndpoint(identity: try DTLSIdentity(), role: .client)
+        var toPeer = try impostor.start()
+        var closed = false
+        for _ in 0..<5 where !closed {
+            var back: [[UInt8]] = []
+            for datagram in toPeer {
+                let actions = peer.receive(datagram, from: viewerAddress, now: t0)
+                closed = closed || actions.contains { if case .closed = $0 { true } else { false } }
+                back += Self.sent(actions)
+            }
+            toPeer = (try? back.flatMap { try impostor.receive($0) }) ?? []
+        }
+        #expect(closed && peer.protection == nil && peer.mediaAddress == nil)
+        // Never started: closed at 15 s.
+        let idle = try self.peer(offer, server: try DTLSIdentity())
+        #expect(idle.nextWakeUp == t0 + .seconds(15))
+        let actions = idle.wake(now: t0 + .seconds(15))
+        guard case .closed(let reason)? = actions.first else {
+            Issue.record("not closed: \(actions)")
+            return
+        }
+        #expect(reason.contains("no ICE check"))
+    }
+}
