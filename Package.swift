@@ -118,6 +118,15 @@ let package = Package(
         .target(name: "DTLS", dependencies: ["CDTLS", "SRTP"]),
         // WebRTC, sans I/O: a browser's offer read, answered with a source's tracks, each viewer's ICE and DTLS.
         .target(name: "WebRTC", dependencies: ["ICE", "DTLS", "SRTP", "SDP", "RTP", "PacketCapture"]),
+        // Sources served to browsers: WHEP on SwiftNIO's HTTP/1.1, every viewer on one UDP socket.
+        .target(
+            name: "WebRTCServer",
+            dependencies: [
+                "WebRTC", "ICE", "DTLS", "RTP", "RTPTransport", "RTSPServer", "PacketCapture",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         // H.264 (RFC 6184) and H.265 (RFC 7798) depacketizers, access units, parameter sets, SPS parsing, writers.
         .target(name: "H26x", dependencies: ["RTP", "CH26x"]),
         // zlib's header (the library is on every Linux and Apple system), for gzip-compressed ONVIF metadata.
@@ -169,7 +178,7 @@ let package = Package(
             name: "rtpdump",
             dependencies: [
                 "RTPDumpCore", "RTSPCapture", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "SRTP", "FFmpegDecoding",
-                "Audio", "PacketCapture", "MP4", "RTSPServer",
+                "Audio", "PacketCapture", "MP4", "RTSPServer", "WebRTCServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

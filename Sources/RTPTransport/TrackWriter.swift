@@ -9,6 +9,8 @@ public enum TrackWriter: Sendable {
     case interleaved(InterleavedWriter)
     /// As UDP datagrams.
     case datagrams(DatagramWriter)
+    /// As SRTP datagrams to a WebRTC viewer.
+    case protected(ProtectedDatagramWriter)
 
     /// Whether there is room to queue more: the connection's buffer, or the UDP socket's (a client that does not
     /// read fills them; what it would get is then skipped).
@@ -16,6 +18,7 @@ public enum TrackWriter: Sendable {
         switch self {
         case .interleaved(let writer): writer.hasRoom
         case .datagrams(let writer): writer.hasRoom
+        case .protected(let writer): writer.hasRoom
         }
     }
 
@@ -24,6 +27,7 @@ public enum TrackWriter: Sendable {
         switch self {
         case .interleaved(let writer): writer.write(packets)
         case .datagrams(let writer): writer.write(packets)
+        case .protected(let writer): writer.write(packets)
         }
     }
 
@@ -32,6 +36,7 @@ public enum TrackWriter: Sendable {
         switch self {
         case .interleaved(let writer): writer.writeRTCP(bytes)
         case .datagrams(let writer): writer.writeRTCP(bytes)
+        case .protected(let writer): writer.writeRTCP(bytes)
         }
     }
 }

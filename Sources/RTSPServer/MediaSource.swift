@@ -157,7 +157,7 @@ public final class MediaSource: Sendable {
 
     /// Adds a client; `starting` runs first, under the same lock as the packets' hand-out, with where each
     /// track starts: the PLAY answer written there comes before the first packet.
-    func subscribe(_ subscriber: Subscriber, starting: ([Int: (sequenceNumber: UInt16, rtpTime: UInt32)]) -> Void) -> Bool {
+    package func subscribe(_ subscriber: Subscriber, starting: ([Int: (sequenceNumber: UInt16, rtpTime: UInt32)]) -> Void) -> Bool {
         let now = WallClockTime.now()
         return state.withLock { state in
             guard !state.isFinished else { return false }
@@ -171,7 +171,7 @@ public final class MediaSource: Sendable {
         }
     }
 
-    func unsubscribe(_ subscriber: Subscriber) {
+    package func unsubscribe(_ subscriber: Subscriber) {
         state.withLock { state in
             guard let gone = state.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) else { return }
             state.skippedBefore += gone.skippedUnits

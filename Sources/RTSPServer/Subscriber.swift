@@ -7,13 +7,13 @@ import Synchronization
 /// UDP to its ports), and what it skips while it cannot keep up. Its methods are called by its ``MediaSource``
 /// under the source's lock, one at a time, from whatever thread pushes; the writes they make are queued on the
 /// connection's (or the UDP socket's) event loop.
-final class Subscriber: Sendable {
+package final class Subscriber: Sendable {
     let writers: [Int: TrackWriter]
     /// Tracks that wait for a keyframe before they send again (video at the start, and after a skip), and
     /// counts of what was skipped.
     private let gate: Mutex<(waiting: Set<Int>, skippedUnits: Int)>
 
-    init(writers: [Int: TrackWriter], videoTracks: Set<Int>) {
+    package init(writers: [Int: TrackWriter], videoTracks: Set<Int>) {
         self.writers = writers
         gate = Mutex((videoTracks.intersection(writers.keys), 0))
     }
@@ -40,7 +40,7 @@ final class Subscriber: Sendable {
     }
 
     /// Units skipped because the client was not reading, or was waiting for a keyframe.
-    var skippedUnits: Int { gate.withLock { $0.skippedUnits } }
+    package var skippedUnits: Int { gate.withLock { $0.skippedUnits } }
 
     /// Sends one unit's packets on the track's writer; skips them when its connection's (or the UDP socket's)
     /// queue is full, and video until a keyframe after that.

@@ -8,6 +8,7 @@ import RTSP
 import RTSPServer
 import SDP
 import SRTP
+import WebRTCServer
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +22,8 @@ struct Serve: ParsableCommand {
             + "served is printed on stdout once the server listens. A capture's video (H.264, H.265) and the "
             + "audio its SDP describes (G.711, L16, G.722, G.726, AAC, Opus) are served; its playing starts when "
             + "the first client plays, and the server ends with the capture unless --loop. Clients use TCP "
-            + "interleaved or UDP unicast.")
+            + "interleaved or UDP unicast. With --http-port, browsers play it too (WebRTC, WHEP at "
+            + "http://HOST:H/PATH/whep; the page http://HOST:H/PATH/ plays it): its URL is the second line printed.")
 
     @OptionGroup var options: InputOptions
 
@@ -49,6 +51,12 @@ struct Serve: ParsableCommand {
                 + "(a=crypto): anyone who reads the DESCRIBE answer has the key."))
     var serveSRTP = false
 
+    @Option(help: "Serve WebRTC viewers too: WHEP and a player page on this HTTP port (0 takes a free one).")
+    var httpPort: Int?
+
+    @Option(help: "The UDP port WebRTC viewers' media and checks share (default: any free one).")
+    var webrtcPort: Int = 0
+
     @Option(help: "An Annex B file's picture rate (it carries no timestamps; default 25).")
     var fps: Double = 25
 
@@ -58,6 +66,8 @@ struct Serve: ParsableCommand {
         }
         if loop && options.isURL { throw ValidationError("--loop replays a capture; a relayed URL is live") }
         guard fps > 0 && fps <= 1000 else { throw ValidationError("--fps must be above 0 and at most 1000: \(fps)") }
+        if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port must be 0 to 65535: \(httpPort)") }
+        if httpPort != nil && serveSRTP { throw ValidationError("--http-port serves WebRTC, which keys its own SRTP: drop --serve-srtp") }
     }
 
     /// The codec of an Annex B file (`.h264`, `.264`, `.h265`, `.265`, `.hevc`, or --codec), nil for a capture.
@@ -147,26 +157,42 @@ struct Serve: ParsableCommand {
     }
 
     /// Starts the server with `source` at --path, and says where.
-    private func start(_ source: MediaSource, describing tracks: String) throws -> RTSPServer {
+    private func start(_ source: MediaSource, describing tracks: String) throws -> Servers {
         let server = RTSPServer(configuration: serverConfiguration)
         server.mount(source, at: path)
         try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
         let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
+        let printedHost = host.contains(":" as Character) ? "[\(host)]" : host
         let mounted = RTSPServerStateMachine.Presentation(path: path, formats: []).path
         lineBufferStandardOutput()
-        print("rtsp://\(host.contains(":" as Character) ? "[\(host)]" : host):\(server.port ?? 0)\(mounted)")
+        print("rtsp://\(printedHost):\(server.port ?? 0)\(mounted)")
+        var webRTC: WebRTCServer?
+        if let httpPort {
+            let browsers = try WebRTCServer(configuration: .init(httpPort: httpPort, udpPort: webrtcPort, host: bind))
+            browsers.mount(source, at: path)
+            try naming("WebRTC server on \(bind):\(httpPort)") { try waitFor { try await browsers.start() } }
+            print("http://\(printedHost):\(browsers.httpPort ?? 0)\(mounted == "/" ? "" : mounted)/")
+            webRTC = browsers
+        }
         printError("serving \(tracks)")
-        return server
+        return Servers(rtsp: server, webRTC: webRTC)
+    }
+
+    /// What serves: RTSP always, WebRTC with --http-port.
+    struct Servers {
+        let rtsp: RTSPServer
+        let webRTC: WebRTCServer?
     }
 
     /// Ends the source (the players get a BYE and tear down) and, once they have left or after 5 s, the server.
-    private func end(_ source: MediaSource, _ server: RTSPServer) throws {
+    private func end(_ source: MediaSource, _ servers: Servers) throws {
         source.finish()
         let deadline = ArrivalTime.now() + .seconds(5)
         while source.subscriberCount > 0 && ArrivalTime.now() < deadline {
             CaptureServing.sleep(until: .now() + .milliseconds(50))
         }
-        waitFor { await server.stop() }
+        waitFor { await servers.rtsp.stop() }
+        if let webRTC = servers.webRTC { waitFor { await webRTC.stop() } }
         try exitIfInterrupted()
     }
 

@@ -1,0 +1,65 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import RTP
+
+/// Sends a track's packets to one WebRTC viewer: each packet copied (the viewer has keys of its own), given the
+/// viewer's payload type and SSRC (those its answer named), protected (SRTP) and sent as one datagram on the
+/// socket every viewer shares (RTP and RTCP muxed, RFC 5761). RTCP (sender reports, BYE) goes the same way.
+public struct ProtectedDatagramWriter: Sendable {
+    public let socket: any Channel
+    public let address: SocketAddress
+    public let payloadType: UInt8
+    public let ssrc: UInt32
+    private let protection: Protection
+
+    /// The viewer's SRTP context, used under a lock (a source pushes from any thread, its reports from a timer).
+    final class Protection: @unchecked Sendable {
+        let lock = NIOLock()
+        let value: any PacketProtection
+
+        init(_ value: any PacketProtection) { self.value = value }
+    }
+
+    public init(socket: any Channel, address: SocketAddress, payloadType: UInt8, ssrc: UInt32, protection: any PacketProtection) {
+        self.socket = socket
+        self.address = address
+        self.payloadType = payloadType & 0x7F
+        self.ssrc = ssrc
+        self.protection = Protection(protection)
+    }
+
+    public var hasRoom: Bool { socket.isWritable }
+
+    public func write(_ packets: FramedPackets) {
+        guard packets.count > 0 else { return }
+        var sent = false
+        protection.lock.withLock {
+            packets.forEachPacket { slice in
+                guard slice.readableBytes >= 12, var bytes = slice.getBytes(at: slice.readerIndex, length: slice.readableBytes)
+                else { return }
+                bytes[1] = bytes[1] & 0x80 | payloadType
+                Self.setSSRC(&bytes, at: 8, ssrc)
+                guard let protected = try? protection.value.protectedRTP(bytes) else { return }
+                socket.write(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
+                sent = true
+            }
+        }
+        if sent { socket.flush() }
+    }
+
+    /// An RTCP compound of the source's: its first packet's sender SSRC made the viewer's, then protected.
+    public func writeRTCP(_ bytes: [UInt8]) {
+        guard bytes.count >= 8 else { return }
+        var rewritten = bytes
+        Self.setSSRC(&rewritten, at: 4, ssrc)
+        guard let protected = protection.lock.withLock({ try? protection.value.protectedRTCP(rewritten) }) else { return }
+        socket.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
+    }
+
+    private static func setSSRC(_ bytes: inout [UInt8], at offset: Int, _ ssrc: UInt32) {
+        bytes[offset] = UInt8(ssrc >> 24)
+        bytes[offset + 1] = UInt8(ssrc >> 16 & 0xFF)
+        bytes[offset + 2] = UInt8(ssrc >> 8 & 0xFF)
+        bytes[offset + 3] = UInt8(ssrc & 0xFF)
+    }
+}

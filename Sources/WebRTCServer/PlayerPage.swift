@@ -1,0 +1,28 @@
+/// The page `GET /NAME/` serves: a video element that plays `/NAME/whep` (a WHEP player in a few lines of the
+/// browser's own WebRTC), so that a user opens a URL and sees the camera. `window.pc` is the connection (a test
+/// reads its `getStats()`).
+enum PlayerPage {
+    static func html(path: String) -> String {
+        let name = path.filter { $0.isLetter || $0.isNumber || "-_./".contains($0) }
+        return """
+            <!doctype html>
+            <html><head><meta charset="utf-8"><title>\(name)</title>
+            <style>body{margin:0;background:#000}video{width:100vw;height:100vh}</style></head>
+            <body><video id="video" autoplay muted playsinline controls></video>
+            <script>
+            const pc = new RTCPeerConnection();
+            window.pc = pc;
+            pc.addTransceiver('video', {direction: 'recvonly'});
+            pc.addTransceiver('audio', {direction: 'recvonly'});
+            pc.ontrack = (event) => { document.getElementById('video').srcObject = event.streams[0] || new MediaStream([event.track]); };
+            (async () => {
+              await pc.setLocalDescription(await pc.createOffer());
+              const response = await fetch('\(name == "/" ? "" : name)/whep', {method: 'POST', headers: {'Content-Type': 'application/sdp'}, body: pc.localDescription.sdp});
+              if (response.status !== 201) { window.whepError = response.status + ' ' + await response.text(); return; }
+              window.whepLocation = response.headers.get('Location');
+              await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
+            })().catch((error) => { window.whepError = String(error); });
+            </script></body></html>
+            """
+    }
+}

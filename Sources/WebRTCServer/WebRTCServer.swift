@@ -1,0 +1,165 @@
+import DTLS
+import ICE
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import RTP
+import RTSPServer
+import Synchronization
+import WebRTC
+
+/// Serves sources to browsers over WebRTC, without re-encoding: WHEP (RFC 9725) on an HTTP port of its own, every
+/// viewer's ICE-lite, DTLS-SRTP and media on one UDP port. The same ``RTSPServer/MediaSource`` can be mounted here
+/// and on an ``RTSPServer`` at once: it packetizes once, and each WebRTC viewer gets its packets in its own payload
+/// type, SSRC and SRTP keys.
+///
+/// ```swift
+/// let source = try MediaSource(formats: camera.tracks.map(\.format))
+/// let webRTC = WebRTCServer(configuration: .init(httpPort: 8889))
+/// webRTC.mount(source, at: "/camera")      // http://this-host:8889/camera/ plays it; /camera/whep is WHEP
+/// try await webRTC.start()
+/// ```
+///
+/// Bounded: ``Configuration/maxViewers`` viewers, of which ``Configuration/maxPendingViewers`` not yet keyed (each
+/// such is closed 15 s after its offer); offers of at most ``Configuration/maxOfferBytes``.
+public final class WebRTCServer: Sendable {
+    public struct Configuration: Sendable {
+        /// The HTTP port of the WHEP endpoint and the player page (0: any free one).
+        public var httpPort: Int
+        /// The UDP port every viewer's media and checks share (0: any free one).
+        public var udpPort: Int
+        /// The address both are bound to.
+        public var host: String
+        /// The addresses announced as host candidates; nil: each IPv4 address of this machine's interfaces (or
+        /// `host` when it is one address).
+        public var candidateAddresses: [String]?
+        /// When set, POST and DELETE ask for `Authorization: Bearer` with it.
+        public var bearerToken: String?
+        public var maxViewers = 64
+        public var maxPendingViewers = 16
+        public var maxOfferBytes = 64 * 1024
+
+        public init(httpPort: Int = 8889, udpPort: Int = 0, host: String = "0.0.0.0") {
+            self.httpPort = httpPort
+            self.udpPort = udpPort
+            self.host = host
+        }
+    }
+
+    public let configuration: Configuration
+    let logger: Logger
+    private let group: any EventLoopGroup
+    private let identity: DTLSIdentity
+    private let mounts = Mutex<[String: MediaSource]>([:])
+    private let running = Mutex<(http: any Channel, udp: any Channel, viewers: WebRTCViewers, candidates: [WebRTCAnswer.Candidate])?>(nil)
+
+    /// A server with a new DTLS identity (its certificate made now).
+    public init(configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil) throws {
+        self.configuration = configuration
+        self.group = group ?? MultiThreadedEventLoopGroup.singleton
+        self.logger = logger ?? Logger(label: "swift-rtp.webrtc", factory: { _ in SwiftLogNoOpLogHandler() })
+        identity = try DTLSIdentity()
+    }
+
+    /// Serves `source` at `path`, replacing what was there.
+    public func mount(_ source: MediaSource, at path: String) {
+        mounts.withLock { $0[Self.normalized(path)] = source }
+    }
+
+    public func unmount(_ path: String) {
+        _ = mounts.withLock { $0.removeValue(forKey: Self.normalized(path)) }
+    }
+
+    func hasSource(at path: String) -> Bool { mounts.withLock { $0[Self.normalized(path)] != nil } }
+
+    /// The HTTP port (nil before ``start()``).
+    public var httpPort: Int? { running.withLock { $0?.http.localAddress?.port } }
+    /// The UDP port (nil before ``start()``).
+    public var udpPort: Int? { running.withLock { $0?.udp.localAddress?.port } }
+
+    public func start() async throws {
+        let viewers = WebRTCViewers(logger: logger)
+        let udp = try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(viewers) } }
+            .bind(host: configuration.host, port: configuration.udpPort).get()
+        let http = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { [self] channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(WHEPHandler(server: self)) }
+            }
+            .bind(host: configuration.host, port: configuration.httpPort).get()
+        let port = UInt16(truncatingIfNeeded: udp.localAddress?.port ?? 0)
+        let candidates = Self.candidateAddresses(configuration).map { WebRTCAnswer.Candidate(address: $0, port: port) }
+        running.withLock { $0 = (http, udp, viewers, candidates) }
+        logger.info("serving WebRTC", metadata: ["http": "\(http.localAddress?.port ?? 0)", "udp": "\(port)"])
+    }
+
+    /// Stops listening; every viewer is ended.
+    public func stop() async {
+        guard let (http, udp, viewers, _) = running.withLock({ state in defer { state = nil }; return state }) else { return }
+        try? await udp.eventLoop.submit { viewers.removeAll() }.get()
+        try? await http.close()
+        try? await udp.close()
+    }
+
+    /// An offer for `path`: answered, and its viewer added, or refused with a status and the reason.
+    func admit(offer text: String, at path: String) -> EventLoopFuture<(String, String)> {
+        guard let (_, udp, viewers, candidates) = running.withLock({ $0 }) else {
+            return group.next().makeFailedFuture(WHEPRefusal(status: .serviceUnavailable, reason: "the server is not running"))
+        }
+        guard let source = mounts.withLock({ $0[Self.normalized(path)] }) else {
+            return udp.eventLoop.makeFailedFuture(WHEPRefusal(status: .notFound, reason: "nothing is mounted at \(path.prefix(200))"))
+        }
+        guard source.cryptoAttribute == nil else {
+            return udp.eventLoop.makeFailedFuture(
+                WHEPRefusal(status: .notAcceptable, reason: "this source is SRTP with its own key; WebRTC viewers take a plain source"))
+        }
+        let identity = self.identity
+        let configuration = self.configuration
+        return udp.eventLoop.submit {
+            guard viewers.count < configuration.maxViewers, viewers.pendingCount < configuration.maxPendingViewers else {
+                throw WHEPRefusal(status: .serviceUnavailable, reason: "too many viewers; try again later")
+            }
+            let local = ICELiteAgent.Credentials.random()
+            do {
+                let offer = try WebRTCOffer(text)
+                let answer = try WebRTCAnswer(
+                    offer: offer, formats: source.formats, iceUsernameFragment: local.usernameFragment,
+                    icePassword: local.password, fingerprint: identity.sdpFingerprint, candidates: candidates)
+                let peer = try WebRTCPeer(offer: offer, answer: answer, local: local, identity: identity, now: .now())
+                let id = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+                viewers.add(WebRTCViewers.Viewer(id: id, peer: peer, source: source))
+                return (id, answer.text)
+            } catch {
+                throw WHEPRefusal(status: .badRequest, reason: (error as? WebRTCError)?.reason ?? "\(error)")
+            }
+        }
+    }
+
+    /// Ends the viewer `id`; whether there was one.
+    func end(viewer id: String) -> EventLoopFuture<Bool> {
+        guard let (_, udp, viewers, _) = running.withLock({ $0 }) else { return group.next().makeSucceededFuture(false) }
+        return udp.eventLoop.submit { viewers.remove(id: id, reason: "its WHEP resource was deleted") }
+    }
+
+    static func normalized(_ path: String) -> String {
+        var path = path.hasPrefix("/") ? path : "/" + path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
+    static func candidateAddresses(_ configuration: Configuration) -> [String] {
+        if let given = configuration.candidateAddresses { return given }
+        if configuration.host != "0.0.0.0" && configuration.host != "::" { return [configuration.host] }
+        let devices = (try? System.enumerateDevices()) ?? []
+        var addresses: [String] = []
+        for device in devices {
+            guard case .v4 = device.address, let ip = device.address?.ipAddress, !addresses.contains(ip) else { continue }
+            addresses.append(ip)
+        }
+        // Loopback last: a browser on another machine cannot use it, one on this machine can.
+        return addresses.sorted { ($0.hasPrefix("127.") ? 1 : 0) < ($1.hasPrefix("127.") ? 1 : 0) }
+    }
+}

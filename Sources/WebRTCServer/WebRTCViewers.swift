@@ -1,0 +1,162 @@
+import DTLS
+import ICE
+import Logging
+import NIOCore
+import PacketCapture
+import RTP
+import RTPTransport
+import RTSPServer
+import WebRTC
+
+/// Every WebRTC viewer of a server, on its one UDP socket, driven on that socket's event loop: datagrams routed
+/// to a viewer by their source address (known once ICE checked it) or, for a STUN check, by the username it
+/// names; each viewer's actions carried out; one timer for what is due first (setup deadlines, DTLS
+/// retransmissions, ICE consent). A viewer whose DTLS is keyed is subscribed to its source with one
+/// ``ProtectedDatagramWriter`` per track; one that closes is unsubscribed and forgotten.
+final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+
+    /// One viewer: its transport, its source, its subscription once keyed.
+    final class Viewer {
+        let id: String
+        let peer: WebRTCPeer
+        let source: MediaSource
+        var subscriber: Subscriber?
+
+        init(id: String, peer: WebRTCPeer, source: MediaSource) {
+            self.id = id
+            self.peer = peer
+            self.source = source
+        }
+    }
+
+    private let logger: Logger
+    private var channel: (any Channel)?
+    /// Viewers by their id (the WHEP resource's last path component).
+    private var viewers: [String: Viewer] = [:]
+    /// Viewers by our ICE username fragment (what their checks name first).
+    private var byUsername: [String: Viewer] = [:]
+    /// Viewers by the addresses ICE checked.
+    private var byAddress: [PacketCapture.SocketAddress: Viewer] = [:]
+    private var wakeUp: (at: ArrivalTime, task: Scheduled<Void>)?
+
+    init(logger: Logger) { self.logger = logger }
+
+    var count: Int { viewers.count }
+
+    /// Viewers not yet keyed (each holds a DTLS context and a slot until its setup deadline).
+    var pendingCount: Int { viewers.values.filter { $0.subscriber == nil }.count }
+
+    func channelActive(context: ChannelHandlerContext) {
+        channel = context.channel
+        context.fireChannelActive()
+    }
+
+    /// Adds a viewer (on the socket's event loop).
+    func add(_ viewer: Viewer) {
+        viewers[viewer.id] = viewer
+        byUsername[viewer.peer.agent.local.usernameFragment] = viewer
+        armWakeUp()
+    }
+
+    /// Ends a viewer (its WHEP resource deleted, or the server stopping).
+    func remove(id: String, reason: String) -> Bool {
+        guard let viewer = viewers[id] else { return false }
+        forget(viewer, reason: reason)
+        return true
+    }
+
+    func removeAll() {
+        for viewer in viewers.values { forget(viewer, reason: "the server stopped") }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        guard let from = Self.address(envelope.remoteAddress) else { return }
+        var buffer = envelope.data
+        guard let bytes = buffer.readBytes(length: buffer.readableBytes), let first = bytes.first else { return }
+        let viewer: Viewer?
+        if let known = byAddress[from] {
+            viewer = known
+        } else if first < 4, let message = try? STUNMessage(parsing: bytes), let username = message.username,
+            let ours = username.split(separator: ":").first
+        {
+            viewer = byUsername[String(ours)]
+        } else {
+            viewer = nil
+        }
+        guard let viewer else { return }
+        carryOut(viewer.peer.receive(bytes, from: from, now: .now()), for: viewer)
+        if viewer.peer.agent.isChecked(from) { byAddress[from] = viewer }
+        armWakeUp()
+    }
+
+    private func carryOut(_ actions: [WebRTCPeer.Action], for viewer: Viewer) {
+        guard let channel else { return }
+        for action in actions {
+            switch action {
+            case .send(let bytes, let to):
+                guard let address = Self.nioAddress(to) else { continue }
+                channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
+            case .ready:
+                subscribe(viewer)
+            case .closed(let reason):
+                forget(viewer, reason: reason)
+            }
+        }
+    }
+
+    /// The viewer's tracks, each through its protected writer, from its source.
+    private func subscribe(_ viewer: Viewer) {
+        guard viewer.subscriber == nil, let channel, let protection = viewer.peer.protection,
+            let address = viewer.peer.mediaAddress.flatMap(Self.nioAddress)
+        else { return }
+        var writers: [Int: TrackWriter] = [:]
+        for track in viewer.peer.answer.tracks {
+            writers[track.sourceTrack] = .protected(
+                ProtectedDatagramWriter(
+                    socket: channel, address: address, payloadType: track.payloadType, ssrc: track.ssrc, protection: protection))
+        }
+        let formats = viewer.source.formats
+        let subscriber = Subscriber(writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }))
+        guard viewer.source.subscribe(subscriber, starting: { _ in }) else {
+            return forget(viewer, reason: "its source has ended")
+        }
+        viewer.subscriber = subscriber
+        logger.info("a WebRTC viewer plays", metadata: ["viewer": "\(viewer.id)"])
+    }
+
+    private func forget(_ viewer: Viewer, reason: String) {
+        guard viewers.removeValue(forKey: viewer.id) != nil else { return }
+        if let subscriber = viewer.subscriber { viewer.source.unsubscribe(subscriber) }
+        byUsername[viewer.peer.agent.local.usernameFragment] = nil
+        for (address, held) in byAddress where held === viewer { byAddress[address] = nil }
+        logger.info("a WebRTC viewer left", metadata: ["viewer": "\(viewer.id)", "reason": "\(reason)"])
+    }
+
+    /// One timer, for the earliest viewer's next deadline.
+    private func armWakeUp() {
+        guard let channel else { return }
+        let due = viewers.values.compactMap(\.peer.nextWakeUp).min()
+        guard let due else { return }
+        if let wakeUp, wakeUp.at <= due { return }
+        wakeUp?.task.cancel()
+        let task = channel.eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(0, due.nanoseconds)))) { [self] in
+            wakeUp = nil
+            let now = ArrivalTime.now()
+            for viewer in Array(viewers.values) { carryOut(viewer.peer.wake(now: now), for: viewer) }
+            armWakeUp()
+        }
+        wakeUp = (due, task)
+    }
+
+    static func address(_ address: NIOCore.SocketAddress) -> PacketCapture.SocketAddress? {
+        guard let port = address.port, let text = address.ipAddress, let ip = IPAddress(parsing: text) else { return nil }
+        return PacketCapture.SocketAddress(address: ip, port: UInt16(truncatingIfNeeded: port))
+    }
+
+    static func nioAddress(_ address: PacketCapture.SocketAddress) -> NIOCore.SocketAddress? {
+        try? NIOCore.SocketAddress(ipAddress: address.address.description, port: Int(address.port))
+    }
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Opens a WebRTC player page (rtpdump serve --http-port's http://HOST:H/PATH/) in headless Chromium, lets it play for
+the seconds given, and prints what the browser's own statistics say it decoded, as one JSON object: for each inbound
+track its kind, codec, frames decoded, frame size, packets lost, freezes and audio energy; and any WHEP error.
+
+    browser-plays.py URL [SECONDS]
+"""
+import json
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+url = sys.argv[1]
+seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 5
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required"]:
+    options.add_argument(flag)
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+try:
+    driver.set_script_timeout(30)
+    driver.get(url)
+    time.sleep(seconds)
+    result = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        if (!window.pc) { done({error: window.whepError || 'no peer connection'}); return; }
+        window.pc.getStats().then(stats => {
+            const codecs = {};
+            stats.forEach(s => { if (s.type === 'codec') codecs[s.id] = s.mimeType; });
+            const tracks = [];
+            stats.forEach(s => {
+                if (s.type !== 'inbound-rtp') return;
+                tracks.push({kind: s.kind, codec: codecs[s.codecId] || null, framesDecoded: s.framesDecoded || 0,
+                    frameWidth: s.frameWidth || 0, frameHeight: s.frameHeight || 0, packetsLost: s.packetsLost || 0,
+                    packetsReceived: s.packetsReceived || 0, freezeCount: s.freezeCount || 0,
+                    totalAudioEnergy: s.totalAudioEnergy || 0, keyFramesDecoded: s.keyFramesDecoded || 0});
+            });
+            done({error: window.whepError || null, state: window.pc.connectionState, tracks: tracks});
+        });
+    """)
+finally:
+    driver.quit()
+print(json.dumps(result))
