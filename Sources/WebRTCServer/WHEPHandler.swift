@@ -40,20 +40,30 @@ final class WHEPHandler: ChannelInboundHandler {
         }
     }
 
+    private static let cors: [(String, String)] = [
+        ("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", "POST, DELETE, OPTIONS, PATCH"),
+        ("Access-Control-Allow-Headers", "Content-Type, Authorization, If-Match"),
+        ("Access-Control-Expose-Headers", "Location, Link"),
+    ]
+
+    /// Writes a whole response (with the CORS headers every answer carries).
+    private func send(
+        _ status: HTTPResponseStatus, _ text: String, type: String = "text/plain; charset=utf-8", _ extra: [(String, String)] = [],
+        version: HTTPVersion, context: ChannelHandlerContext
+    ) {
+        var headers = HTTPHeaders(Self.cors + extra)
+        headers.add(name: "Content-Type", value: type)
+        headers.add(name: "Content-Length", value: "\(text.utf8.count)")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
     private func respond(to request: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
-        let cors: [(String, String)] = [
-            ("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", "POST, DELETE, OPTIONS, PATCH"),
-            ("Access-Control-Allow-Headers", "Content-Type, Authorization, If-Match"),
-            ("Access-Control-Expose-Headers", "Location, Link"),
-        ]
+        let version = request.version
         func send(_ status: HTTPResponseStatus, _ text: String, type: String = "text/plain; charset=utf-8", _ extra: [(String, String)] = []) {
-            var headers = HTTPHeaders(cors + extra)
-            headers.add(name: "Content-Type", value: type)
-            headers.add(name: "Content-Length", value: "\(text.utf8.count)")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            self.send(status, text, type: type, extra, version: version, context: context)
         }
         if request.method == .OPTIONS { return send(.noContent, "") }
         if tooLarge { return send(.payloadTooLarge, "an offer is at most \(server.configuration.maxOfferBytes) bytes\n") }
@@ -63,6 +73,8 @@ final class WHEPHandler: ChannelInboundHandler {
             return send(.unauthorized, "this endpoint asks for its token: Authorization: Bearer TOKEN\n", [("WWW-Authenticate", "Bearer")])
         }
         let parts = path.split(separator: "/").map(String.init)
+        // Answers that wait for the viewers' event loop are written back on this connection's.
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         switch request.method {
         case .POST where parts.last == "whep":
             let mount = "/" + parts.dropLast().joined(separator: "/")
@@ -70,28 +82,26 @@ final class WHEPHandler: ChannelInboundHandler {
                 return send(.unsupportedMediaType, "an offer is posted as Content-Type: application/sdp\n")
             }
             let offer = String(decoding: body, as: UTF8.self)
-            let loop = context.eventLoop
-            let connection = NIOLoopBound((self, context), eventLoop: loop)
-            server.admit(offer: offer, at: mount).whenComplete { result in
-                let (handler, context) = connection.value
-                _ = handler
+            server.admit(offer: offer, at: mount).hop(to: context.eventLoop).whenComplete { result in
+                let (handler, context) = bound.value
                 switch result {
                 case .success(let (id, answer)):
                     let location = mount == "/" ? "/whep/\(id)" : "\(mount)/whep/\(id)"
-                    send(.created, answer, type: "application/sdp", [("Location", location)])
+                    handler.send(.created, answer, type: "application/sdp", [("Location", location)], version: version, context: context)
                 case .failure(let error as WHEPRefusal):
-                    send(error.status, error.reason + "\n")
+                    handler.send(error.status, error.reason + "\n", version: version, context: context)
                 case .failure(let error):
-                    send(.internalServerError, "\(error)\n")
+                    handler.send(.internalServerError, "\(error)\n", version: version, context: context)
                 }
-                _ = context
             }
         case .DELETE where parts.count >= 2 && parts[parts.count - 2] == "whep":
-            let id = parts[parts.count - 1]
-            let connection = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            server.end(viewer: id).whenComplete { result in
-                _ = connection.value
-                if case .success(true) = result { send(.ok, "") } else { send(.notFound, "no such viewer\n") }
+            server.end(viewer: parts[parts.count - 1]).hop(to: context.eventLoop).whenComplete { result in
+                let (handler, context) = bound.value
+                if case .success(true) = result {
+                    handler.send(.ok, "", version: version, context: context)
+                } else {
+                    handler.send(.notFound, "no such viewer\n", version: version, context: context)
+                }
             }
         case .PATCH:
             send(.methodNotAllowed, "this server is ICE-lite and does not take trickled candidates\n", [("Allow", "POST, DELETE, OPTIONS")])

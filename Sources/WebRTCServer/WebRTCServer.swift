@@ -87,7 +87,10 @@ public final class WebRTCServer: Sendable {
         let http = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(WHEPHandler(server: self)) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(WHEPHandler(server: self))
+                }
             }
             .bind(host: configuration.host, port: configuration.httpPort).get()
         let port = UInt16(truncatingIfNeeded: udp.localAddress?.port ?? 0)

@@ -1,0 +1,112 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `rtpdump serve --http-port` played by a real browser: headless Chromium opens the player page, which posts its
+/// offer to the WHEP endpoint, and reports what its own decoder did (`getStats()`, scripts/webrtc/browser-plays.py).
+@Suite(.serialized) struct WebRTCBrowserTests {
+    /// `rtpdump serve` with WebRTC on free ports: the RTSP URL and the player page's URL it printed.
+    final class Served: @unchecked Sendable {  // a Process, stopped once
+        let rtspURL: String
+        let pageURL: String
+        private let process: Process
+
+        init(_ input: String, _ arguments: [String]) async throws {
+            let started = try await onOwnThread { () -> (String, String, Process) in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: RTPDumpBinary.path)
+                process.arguments = ["serve", input, "--port", "0", "--http-port", "0"] + arguments
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                let handle = output.fileHandleForReading
+                return (firstLine(of: handle), firstLine(of: handle), process)
+            }
+            (rtspURL, pageURL, process) = started
+            #expect(pageURL.hasPrefix("http://127.0.0.1:") && pageURL.hasSuffix("/stream/"), "rtpdump serve printed \(pageURL)")
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    /// What the browser's statistics said of one inbound track.
+    struct Track: Decodable {
+        let kind: String
+        let codec: String?
+        let framesDecoded: Int
+        let frameWidth: Int
+        let frameHeight: Int
+        let packetsLost: Int
+        let keyFramesDecoded: Int
+    }
+
+    struct Played: Decodable {
+        let error: String?
+        let state: String?
+        let tracks: [Track]?
+    }
+
+    /// Plays `url` in Chromium for `seconds`.
+    static func play(_ url: String, seconds: Int) async throws -> Played {
+        let script = RealServer.root.appendingPathComponent("scripts/webrtc/browser-plays.py").path
+        let run = try await runProgram("/usr/bin/python3", [script, url, "\(seconds)"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return try JSONDecoder().decode(Played.self, from: Data(run.stdout.utf8))
+    }
+
+    /// An H.264 Annex B file (Constrained Baseline, 640x360, 30 fps, made by FFmpeg's libx264) served at 30 fps:
+    /// Chromium decodes it as H.264 of that size, from a keyframe, nothing lost. In 5 s of playing it is sent about
+    /// 150 pictures; at least 60 decoded leaves room for a browser that starts late on a busy machine, not for one
+    /// that decodes nothing or stalls.
+    @Test func chromiumPlaysAServedH264File() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webrtc-\(UUID().uuidString).h264").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let made = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "300", "-c:v", "libx264",
+             "-profile:v", "baseline", "-bf", "0", "-g", "30", "-pix_fmt", "yuv420p", file])
+        #expect(made.status == 0, "\(made.stderr)")
+        let served = try await Served(file, ["--fps", "30", "--loop"])
+        let played = try await Self.play(served.pageURL, seconds: 5)
+        #expect(played.error == nil && played.state == "connected", "\(played)")
+        let video = try #require(played.tracks?.first { $0.kind == "video" })
+        #expect(video.codec == "video/H264")
+        #expect(video.frameWidth == 640 && video.frameHeight == 360)
+        #expect(video.framesDecoded >= 60 && video.keyFramesDecoded >= 1, "\(video.framesDecoded) frames decoded")
+        #expect(video.packetsLost == 0)
+    }
+
+    /// The WHEP endpoint over HTTP as curl speaks it: CORS for a preflight, an offer that is not SDP refused with the
+    /// reason, a path with nothing mounted 404, trickle ICE 405, a viewer's resource deleted once.
+    @Test func theWHEPEndpointAnswersAsRFC9725Says() async throws {
+        let file = RealServer.root.appendingPathComponent("Fixtures/captures/h264-gst.pcap").path
+        let served = try await Served(file, ["--loop"])
+        let whep = served.pageURL + "whep"
+        func curl(_ arguments: [String]) async throws -> (status: Int, headers: String, body: String) {
+            let run = try await runProgram("/usr/bin/curl", ["-s", "-D", "-", "-o", "-", "--max-time", "10"] + arguments)
+            let text = run.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+            let parts = text.components(separatedBy: "\n\n")
+            let status = Int(parts.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+            return (status, parts.first ?? "", parts.dropFirst().joined(separator: "\n\n"))
+        }
+        let preflight = try await curl(["-X", "OPTIONS", whep])
+        #expect(preflight.status == 204 && preflight.headers.lowercased().contains("access-control-allow-origin: *"))
+        let notSDP = try await curl(["-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", "hello", whep])
+        #expect(notSDP.status == 400 && notSDP.body.contains("not a session description"), "\(notSDP)")
+        let wrongType = try await curl(["-X", "POST", "-H", "Content-Type: text/plain", "--data-binary", "v=0", whep])
+        #expect(wrongType.status == 415)
+        let elsewhere = try await curl(["-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", "v=0", served.pageURL + "../other/whep"])
+        #expect(elsewhere.status == 404)
+        #expect(try await curl(["-X", "PATCH", whep + "/x"]).status == 405)
+        let offer = RealServer.root.appendingPathComponent("Tests/WebRTCTests/Offers/chromium-recvonly.sdp").path
+        let created = try await curl(["-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", "@\(offer)", whep])
+        #expect(created.status == 201 && created.body.hasPrefix("v=0"), "\(created)")
+        let location = created.headers.split(separator: "\n").first { $0.lowercased().hasPrefix("location:") }
+            .map { $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces) }
+        let resource = try #require(location)
+        let base = served.pageURL.components(separatedBy: "/stream/").first ?? ""
+        #expect(try await curl(["-X", "DELETE", base + resource]).status == 200)
+        #expect(try await curl(["-X", "DELETE", base + resource]).status == 404)
+    }
+}
