@@ -39,6 +39,7 @@ import Testing
         let frameHeight: Int
         let packetsLost: Int
         let keyFramesDecoded: Int
+        let totalAudioEnergy: Double
     }
 
     struct Played: Decodable {
@@ -75,6 +76,23 @@ import Testing
         #expect(video.frameWidth == 640 && video.frameHeight == 360)
         #expect(video.framesDecoded >= 60 && video.keyFramesDecoded >= 1, "\(video.framesDecoded) frames decoded")
         #expect(video.packetsLost == 0)
+    }
+
+    /// A camera relayed to a browser without re-encoding: gst-rtsp-server's H.264 with its parameter sets in the
+    /// SDP only (as many cameras send them; the relay puts them in front of each keyframe), its G.711 tone and AAC
+    /// beside it. Chromium decodes the H.264 at the camera's size and plays the G.711 (the tone's energy in its
+    /// statistics); AAC is not offered to it (browsers play Opus and G.711).
+    @Test func chromiumPlaysARelayedCamerasVideoAndG711() async throws {
+        let camera = try await RealServer(["--audio", "--sdp-parameter-sets-only", "--frames", "900"])
+        defer { camera.stop() }
+        let served = try await Served(camera.url, [])
+        let played = try await Self.play(served.pageURL, seconds: 5)
+        #expect(played.error == nil && played.state == "connected", "\(played)")
+        let video = try #require(played.tracks?.first { $0.kind == "video" })
+        #expect(video.codec == "video/H264" && video.frameWidth == 320 && video.frameHeight == 240)
+        #expect(video.framesDecoded >= 60 && video.packetsLost == 0, "\(video.framesDecoded) frames decoded")
+        let audio = try #require(played.tracks?.first { $0.kind == "audio" })
+        #expect(audio.codec == "audio/PCMU" && audio.totalAudioEnergy > 0 && audio.packetsLost == 0, "\(audio)")
     }
 
     /// The WHEP endpoint over HTTP as curl speaks it: CORS for a preflight, an offer that is not SDP refused with the

@@ -22,6 +22,9 @@ driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opti
 try:
     driver.set_script_timeout(30)
     driver.get(url)
+    # The page mutes its video element (browsers autoplay only muted media); the browser renders, and so
+    # measures, received audio only for an element that plays it.
+    driver.execute_script("const v = document.getElementById('video'); v.muted = false; v.play().catch(() => {});")
     time.sleep(seconds)
     result = driver.execute_async_script("""
         const done = arguments[arguments.length - 1];
