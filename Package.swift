@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
         .library(name: "ICE", targets: ["ICE"]),
+        .library(name: "WebRTCServer", targets: ["WebRTCServer"]),
         .library(name: "RTSPCapture", targets: ["RTSPCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
         .library(name: "JPEG", targets: ["JPEG"]),
@@ -194,7 +195,7 @@ let package = Package(
             name: "SwiftRTP",
             dependencies: [
                 "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "Metadata", "MediaPipeline", "MP4", "PacketCapture", "RTP", "RTSPCapture",
-                "RTPTransport", "RTSP", "RTSPClient", "RTSPServer", "SDP", "SRTP", "VideoDecoding",
+                "RTPTransport", "RTSP", "RTSPClient", "RTSPServer", "SDP", "SRTP", "VideoDecoding", "WebRTCServer",
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the
         // tests build and run it.

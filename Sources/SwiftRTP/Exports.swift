@@ -21,3 +21,4 @@
 @_exported import SDP
 @_exported import SRTP
 @_exported import VideoDecoding
+@_exported import WebRTCServer

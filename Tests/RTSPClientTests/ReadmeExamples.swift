@@ -138,6 +138,24 @@ func relay(_ url: String, port: Int) async throws -> RTSPServer {
     return server
 }
 
+/// "Serving to browsers": a camera relayed to RTSP players and to browsers at once, without re-encoding (WebRTC:
+/// WHEP and a player page on the HTTP port).
+func relayToBrowsers(_ url: String, rtspPort: Int, httpPort: Int) async throws -> (RTSPServer, WebRTCServer) {
+    let camera = try await RTSPSession.connect(to: url)
+    let source = try MediaSource(formats: camera.tracks.map(\.format))
+    let rtsp = RTSPServer(configuration: .init(port: rtspPort))
+    let browsers = try WebRTCServer(configuration: .init(httpPort: httpPort))
+    rtsp.mount(source, at: "/camera")  // rtsp://this-host:rtspPort/camera
+    browsers.mount(source, at: "/camera")  // http://this-host:httpPort/camera/ plays it (H.264 and G.711)
+    try await rtsp.start()
+    try await browsers.start()
+    Task {
+        for try await unit in try camera.media() { source.push(unit) }  // packetized once for every viewer
+        source.finish()
+    }
+    return (rtsp, browsers)
+}
+
 /// The README's error example: a session's failure matched by its code, its sentence kept.
 func connectSaying(_ url: String) async -> String? {
     do {

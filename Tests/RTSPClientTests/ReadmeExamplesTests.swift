@@ -163,6 +163,25 @@ import Testing
         await server.stop()
     }
 
+    /// The browser example: gst-rtsp-server's camera relayed, played by headless Chromium from the printed page
+    /// (its H.264 decoded at the camera's size) while FFmpeg reads the same source over RTSP.
+    @Test func theBrowserExampleRuns() async throws {
+        let camera = try await RealServer(["--audio", "--frames", "900"])
+        defer { camera.stop() }
+        let (rtsp, browsers) = try await relayToBrowsers(camera.url, rtspPort: 0, httpPort: 0)
+        let page = "http://127.0.0.1:\(try #require(browsers.httpPort))/camera/"
+        async let probe = runProgram(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
+             "rtsp://127.0.0.1:\(try #require(rtsp.port))/camera"])
+        let played = try await WebRTCBrowserTests.play(page, seconds: 4)
+        let video = try #require(played.tracks?.first { $0.kind == "video" }, "\(played)")
+        #expect(video.codec == "video/H264" && video.frameWidth == 320 && video.framesDecoded >= 30, "\(video)")
+        #expect(try await probe.stdout.split(separator: "\n").sorted() == ["aac", "h264", "pcm_mulaw"])
+        await browsers.stop()
+        await rtsp.stop()
+    }
+
     /// The error example tells a refused password by its code and keeps the sentence, without the password.
     @Test func theErrorExampleReadsTheSentence() async throws {
         let source = try MediaSource(video: .h264)
