@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "PacketCapture", targets: ["PacketCapture"]),
         .library(name: "ICE", targets: ["ICE"]),
+        .library(name: "WebRTC", targets: ["WebRTC"]),
         .library(name: "WebRTCServer", targets: ["WebRTCServer"]),
         .library(name: "RTSPCapture", targets: ["RTSPCapture"]),
         .library(name: "H26x", targets: ["H26x"]),
@@ -246,7 +247,7 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 "RTSPClient", "RTSPServer", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "MediaDecoding", "VideoDecoding",
-                "AudioDecoding", "FFmpegDecoding", "PacketCapture", "SwiftRTP",
+                "AudioDecoding", "FFmpegDecoding", "PacketCapture", "SwiftRTP", "ICE",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -13,6 +13,9 @@ let package = Package(
         .executableTarget(name: "FuzzRTPPacket", dependencies: [.product(name: "RTP", package: "swift-rtp")]),
         .executableTarget(name: "FuzzRTCP", dependencies: [.product(name: "RTP", package: "swift-rtp")]),
         .executableTarget(
+            name: "FuzzWebRTCOffer",
+            dependencies: [.product(name: "WebRTC", package: "swift-rtp"), .product(name: "SDP", package: "swift-rtp")]),
+        .executableTarget(
             name: "FuzzSTUN",
             dependencies: [
                 .product(name: "ICE", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp"),

@@ -22,7 +22,7 @@ import WebRTC
 /// ```
 ///
 /// Bounded: ``Configuration/maxViewers`` viewers, of which ``Configuration/maxPendingViewers`` not yet keyed (each
-/// such is closed 15 s after its offer); offers of at most ``Configuration/maxOfferBytes``.
+/// such is closed ``Configuration/viewerSetupTimeout`` after its offer); offers of at most ``Configuration/maxOfferBytes``.
 public final class WebRTCServer: Sendable {
     public struct Configuration: Sendable {
         /// The HTTP port of the WHEP endpoint and the player page (0: any free one).
@@ -39,6 +39,8 @@ public final class WebRTCServer: Sendable {
         public var maxViewers = 64
         public var maxPendingViewers = 16
         public var maxOfferBytes = 64 * 1024
+        /// How long a viewer has, from its offer, to be checked by ICE and keyed by DTLS before it is closed.
+        public var viewerSetupTimeout: Duration = .seconds(15)
 
         public init(httpPort: Int = 8889, udpPort: Int = 0, host: String = "0.0.0.0") {
             self.httpPort = httpPort
@@ -132,6 +134,7 @@ public final class WebRTCServer: Sendable {
                     offer: offer, formats: source.formats, iceUsernameFragment: local.usernameFragment,
                     icePassword: local.password, fingerprint: identity.sdpFingerprint, candidates: candidates)
                 let peer = try WebRTCPeer(offer: offer, answer: answer, local: local, identity: identity, now: .now())
+                peer.setupTimeout = configuration.viewerSetupTimeout
                 let id = String(UInt64.random(in: 1...UInt64.max), radix: 16)
                 viewers.add(WebRTCViewers.Viewer(id: id, peer: peer, source: source))
                 return (id, answer.text)
