@@ -131,7 +131,7 @@ public struct WebRTCAnswer: Sendable {
     ) -> String {
         let port = candidates.first?.port ?? 9
         let address = candidates.first?.address ?? "0.0.0.0"
-        let family = address.contains(":") ? "IP6" : "IP4"
+        let family = address.contains(":" as Character) ? "IP6" : "IP4"
         var lines = [
             "v=0", "o=- \(sessionID) 2 IN \(family) \(address)", "s=swift-rtp", "t=0 0", "a=ice-lite",
             "a=group:BUNDLE " + tracks.map(\.mid).joined(separator: " "), "a=msid-semantic: WMS swift-rtp",

@@ -184,10 +184,12 @@ struct Serve: ParsableCommand {
         let webRTC: WebRTCServer?
     }
 
-    /// Ends the source (the players get a BYE and tear down) and, once they have left or after 5 s, the server.
+    /// Ends the source (the players get a BYE and tear down) and, once they have left or after 15 s, the server.
+    /// (A player tears down at its BYE; gst-launch's rtspsrc, still decoding on a busy machine, was once cut off by a
+    /// 5 s wait: its TEARDOWN found the server gone, and it failed.)
     private func end(_ source: MediaSource, _ servers: Servers) throws {
         source.finish()
-        let deadline = ArrivalTime.now() + .seconds(5)
+        let deadline = ArrivalTime.now() + .seconds(15)
         while source.subscriberCount > 0 && ArrivalTime.now() < deadline {
             CaptureServing.sleep(until: .now() + .milliseconds(50))
         }

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""A second WebRTC stack as the viewer: aiortc posts its offer to a WHEP endpoint, receives the video, decodes it
+(PyAV: FFmpeg's libavcodec) and prints the MD5 of each of the first COUNT frames as packed I420, one per line:
+`<index> <width>x<height> <md5>`, what `rtpdump decode --md5` and FFmpeg's framemd5 print of the same pictures.
+
+    aiortc-md5.py WHEP_URL COUNT
+"""
+import asyncio
+import hashlib
+import sys
+import urllib.request
+
+from aiortc import RTCPeerConnection, RTCSessionDescription
+
+
+async def main(url, count):
+    pc = RTCPeerConnection()
+    pc.addTransceiver("video", direction="recvonly")
+    frames = []
+    done = asyncio.Event()
+
+    @pc.on("track")
+    def on_track(track):
+        async def read():
+            try:
+                while len(frames) < count:
+                    frame = await track.recv()
+                    planes = frame.to_ndarray(format="yuv420p")
+                    frames.append((frame.width, frame.height, hashlib.md5(planes.tobytes()).hexdigest()))
+            finally:
+                done.set()
+
+        asyncio.ensure_future(read())
+
+    await pc.setLocalDescription(await pc.createOffer())
+    request = urllib.request.Request(
+        url, data=pc.localDescription.sdp.encode(), headers={"Content-Type": "application/sdp"}, method="POST")
+    answer = await asyncio.get_running_loop().run_in_executor(None, lambda: urllib.request.urlopen(request, timeout=10).read())
+    await pc.setRemoteDescription(RTCSessionDescription(sdp=answer.decode(), type="answer"))
+    try:
+        await asyncio.wait_for(done.wait(), 60)
+    finally:
+        await pc.close()
+    for index, (width, height, digest) in enumerate(frames):
+        print(f"{index} {width}x{height} {digest}")
+
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2])))
