@@ -78,6 +78,36 @@ import Testing
         #expect(video.packetsLost == 0)
     }
 
+    /// A second WebRTC stack as the viewer, bit for bit: aiortc (its own ICE, DTLS and SRTP; PyAV decoding) plays
+    /// the served file from its first keyframe, and the MD5 of each of its first 60 frames equals FFmpeg's
+    /// framemd5 of the file itself.
+    @Test func aiortcDecodesTheFilesFramesBitForBit() async throws {
+        let python = RealServer.root.appendingPathComponent(".build/webrtc-venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            Issue.record("aiortc's environment is missing: bash scripts/test makes it (.build/webrtc-venv)")
+            return
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webrtc-\(UUID().uuidString).h264").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let made = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "90", "-c:v", "libx264",
+             "-profile:v", "baseline", "-bf", "0", "-g", "30", "-pix_fmt", "yuv420p", file])
+        #expect(made.status == 0, "\(made.stderr)")
+        let reference = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-f", "framemd5", "-"])
+        let expected = reference.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(expected.count == 90)
+        let served = try await Served(file, ["--fps", "30"])
+        let script = RealServer.root.appendingPathComponent("scripts/webrtc/aiortc-md5.py").path
+        let run = try await runProgram(python, [script, served.pageURL + "whep", "60"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = run.stdout.split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(frames.allSatisfy { $0.count == 3 && $0[1] == "640x360" })
+        #expect(frames.map { String($0.last ?? "") } == Array(expected.prefix(60)))
+    }
+
     /// A camera relayed to a browser without re-encoding: gst-rtsp-server's H.264 with its parameter sets in the
     /// SDP only (as many cameras send them; the relay puts them in front of each keyframe), its G.711 tone and AAC
     /// beside it. Chromium decodes the H.264 at the camera's size and plays the G.711 (the tone's energy in its

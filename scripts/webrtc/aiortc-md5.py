@@ -13,6 +13,19 @@ import urllib.request
 from aiortc import RTCPeerConnection, RTCSessionDescription
 
 
+def packed_i420(frame):
+    """The frame's Y, U and V planes, each row without the decoder's padding."""
+    frame = frame.reformat(format="yuv420p")
+    data = bytearray()
+    for index, plane in enumerate(frame.planes):
+        width = frame.width if index == 0 else frame.width // 2
+        height = frame.height if index == 0 else frame.height // 2
+        buffer = bytes(plane)
+        for row in range(height):
+            data += buffer[row * plane.line_size:row * plane.line_size + width]
+    return bytes(data)
+
+
 async def main(url, count):
     pc = RTCPeerConnection()
     pc.addTransceiver("video", direction="recvonly")
@@ -25,8 +38,7 @@ async def main(url, count):
             try:
                 while len(frames) < count:
                     frame = await track.recv()
-                    planes = frame.to_ndarray(format="yuv420p")
-                    frames.append((frame.width, frame.height, hashlib.md5(planes.tobytes()).hexdigest()))
+                    frames.append((frame.width, frame.height, hashlib.md5(packed_i420(frame)).hexdigest()))
             finally:
                 done.set()
 
