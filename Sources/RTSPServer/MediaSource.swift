@@ -42,6 +42,8 @@ public final class MediaSource: Sendable {
         /// Units skipped for clients that have left.
         var skippedBefore = 0
         let allocator = ByteBufferAllocator()
+        /// What sees each unit pushed, after its packets went out (a transcoder for other viewers).
+        var observers: [@Sendable (MediaUnit, Int, WallClockTime) -> Void] = []
     }
 
     /// A source of tracks of `formats` (each must be one a ``Packetizer`` sends). `maxPayloadSize` bounds each
@@ -97,20 +99,33 @@ public final class MediaSource: Sendable {
     public func push(_ unit: MediaUnit, track: Int? = nil, capturedAt: WallClockTime? = nil) {
         let time = capturedAt ?? unit.captureTime ?? WallClockTime.now()
         let index = track ?? unit.track
-        state.withLock { state in
-            guard !state.isFinished, state.tracks.indices.contains(index) else { return }
-            if case .video(let picture) = unit, picture.isKeyframe { state.learnParameterSets(of: picture, track: index) }
-            // Packetized once, framed for the track's default channel (2 × index): every client's edge writes it.
-            var packets = FramedPackets(
-                channel: UInt8(truncatingIfNeeded: index * 2), capacity: Self.size(of: unit) + 64, allocator: state.allocator)
-            guard state.tracks[index].send(unit, capturedAt: time, into: &packets) > 0, !state.subscribers.isEmpty else {
-                return
-            }
-            let isVideo = state.formats[index].kind == .video
-            let isKeyframe = unit.accessUnit?.isKeyframe ?? false
-            for subscriber in state.subscribers.values {
-                subscriber.deliver(track: index, packets: packets, isVideo: isVideo, isKeyframe: isKeyframe)
-            }
+        let observers = state.withLock { state -> [@Sendable (MediaUnit, Int, WallClockTime) -> Void] in
+            guard !state.isFinished, state.tracks.indices.contains(index) else { return [] }
+            deliver(unit, track: index, capturedAt: time, state: &state)
+            return state.observers
+        }
+        for observer in observers { observer(unit, index, time) }
+    }
+
+    /// Calls `observer` with each unit pushed from now on (its track and wall-clock time), on the pushing thread,
+    /// after its packets went out.
+    package func observe(_ observer: @escaping @Sendable (MediaUnit, Int, WallClockTime) -> Void) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
+    /// Packetizes `unit` once and hands its packets to every subscriber (under the state's lock).
+    private func deliver(_ unit: MediaUnit, track index: Int, capturedAt time: WallClockTime, state: inout State) {
+        if case .video(let picture) = unit, picture.isKeyframe { state.learnParameterSets(of: picture, track: index) }
+        // Packetized once, framed for the track's default channel (2 × index): every client's edge writes it.
+        var packets = FramedPackets(
+            channel: UInt8(truncatingIfNeeded: index * 2), capacity: Self.size(of: unit) + 64, allocator: state.allocator)
+        guard state.tracks[index].send(unit, capturedAt: time, into: &packets) > 0, !state.subscribers.isEmpty else {
+            return
+        }
+        let isVideo = state.formats[index].kind == .video
+        let isKeyframe = unit.accessUnit?.isKeyframe ?? false
+        for subscriber in state.subscribers.values {
+            subscriber.deliver(track: index, packets: packets, isVideo: isVideo, isKeyframe: isKeyframe)
         }
     }
 
@@ -185,7 +200,7 @@ public final class MediaSource: Sendable {
     }
 
     /// Sends each track's sender report (with its SDES CNAME) to every client: what the server does every 5 s.
-    func sendReports(now: WallClockTime, canonicalName: String) {
+    package func sendReports(now: WallClockTime, canonicalName: String) {
         state.withLock { state in
             guard !state.subscribers.isEmpty else { return }
             for (index, track) in state.tracks.enumerated() {

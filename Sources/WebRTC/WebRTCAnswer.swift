@@ -8,7 +8,9 @@ import SDP
 ///   `profile-level-id` names the source's profile (the first such); an offer without that profile gets the first
 ///   packetization-mode=1 H.264 and a note (a browser's decoder is a general one; RFC 6184's level asymmetry);
 ///   any other codec of the source (H.265, JPEG) is refused with the reason;
-/// - audio: G.711 passed through when the offer has it at 8 kHz; anything else refused with the reason;
+/// - audio: G.711 passed through when the offer has it at 8 kHz, and Opus; AAC, G.722, G.726 and L16 marked
+///   ``Track/transcodedToOpus`` in the offer's Opus payload type (the server re-encodes them); LATM AAC and
+///   anything else refused with the reason;
 /// - every other section (data channels) refused.
 public struct WebRTCAnswer: Sendable {
     /// A section that carries a source track.
@@ -24,6 +26,8 @@ public struct WebRTCAnswer: Sendable {
         public var ssrc: UInt32
         /// Whether the offer asked for NACK on it (RFC 4585).
         public var nack: Bool
+        /// Whether the source's audio must be re-encoded to Opus for it (``payloadType`` is then the offer's Opus).
+        public var transcodedToOpus: Bool
     }
 
     /// Where the viewer reaches us: one UDP port on each host address.
@@ -67,14 +71,15 @@ public struct WebRTCAnswer: Sendable {
                 continue
             }
             switch Self.choose(formats[source], section) {
-            case .success(let (payloadType, note)):
+            case .success(let choice):
                 used.insert(source)
-                if let note { notes.append(note) }
-                let nack = section.feedback[payloadType]?.contains("nack") ?? false
+                if let note = choice.note { notes.append(note) }
+                let nack = section.feedback[choice.payloadType]?.contains("nack") ?? false
                 tracks.append(
                     Track(
-                        section: index, mid: section.mid, sourceTrack: source, payloadType: payloadType,
-                        ssrc: UInt32.random(in: 1...UInt32.max, using: &generator), nack: nack))
+                        section: index, mid: section.mid, sourceTrack: source, payloadType: choice.payloadType,
+                        ssrc: UInt32.random(in: 1...UInt32.max, using: &generator), nack: nack,
+                        transcodedToOpus: choice.transcoded))
             case .failure(let reason):
                 refusals[index] = reason.reason
             }
@@ -91,8 +96,18 @@ public struct WebRTCAnswer: Sendable {
             fingerprint: fingerprint, candidates: candidates, sessionID: sessionID)
     }
 
+    /// What a section carries of a source track: the offer's payload type, a note, whether it is re-encoded.
+    struct Choice {
+        var payloadType: UInt8
+        var note: String? = nil
+        var transcoded = false
+    }
+
+    /// The audio codecs the server re-encodes to Opus for browsers (FFmpeg decodes them; their format says all).
+    public static let transcodedToOpus: Set<AudioCodec> = [.aac, .g722, .g726, .l16]
+
     /// The offer's payload type for `format` in `section`, or why there is none.
-    static func choose(_ format: MediaFormat, _ section: WebRTCOffer.Section) -> Result<(UInt8, String?), WebRTCError> {
+    static func choose(_ format: MediaFormat, _ section: WebRTCOffer.Section) -> Result<Choice, WebRTCError> {
         switch format {
         case .video(let video):
             guard video.codec == .h264 else {
@@ -102,24 +117,34 @@ public struct WebRTCAnswer: Sendable {
             guard let first = h264.first else {
                 return .failure(WebRTCError("the offer takes no H.264 in packetization mode 1"))
             }
-            guard let profile = video.profileLevelID.flatMap(H264Profile.init) else { return .success((first.payloadType, nil)) }
+            guard let profile = video.profileLevelID.flatMap(H264Profile.init) else { return .success(Choice(payloadType: first.payloadType)) }
             if let same = h264.first(where: { $0.parameters["profile-level-id"].flatMap(H264Profile.init)?.matches(profile) == true }) {
-                return .success((same.payloadType, nil))
+                return .success(Choice(payloadType: same.payloadType))
             }
             let offered = h264.compactMap { $0.parameters["profile-level-id"] }.joined(separator: ", ")
             return .success(
-                (first.payloadType,
-                 "the offer has no H.264 of the source's profile \(video.profileLevelID ?? "") (it has \(offered)): sent as payload type \(first.payloadType)"))
+                Choice(
+                    payloadType: first.payloadType,
+                    note: "the offer has no H.264 of the source's profile \(video.profileLevelID ?? "") (it has \(offered)): sent as payload type \(first.payloadType)"))
         case .audio(let audio):
-            guard audio.codec == .pcmu || audio.codec == .pcma, audio.clockRate == 8000, audio.channels == 1 else {
-                return .failure(
-                    WebRTCError("the source's audio is \(audio.codec) at \(audio.clockRate) Hz; browsers get G.711 passed through, and nothing else yet"))
+            let opus = section.codecs.first { $0.name == "OPUS" && $0.clockRate == 48000 }
+            if (audio.codec == .pcmu || audio.codec == .pcma) && audio.clockRate == 8000 && audio.channels == 1 {
+                let name = audio.codec == .pcmu ? "PCMU" : "PCMA"
+                if let codec = section.codecs.first(where: { $0.name == name && $0.clockRate == 8000 }) {
+                    return .success(Choice(payloadType: codec.payloadType))
+                }
+                guard let opus else { return .failure(WebRTCError("the offer takes neither \(name) nor Opus")) }
+                return .success(Choice(payloadType: opus.payloadType, note: "the offer takes no \(name): re-encoded to Opus", transcoded: true))
             }
-            let name = audio.codec == .pcmu ? "PCMU" : "PCMA"
-            guard let codec = section.codecs.first(where: { $0.name == name && $0.clockRate == 8000 }) else {
-                return .failure(WebRTCError("the offer takes no \(name)"))
+            if audio.codec == .opus {
+                guard let opus else { return .failure(WebRTCError("the offer takes no Opus")) }
+                return .success(Choice(payloadType: opus.payloadType))
             }
-            return .success((codec.payloadType, nil))
+            guard Self.transcodedToOpus.contains(audio.codec) else {
+                return .failure(WebRTCError("the source's audio is \(audio.codec), which this bridge neither passes to browsers nor re-encodes"))
+            }
+            guard let opus else { return .failure(WebRTCError("the offer takes no Opus, which \(audio.codec) is re-encoded to")) }
+            return .success(Choice(payloadType: opus.payloadType, transcoded: true))
         case .data:
             return .failure(WebRTCError("data tracks are not sent to browsers"))
         }
@@ -153,7 +178,8 @@ public struct WebRTCAnswer: Sendable {
             ]
             if let codec {
                 let channels = codec.channels.map { "/\($0)" } ?? ""
-                lines.append("a=rtpmap:\(codec.payloadType) \(codec.name)/\(codec.clockRate)\(channels)")
+                let name = codec.name == "OPUS" ? "opus" : codec.name  // as RFC 7587 writes it
+                lines.append("a=rtpmap:\(codec.payloadType) \(name)/\(codec.clockRate)\(channels)")
                 if codec.name == "H264" {
                     let profile = formats[track.sourceTrack].profileLevelID ?? codec.parameters["profile-level-id"] ?? "42e01f"
                     lines.append("a=fmtp:\(codec.payloadType) level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profile)")

@@ -53,7 +53,10 @@ public final class WebRTCServer: Sendable {
     let logger: Logger
     private let group: any EventLoopGroup
     private let identity: DTLSIdentity
-    private let mounts = Mutex<[String: MediaSource]>([:])
+    /// Each mounted source, with its audio re-encoded to Opus once a viewer needs that.
+    private let mounts = Mutex<[String: (source: MediaSource, transcoder: OpusTranscoder?)]>([:])
+    /// Every 5 s, each mount's sender reports (and its transcoder's) to its viewers.
+    private let reports = Mutex<RepeatedTask?>(nil)
     private let running = Mutex<(http: any Channel, udp: any Channel, viewers: WebRTCViewers, candidates: [WebRTCAnswer.Candidate])?>(nil)
 
     /// A server with a new DTLS identity (its certificate made now).
@@ -66,7 +69,7 @@ public final class WebRTCServer: Sendable {
 
     /// Serves `source` at `path`, replacing what was there.
     public func mount(_ source: MediaSource, at path: String) {
-        mounts.withLock { $0[Self.normalized(path)] = source }
+        mounts.withLock { $0[Self.normalized(path)] = (source, nil) }
     }
 
     public func unmount(_ path: String) {
@@ -98,11 +101,20 @@ public final class WebRTCServer: Sendable {
         let port = UInt16(truncatingIfNeeded: udp.localAddress?.port ?? 0)
         let candidates = Self.candidateAddresses(configuration).map { WebRTCAnswer.Candidate(address: $0, port: port) }
         running.withLock { $0 = (http, udp, viewers, candidates) }
+        let task = udp.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(5)) { [self] _ in
+            let now = WallClockTime.now()
+            for mount in mounts.withLock({ Array($0.values) }) {
+                mount.source.sendReports(now: now, canonicalName: "swift-rtp")
+                mount.transcoder?.source.sendReports(now: now, canonicalName: "swift-rtp")
+            }
+        }
+        reports.withLock { $0 = task }
         logger.info("serving WebRTC", metadata: ["http": "\(http.localAddress?.port ?? 0)", "udp": "\(port)"])
     }
 
     /// Stops listening; every viewer is ended.
     public func stop() async {
+        reports.withLock { $0?.cancel() }
         guard let (http, udp, viewers, _) = running.withLock({ state in defer { state = nil }; return state }) else { return }
         try? await udp.eventLoop.submit { viewers.removeAll() }.get()
         try? await http.close()
@@ -114,7 +126,8 @@ public final class WebRTCServer: Sendable {
         guard let (_, udp, viewers, candidates) = running.withLock({ $0 }) else {
             return group.next().makeFailedFuture(WHEPRefusal(status: .serviceUnavailable, reason: "the server is not running"))
         }
-        guard let source = mounts.withLock({ $0[Self.normalized(path)] }) else {
+        let key = Self.normalized(path)
+        guard let source = mounts.withLock({ $0[key]?.source }) else {
             return udp.eventLoop.makeFailedFuture(WHEPRefusal(status: .notFound, reason: "nothing is mounted at \(path.prefix(200))"))
         }
         guard source.cryptoAttribute == nil else {
@@ -135,12 +148,33 @@ public final class WebRTCServer: Sendable {
                     icePassword: local.password, fingerprint: identity.sdpFingerprint, candidates: candidates)
                 let peer = try WebRTCPeer(offer: offer, answer: answer, local: local, identity: identity, now: .now())
                 peer.setupTimeout = configuration.viewerSetupTimeout
+                let transcoder = try answer.tracks.first(where: \.transcodedToOpus).map { track in
+                    try self.transcoder(at: key, of: source, track: track.sourceTrack)
+                }
                 let id = String(UInt64.random(in: 1...UInt64.max), radix: 16)
-                viewers.add(WebRTCViewers.Viewer(id: id, peer: peer, source: source))
+                viewers.add(WebRTCViewers.Viewer(id: id, peer: peer, source: source, transcoder: transcoder))
                 return (id, answer.text)
+            } catch let refusal as WHEPRefusal {
+                throw refusal
             } catch {
                 throw WHEPRefusal(status: .badRequest, reason: (error as? WebRTCError)?.reason ?? "\(error)")
             }
+        }
+    }
+
+    /// The mount's transcoder of `track` to Opus, made the first time a viewer needs it.
+    private func transcoder(at path: String, of source: MediaSource, track: Int) throws -> OpusTranscoder {
+        if let made = mounts.withLock({ $0[path]?.transcoder }), made.track == track { return made }
+        let made: OpusTranscoder
+        do {
+            made = try OpusTranscoder(of: source, track: track)
+        } catch {
+            throw WHEPRefusal(status: .serviceUnavailable, reason: "the source's audio cannot be re-encoded to Opus: \(error)")
+        }
+        return mounts.withLock { mounts in
+            if let raced = mounts[path]?.transcoder { return raced }
+            mounts[path]?.transcoder = made
+            return made
         }
     }
 

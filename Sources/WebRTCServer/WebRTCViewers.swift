@@ -22,12 +22,16 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         let id: String
         let peer: WebRTCPeer
         let source: MediaSource
-        var subscriber: Subscriber?
+        /// Where its audio comes from when the source's is re-encoded to Opus.
+        let transcoder: OpusTranscoder?
+        /// Its subscriptions once keyed: to the source, and to the transcoder's.
+        var subscriptions: [(source: MediaSource, subscriber: Subscriber)] = []
 
-        init(id: String, peer: WebRTCPeer, source: MediaSource) {
+        init(id: String, peer: WebRTCPeer, source: MediaSource, transcoder: OpusTranscoder?) {
             self.id = id
             self.peer = peer
             self.source = source
+            self.transcoder = transcoder
         }
     }
 
@@ -46,7 +50,7 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
     var count: Int { viewers.count }
 
     /// Viewers not yet keyed (each holds a DTLS context and a slot until its setup deadline).
-    var pendingCount: Int { viewers.values.filter { $0.subscriber == nil }.count }
+    var pendingCount: Int { viewers.values.filter { $0.subscriptions.isEmpty }.count }
 
     func channelActive(context: ChannelHandlerContext) {
         channel = context.channel
@@ -107,29 +111,39 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    /// The viewer's tracks, each through its protected writer, from its source.
+    /// The viewer's tracks, each through its protected writer: from its source, and re-encoded audio from the
+    /// transcoder's.
     private func subscribe(_ viewer: Viewer) {
-        guard viewer.subscriber == nil, let channel, let protection = viewer.peer.protection,
+        guard viewer.subscriptions.isEmpty, let channel, let protection = viewer.peer.protection,
             let address = viewer.peer.mediaAddress.flatMap(Self.nioAddress)
         else { return }
-        var writers: [Int: TrackWriter] = [:]
-        for track in viewer.peer.answer.tracks {
-            writers[track.sourceTrack] = .protected(
+        func writer(_ track: WebRTCAnswer.Track) -> TrackWriter {
+            .protected(
                 ProtectedDatagramWriter(
                     socket: channel, address: address, payloadType: track.payloadType, ssrc: track.ssrc, protection: protection))
         }
-        let formats = viewer.source.formats
-        let subscriber = Subscriber(writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }))
-        guard viewer.source.subscribe(subscriber, starting: { _ in }) else {
-            return forget(viewer, reason: "its source has ended")
+        var direct: [Int: TrackWriter] = [:]
+        var transcoded: [Int: TrackWriter] = [:]
+        for track in viewer.peer.answer.tracks {
+            if track.transcodedToOpus { transcoded[0] = writer(track) } else { direct[track.sourceTrack] = writer(track) }
         }
-        viewer.subscriber = subscriber
+        // The source is subscribed to even when all it sends this viewer is re-encoded: the transcoder is fed by
+        // its units, and a source may start only once it has a viewer (a capture replayed from its start).
+        var sources = [(viewer.source, direct)]
+        if let transcoder = viewer.transcoder, !transcoded.isEmpty { sources.append((transcoder.source, transcoded)) }
+        for (source, writers) in sources {
+            let formats = source.formats
+            let subscriber = Subscriber(writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }))
+            guard source.subscribe(subscriber, starting: { _ in }) else { return forget(viewer, reason: "its source has ended") }
+            viewer.subscriptions.append((source, subscriber))
+        }
         logger.info("a WebRTC viewer plays", metadata: ["viewer": "\(viewer.id)"])
     }
 
     private func forget(_ viewer: Viewer, reason: String) {
         guard viewers.removeValue(forKey: viewer.id) != nil else { return }
-        if let subscriber = viewer.subscriber { viewer.source.unsubscribe(subscriber) }
+        for (source, subscriber) in viewer.subscriptions { source.unsubscribe(subscriber) }
+        viewer.subscriptions = []
         byUsername[viewer.peer.agent.local.usernameFragment] = nil
         for (address, held) in byAddress where held === viewer { byAddress[address] = nil }
         logger.info("a WebRTC viewer left", metadata: ["viewer": "\(viewer.id)", "reason": "\(reason)"])

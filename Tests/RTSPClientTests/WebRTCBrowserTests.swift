@@ -40,6 +40,7 @@ import Testing
         let packetsLost: Int
         let keyFramesDecoded: Int
         let totalAudioEnergy: Double
+        let packetsReceived: Int
     }
 
     struct Played: Decodable {
@@ -123,6 +124,20 @@ import Testing
         #expect(video.framesDecoded >= 60 && video.packetsLost == 0, "\(video.framesDecoded) frames decoded")
         let audio = try #require(played.tracks?.first { $0.kind == "audio" })
         #expect(audio.codec == "audio/PCMU" && audio.totalAudioEnergy > 0 && audio.packetsLost == 0, "\(audio)")
+    }
+
+    /// An AAC-only source (GStreamer's AAC tone, captured) re-encoded to Opus for the browser: Chromium plays it as
+    /// Opus, 20 ms a packet, with the tone's energy in its statistics; the source's video section is refused.
+    @Test func chromiumPlaysAnAACSourceReencodedToOpus() async throws {
+        let capture = RealServer.root.appendingPathComponent("Fixtures/captures/audio-aac-gst.pcap").path
+        let sdp = RealServer.root.appendingPathComponent("Fixtures/captures/audio-aac-gst.sdp").path
+        let served = try await Served(capture, ["--sdp", sdp, "--loop"])
+        let played = try await Self.play(served.pageURL, seconds: 5)
+        #expect(played.error == nil && played.state == "connected", "\(played)")
+        let audio = try #require(played.tracks?.first { $0.kind == "audio" }, "\(played)")
+        #expect(audio.codec == "audio/opus" && audio.totalAudioEnergy > 0, "\(audio)")
+        #expect(audio.packetsReceived >= 100 && audio.packetsLost == 0, "\(audio)")
+        #expect(played.tracks?.contains { $0.kind == "video" } == false)
     }
 
     /// The WHEP endpoint over HTTP as curl speaks it: CORS for a preflight, an offer that is not SDP refused with the

@@ -58,15 +58,21 @@ import WebRTC
         #expect(sdp.media[0].videoFormat?.profileLevelID == "42e01f")
     }
 
-    /// What a browser cannot take is refused with the reason: H.265 here (this Chromium offers none), AAC; a
-    /// source of neither is no answer at all.
+    /// AAC is answered in the offer's Opus, marked for re-encoding; what a browser cannot take is refused with the
+    /// reason: LATM AAC, H.265 here (this Chromium offers none); a source of nothing it takes is no answer at all.
     @Test func whatTheOfferCannotTakeIsRefusedWithTheReason() throws {
         let offer = try WebRTCOffer(Self.chromium)
         let aac = AudioFormat(codec: .aac, payloadType: 97, clockRate: 48_000, channels: 2)
         let answer = try Self.answer(offer, [.video(Self.h264), .audio(aac)])
-        #expect(answer.tracks.map(\.sourceTrack) == [0])
-        #expect(answer.refusals[1]?.contains("MPEG4-GENERIC") == true)
-        #expect(try SessionDescription(answer.text).media[1].port == 0)
+        let audio = try #require(answer.tracks.first { $0.sourceTrack == 1 })
+        let opus = try #require(offer.sections[1].codecs.first { $0.name == "OPUS" })
+        #expect(audio.transcodedToOpus && audio.payloadType == opus.payloadType)
+        #expect(try SessionDescription(answer.text).media[1].rtpMap(for: opus.payloadType)?.encodingName == "opus")
+        let latm = AudioFormat(codec: .aacLATM, payloadType: 97, clockRate: 48_000, channels: 2)
+        let refused = try Self.answer(offer, [.video(Self.h264), .audio(latm)])
+        #expect(refused.tracks.map(\.sourceTrack) == [0])
+        #expect(refused.refusals[1]?.contains("MP4A-LATM") == true)
+        #expect(try SessionDescription(refused.text).media[1].port == 0)
         let hevc = VideoFormat(codec: .h265, payloadType: 96)
         #expect(throws: WebRTCError.self) { try Self.answer(offer, [.video(hevc)]) }
         // A High-profile source: the offer has no 64xxxx here, so the first packetization-mode=1 H.264, with a note.
