@@ -20,12 +20,19 @@ public struct ProtectedDatagramWriter: Sendable {
         init(_ value: any PacketProtection) { self.value = value }
     }
 
-    public init(socket: any Channel, address: SocketAddress, payloadType: UInt8, ssrc: UInt32, protection: any PacketProtection) {
+    /// What it sent, for the viewer's NACKs and round trip (nil: nothing kept).
+    public let history: SentPacketHistory?
+
+    public init(
+        socket: any Channel, address: SocketAddress, payloadType: UInt8, ssrc: UInt32, protection: any PacketProtection,
+        history: SentPacketHistory? = nil
+    ) {
         self.socket = socket
         self.address = address
         self.payloadType = payloadType & 0x7F
         self.ssrc = ssrc
         self.protection = Protection(protection)
+        self.history = history
     }
 
     public var hasRoom: Bool { socket.isWritable }
@@ -40,6 +47,8 @@ public struct ProtectedDatagramWriter: Sendable {
                 bytes[1] = bytes[1] & 0x80 | payloadType
                 Self.setSSRC(&bytes, at: 8, ssrc)
                 guard let protected = try? protection.value.protectedRTP(bytes) else { return }
+                history?.record(ssrc: ssrc, sequenceNumber: UInt16(bytes[2]) << 8 | UInt16(bytes[3]), protected: protected)
+                if history?.dropsLastRecorded() == true { return }
                 socket.write(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
                 sent = true
             }
@@ -52,6 +61,10 @@ public struct ProtectedDatagramWriter: Sendable {
         guard bytes.count >= 8 else { return }
         var rewritten = bytes
         Self.setSSRC(&rewritten, at: 4, ssrc)
+        if bytes[1] == 200, bytes.count >= 16 {  // a sender report: when it went, for the round trip
+            let ntp = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            history?.recordReport(ntpTimestamp: ntp, at: .now())
+        }
         guard let protected = protection.lock.withLock({ try? protection.value.protectedRTCP(rewritten) }) else { return }
         socket.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
     }

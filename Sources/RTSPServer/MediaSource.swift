@@ -44,6 +44,10 @@ public final class MediaSource: Sendable {
         let allocator = ByteBufferAllocator()
         /// What sees each unit pushed, after its packets went out (a transcoder for other viewers).
         var observers: [@Sendable (MediaUnit, Int, WallClockTime) -> Void] = []
+        /// Who is told of viewers' keyframe requests, and when each track's was last passed on.
+        var keyframeHandler: (@Sendable (Int) -> Void)?
+        var lastKeyframeRequest: [Int: ArrivalTime] = [:]
+        var keyframeRequests = 0
     }
 
     /// A source of tracks of `formats` (each must be one a ``Packetizer`` sends). `maxPayloadSize` bounds each
@@ -105,6 +109,27 @@ public final class MediaSource: Sendable {
             return state.observers
         }
         for observer in observers { observer(unit, index, time) }
+    }
+
+    /// Calls `handler` with a track's index when a viewer asks for a keyframe of it (a WebRTC viewer's PLI or FIR,
+    /// after a loss it could not repair), at most once in 500 ms per track: an encoder that pushes into this source
+    /// makes its next picture a keyframe. (A relayed camera cannot be asked: its viewers wait for its next one.)
+    public func onKeyframeRequest(_ handler: @escaping @Sendable (Int) -> Void) {
+        state.withLock { $0.keyframeHandler = handler }
+    }
+
+    /// Keyframe requests viewers made so far (each, passed on or not).
+    public var keyframeRequests: Int { state.withLock { $0.keyframeRequests } }
+
+    /// A viewer asks for a keyframe of `track`.
+    package func requestKeyframe(track: Int, now: ArrivalTime = .now()) {
+        let handler = state.withLock { state -> (@Sendable (Int) -> Void)? in
+            state.keyframeRequests += 1
+            if let last = state.lastKeyframeRequest[track], now - last < .milliseconds(500) { return nil }
+            state.lastKeyframeRequest[track] = now
+            return state.keyframeHandler
+        }
+        handler?(track)
     }
 
     /// Calls `observer` with each unit pushed from now on (its track and wall-clock time), on the pushing thread,

@@ -185,7 +185,10 @@ public struct WebRTCAnswer: Sendable {
                     lines.append("a=fmtp:\(codec.payloadType) level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profile)")
                 }
             }
-            if track.nack { lines.append("a=rtcp-fb:\(track.payloadType) nack") }
+            // The feedback the server acts on, where the offer asked for it.
+            for kind in ["nack", "nack pli", "ccm fir"] where section.feedback[track.payloadType]?.contains(kind) == true {
+                lines.append("a=rtcp-fb:\(track.payloadType) \(kind)")
+            }
             lines += [
                 "a=msid:swift-rtp track\(track.sourceTrack)", "a=ssrc:\(track.ssrc) cname:swift-rtp",
                 "a=ssrc:\(track.ssrc) msid:swift-rtp track\(track.sourceTrack)",

@@ -21,6 +21,12 @@ public final class WebRTCPeer {
         case ready
         /// The viewer is gone (the reason): stop sending and forget it.
         case closed(String)
+        /// The viewer lost these packets of the stream `ssrc` (a Generic NACK): send them again.
+        case retransmit(ssrc: UInt32, sequenceNumbers: [UInt16])
+        /// The viewer asks for a keyframe of the stream `ssrc` (PLI or FIR).
+        case keyframeRequested(ssrc: UInt32)
+        /// The viewer's report on the stream the block names (loss, jitter, the round trip's LSR and DLSR).
+        case receiverReport(RTCPReportBlock)
     }
 
     public let answer: WebRTCAnswer
@@ -83,11 +89,41 @@ public final class WebRTCPeer {
             }
         case 128...191:
             guard agent.isChecked(address), let receiver else { return [] }
-            if (try? receiver.unprotectRTCP(datagram)) != nil { rtcpReceived += 1 } else { rtcpRejected += 1 }
-            return []
+            guard let plain = try? receiver.unprotectRTCP(datagram), let packets = try? RTCPPacket.parseCompound(plain) else {
+                rtcpRejected += 1
+                return []
+            }
+            rtcpReceived += 1
+            return Self.feedback(packets, ssrcs: Set(answer.tracks.map(\.ssrc)))
         default:
             return []
         }
+    }
+
+    /// What a viewer's RTCP asks of the streams we send it (others' SSRCs are left alone).
+    package static func feedback(_ packets: [RTCPPacket], ssrcs: Set<UInt32>) -> [Action] {
+        var actions: [Action] = []
+        for packet in packets {
+            switch packet {
+            case .receiverReport(let report):
+                actions += report.reportBlocks.filter { ssrcs.contains($0.ssrc) }.map { .receiverReport($0) }
+            case .senderReport(let report):
+                actions += report.reportBlocks.filter { ssrcs.contains($0.ssrc) }.map { .receiverReport($0) }
+            case .feedback(let feedback):
+                if let numbers = feedback.negativelyAcknowledged, ssrcs.contains(feedback.mediaSSRC), !numbers.isEmpty {
+                    actions.append(.retransmit(ssrc: feedback.mediaSSRC, sequenceNumbers: numbers))
+                } else if feedback.requestsKeyframe {
+                    // A FIR names its stream in its control information; a PLI in its media SSRC.
+                    let information = Array(feedback.controlInformation.prefix(4))
+                    let target = feedback.format == 4 && information.count == 4
+                        ? information.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : feedback.mediaSSRC
+                    if ssrcs.contains(target) { actions.append(.keyframeRequested(ssrc: target)) }
+                }
+            default:
+                continue
+            }
+        }
+        return actions
     }
 
     /// The handshake finished: the viewer's certificate must be the one its offer named.

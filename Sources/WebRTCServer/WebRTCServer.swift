@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import RTPTransport
 import RTP
 import RTSPServer
 import Synchronization
@@ -41,6 +42,8 @@ public final class WebRTCServer: Sendable {
         public var maxOfferBytes = 64 * 1024
         /// How long a viewer has, from its offer, to be checked by ICE and keyed by DTLS before it is closed.
         public var viewerSetupTimeout: Duration = .seconds(15)
+        /// Tests' loss: every Nth packet to each viewer is not sent (its NACK gets it again).
+        package var dropsEveryNthPacket: Int?
 
         public init(httpPort: Int = 8889, udpPort: Int = 0, host: String = "0.0.0.0") {
             self.httpPort = httpPort
@@ -152,7 +155,9 @@ public final class WebRTCServer: Sendable {
                     try self.transcoder(at: key, of: source, track: track.sourceTrack)
                 }
                 let id = String(UInt64.random(in: 1...UInt64.max), radix: 16)
-                viewers.add(WebRTCViewers.Viewer(id: id, peer: peer, source: source, transcoder: transcoder))
+                let history = SentPacketHistory(droppingEvery: configuration.dropsEveryNthPacket)
+                viewers.add(
+                    WebRTCViewers.Viewer(id: id, path: key, peer: peer, source: source, transcoder: transcoder, history: history))
                 return (id, answer.text)
             } catch let refusal as WHEPRefusal {
                 throw refusal
@@ -176,6 +181,13 @@ public final class WebRTCServer: Sendable {
             mounts[path]?.transcoder = made
             return made
         }
+    }
+
+    /// Each viewer's figures: whether it plays, what it reported (loss, round trip) and asked for (packets again,
+    /// keyframes), and what was sent again.
+    public func viewerStatistics() async -> [WebRTCViewerStatistics] {
+        guard let (_, udp, viewers, _) = running.withLock({ $0 }) else { return [] }
+        return (try? await udp.eventLoop.submit { viewers.statistics }.get()) ?? []
     }
 
     /// Ends the viewer `id`; whether there was one.

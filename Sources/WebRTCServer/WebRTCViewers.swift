@@ -26,12 +26,19 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         let transcoder: OpusTranscoder?
         /// Its subscriptions once keyed: to the source, and to the transcoder's.
         var subscriptions: [(source: MediaSource, subscriber: Subscriber)] = []
+        /// What went to it, for its NACKs and round trip.
+        let history: SentPacketHistory
+        let path: String
+        var statistics: WebRTCViewerStatistics
 
-        init(id: String, peer: WebRTCPeer, source: MediaSource, transcoder: OpusTranscoder?) {
+        init(id: String, path: String, peer: WebRTCPeer, source: MediaSource, transcoder: OpusTranscoder?, history: SentPacketHistory) {
             self.id = id
+            self.path = path
             self.peer = peer
             self.source = source
             self.transcoder = transcoder
+            self.history = history
+            statistics = WebRTCViewerStatistics(id: id, path: path)
         }
     }
 
@@ -62,6 +69,15 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         viewers[viewer.id] = viewer
         byUsername[viewer.peer.agent.local.usernameFragment] = viewer
         armWakeUp()
+    }
+
+    /// Each viewer's figures now.
+    var statistics: [WebRTCViewerStatistics] {
+        viewers.values.map { viewer in
+            var figures = viewer.statistics
+            figures.rtcpPackets = viewer.peer.rtcpReceived
+            return figures
+        }.sorted { $0.id < $1.id }
     }
 
     /// Ends a viewer (its WHEP resource deleted, or the server stopping).
@@ -107,6 +123,26 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
                 subscribe(viewer)
             case .closed(let reason):
                 forget(viewer, reason: reason)
+            case .retransmit(let ssrc, let sequenceNumbers):
+                viewer.statistics.negativeAcknowledgements += sequenceNumbers.count
+                guard let address = viewer.peer.mediaAddress.flatMap(Self.nioAddress) else { continue }
+                for number in sequenceNumbers {
+                    guard let packet = viewer.history.packet(ssrc: ssrc, sequenceNumber: number) else {
+                        viewer.statistics.retransmissionsUnavailable += 1
+                        continue
+                    }
+                    channel.write(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: packet)), promise: nil)
+                    viewer.statistics.retransmittedPackets += 1
+                }
+                channel.flush()
+            case .keyframeRequested(let ssrc):
+                viewer.statistics.keyframeRequests += 1
+                guard let track = viewer.peer.answer.tracks.first(where: { $0.ssrc == ssrc }), !track.transcodedToOpus else { continue }
+                viewer.source.requestKeyframe(track: track.sourceTrack)
+            case .receiverReport(let block):
+                viewer.statistics.fractionLost = Double(block.fractionLost) / 256
+                viewer.statistics.cumulativeLost = Int(block.cumulativeLost)
+                if let trip = viewer.history.roundTrip(block, receivedAt: .now()) { viewer.statistics.roundTripTime = trip }
             }
         }
     }
@@ -120,7 +156,8 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         func writer(_ track: WebRTCAnswer.Track) -> TrackWriter {
             .protected(
                 ProtectedDatagramWriter(
-                    socket: channel, address: address, payloadType: track.payloadType, ssrc: track.ssrc, protection: protection))
+                    socket: channel, address: address, payloadType: track.payloadType, ssrc: track.ssrc, protection: protection,
+                    history: viewer.history))
         }
         var direct: [Int: TrackWriter] = [:]
         var transcoded: [Int: TrackWriter] = [:]
@@ -137,6 +174,8 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
             guard source.subscribe(subscriber, starting: { _ in }) else { return forget(viewer, reason: "its source has ended") }
             viewer.subscriptions.append((source, subscriber))
         }
+        viewer.statistics.isPlaying = true
+        viewer.statistics.address = viewer.peer.mediaAddress?.description
         logger.info("a WebRTC viewer plays", metadata: ["viewer": "\(viewer.id)"])
     }
 

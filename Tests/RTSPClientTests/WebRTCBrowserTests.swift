@@ -41,6 +41,8 @@ import Testing
         let keyFramesDecoded: Int
         let totalAudioEnergy: Double
         let packetsReceived: Int
+        let nackCount: Int
+        let pliCount: Int
     }
 
     struct Played: Decodable {

@@ -107,3 +107,43 @@ import WebRTC
         #expect(reason.contains("no ICE check"))
     }
 }
+
+/// What a viewer's RTCP asks for becomes actions: the packets a Generic NACK names, a keyframe for a PLI or a FIR,
+/// its report blocks; feedback on streams it was not sent is left alone.
+@Suite struct WebRTCFeedbackTests {
+    @Test func nacksPacksAndReadsBack() throws {
+        let numbers: [UInt16] = [65_530, 65_531, 65_535, 2, 3, 40]
+        let nack = RTCPFeedback.negativeAcknowledgement(senderSSRC: 1, mediaSSRC: 2, sequenceNumbers: numbers)
+        var builder = RTCPCompoundBuilder()
+        builder.appendFeedback(nack)
+        guard case .feedback(let read)? = try RTCPPacket.parseCompound(builder.bytes).first else {
+            Issue.record("not feedback")
+            return
+        }
+        #expect(read.negativelyAcknowledged == numbers)
+        #expect(read.mediaSSRC == 2 && !read.requestsKeyframe)
+        // Two PID + BLP pairs: 65530 with the four within 16 after it (across the wrap), and 40.
+        #expect(nack.controlInformation.count == 8)
+    }
+
+    @Test func feedbackBecomesActions() throws {
+        var builder = RTCPCompoundBuilder()
+        let block = RTCPReportBlock(
+            ssrc: 7, fractionLost: 64, cumulativeLost: 3, extendedHighestSequence: 100, jitter: 90, lastSenderReport: 0x1234_5678,
+            delaySinceLastSenderReport: 65536)
+        builder.appendReceiverReport(RTCPReceiverReport(ssrc: 99, reportBlocks: [block]))
+        builder.appendFeedback(.negativeAcknowledgement(senderSSRC: 99, mediaSSRC: 7, sequenceNumbers: [10, 12]))
+        builder.appendFeedback(.pictureLossIndication(senderSSRC: 99, mediaSSRC: 7))
+        builder.appendFeedback(.pictureLossIndication(senderSSRC: 99, mediaSSRC: 8))  // not a stream we send
+        builder.appendFeedback(RTCPFeedback(packetType: 206, format: 4, senderSSRC: 99, mediaSSRC: 0, controlInformation: [0, 0, 0, 7, 1, 0, 0, 0]))
+        let actions = WebRTCPeer.feedback(try RTCPPacket.parseCompound(builder.bytes), ssrcs: [7])
+        #expect(actions.count == 4)
+        guard case .receiverReport(let read) = actions[0], case .retransmit(7, let numbers) = actions[1],
+            case .keyframeRequested(7) = actions[2], case .keyframeRequested(7) = actions[3]
+        else {
+            Issue.record("\(actions)")
+            return
+        }
+        #expect(read == block && numbers == [10, 12])
+    }
+}

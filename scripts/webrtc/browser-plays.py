@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Opens a WebRTC player page (rtpdump serve --http-port's http://HOST:H/PATH/) in headless Chromium, lets it play for
 the seconds given, and prints what the browser's own statistics say it decoded, as one JSON object: for each inbound
-track its kind, codec, frames decoded, frame size, packets lost, freezes and audio energy; and any WHEP error.
+track its kind, codec, frames decoded, frame size, packets lost, NACKs and PLIs sent, freezes and audio energy; and
+any WHEP error.
 
     browser-plays.py URL [SECONDS]
 """
@@ -38,7 +39,8 @@ try:
                 tracks.push({kind: s.kind, codec: codecs[s.codecId] || null, framesDecoded: s.framesDecoded || 0,
                     frameWidth: s.frameWidth || 0, frameHeight: s.frameHeight || 0, packetsLost: s.packetsLost || 0,
                     packetsReceived: s.packetsReceived || 0, freezeCount: s.freezeCount || 0,
-                    totalAudioEnergy: s.totalAudioEnergy || 0, keyFramesDecoded: s.keyFramesDecoded || 0});
+                    totalAudioEnergy: s.totalAudioEnergy || 0, keyFramesDecoded: s.keyFramesDecoded || 0,
+                    nackCount: s.nackCount || 0, pliCount: s.pliCount || 0});
             });
             done({error: window.whepError || null, state: window.pc.connectionState, tracks: tracks});
         });

@@ -51,6 +51,18 @@ public struct RTCPCompoundBuilder: Sendable {
         }
     }
 
+    /// Appends a feedback message (RFC 4585 section 6.1): its FMT, sender and media SSRCs and control
+    /// information (padded with zeros to a multiple of 4 bytes, at most 1,024 bytes).
+    public mutating func appendFeedback(_ feedback: RTCPFeedback) {
+        let information = Array(feedback.controlInformation.prefix(1024))
+        let padded = (information.count + 3) / 4 * 4
+        appendHeader(count: feedback.format & 0x1F, type: feedback.packetType, bodyLength: 8 + padded)
+        bytes.appendBigEndian(feedback.senderSSRC)
+        bytes.appendBigEndian(feedback.mediaSSRC)
+        bytes.append(contentsOf: information)
+        bytes.append(contentsOf: repeatElement(0, count: padded - information.count))
+    }
+
     private mutating func appendHeader(count: UInt8, type: UInt8, bodyLength: Int) {
         bytes.append(0x80 | count)
         bytes.append(type)

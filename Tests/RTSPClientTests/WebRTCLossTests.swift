@@ -1,0 +1,62 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SwiftRTP
+import TestSupport
+import Testing
+
+/// Feedback from a real browser under loss: the server loses every 25th packet to its viewer on the way (the
+/// tests' loss), Chromium asks for them again (Generic NACK), the server sends them from the viewer's history, and
+/// the browser decodes without losing a packet; its reports give the round trip; an encoder behind the source is
+/// told when the browser asks for a keyframe.
+@Suite(.serialized) struct WebRTCLossTests {
+    @Test func chromiumsNACKsAreAnsweredFromTheHistory() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("loss-\(UUID().uuidString).h264").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let made = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "300", "-c:v", "libx264",
+             "-profile:v", "baseline", "-bf", "0", "-g", "60", "-pix_fmt", "yuv420p", file])
+        #expect(made.status == 0, "\(made.stderr)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let pictures = AccessUnitSplitter.accessUnits(in: bytes, codec: .h264)
+        var sets = ParameterSets(codec: .h264)
+        for nal in pictures.lazy.flatMap({ $0 }) { _ = sets.update(NALUnit(codec: .h264, bytes: nal)) }
+        let source = try MediaSource(formats: [.video(VideoFormat(parameterSets: sets))])
+        var configuration = WebRTCServer.Configuration(httpPort: 0, host: "127.0.0.1")
+        configuration.dropsEveryNthPacket = 25
+        let server = try WebRTCServer(configuration: configuration)
+        server.mount(source, at: "/cam")
+        try await server.start()
+        // Pushed at 30 fps from the first viewer on, for as long as the browser plays.
+        let pushing = Task {
+            await source.waitForSubscriber()
+            let start = ContinuousClock.now
+            for (index, nalUnits) in pictures.enumerated() where !Task.isCancelled {
+                try? await Task.sleep(until: start + .milliseconds(index * 1000 / 30))
+                source.push(.video(AccessUnit(codec: .h264, timestamp: UInt64(index * 3000), nalUnits: nalUnits)))
+            }
+        }
+        defer { pushing.cancel() }
+        let played = try await WebRTCBrowserTests.play("http://127.0.0.1:\(try #require(server.httpPort))/cam/", seconds: 6)
+        let video = try #require(played.tracks?.first { $0.kind == "video" }, "\(played)")
+        let viewers = await server.viewerStatistics()
+        let viewer = try #require(viewers.first)
+        #expect(viewer.negativeAcknowledgements > 0 && viewer.retransmittedPackets > 0, "\(viewer)")
+        #expect(video.nackCount > 0, "\(video)")
+        // Every lost packet came again: the browser counts none lost, and decoded the pictures sent.
+        #expect(video.packetsLost == 0 && video.framesDecoded >= 60, "\(video)")
+        #expect(viewer.roundTripTime.map { $0 < .seconds(1) } == true, "\(viewer)")
+        await server.stop()
+    }
+
+    /// A viewer's keyframe requests reach the source's encoder, at most one in 500 ms per track; all are counted.
+    @Test func keyframeRequestsReachTheEncoderAtMostTwiceASecond() async throws {
+        let source = try MediaSource(video: .h264)
+        let asked = NIOLockedValueBox<[Int]>([])
+        source.onKeyframeRequest { track in asked.withLockedValue { $0.append(track) } }
+        let t0 = ArrivalTime(nanoseconds: 1_000_000_000)
+        for step in 0..<10 { source.requestKeyframe(track: 0, now: t0 + .milliseconds(100 * step)) }
+        #expect(asked.withLockedValue { $0 } == [0, 0])  // at 0 and 500 ms
+        #expect(source.keyframeRequests == 10)
+    }
+}
