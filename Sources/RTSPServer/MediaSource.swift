@@ -48,7 +48,13 @@ public final class MediaSource: Sendable {
         var keyframeHandler: (@Sendable (Int) -> Void)?
         var lastKeyframeRequest: [Int: ArrivalTime] = [:]
         var keyframeRequests = 0
+        /// Each video track's packets since its latest keyframe (the group of pictures a new viewer that takes it
+        /// starts from), and their bytes; emptied when it would pass ``MediaSource/groupCacheBytes``.
+        var groups: [Int: (units: [FramedPackets], bytes: Int)] = [:]
     }
+
+    /// The most bytes of packets kept per video track for viewers that start from the latest keyframe.
+    public static let groupCacheBytes = 4 << 20
 
     /// A source of tracks of `formats` (each must be one a ``Packetizer`` sends). `maxPayloadSize` bounds each
     /// RTP payload. With `srtpKey`, every packet and report is SRTP (`RTP/SAVP`), the key announced in the session
@@ -144,11 +150,11 @@ public final class MediaSource: Sendable {
         // Packetized once, framed for the track's default channel (2 × index): every client's edge writes it.
         var packets = FramedPackets(
             channel: UInt8(truncatingIfNeeded: index * 2), capacity: Self.size(of: unit) + 64, allocator: state.allocator)
-        guard state.tracks[index].send(unit, capturedAt: time, into: &packets) > 0, !state.subscribers.isEmpty else {
-            return
-        }
+        guard state.tracks[index].send(unit, capturedAt: time, into: &packets) > 0 else { return }
         let isVideo = state.formats[index].kind == .video
         let isKeyframe = unit.accessUnit?.isKeyframe ?? false
+        if isVideo { state.keep(packets, track: index, isKeyframe: isKeyframe) }
+        guard !state.subscribers.isEmpty else { return }
         for subscriber in state.subscribers.values {
             subscriber.deliver(track: index, packets: packets, isVideo: isVideo, isKeyframe: isKeyframe)
         }
@@ -197,13 +203,26 @@ public final class MediaSource: Sendable {
 
     /// Adds a client; `starting` runs first, under the same lock as the packets' hand-out, with where each
     /// track starts: the PLAY answer written there comes before the first packet.
-    package func subscribe(_ subscriber: Subscriber, starting: ([Int: (sequenceNumber: UInt16, rtpTime: UInt32)]) -> Void) -> Bool {
+    /// With `fromLatestKeyframe`, each video track's packets since its latest keyframe go to the new client at once,
+    /// before anything newer: a WebRTC viewer shows a picture at once instead of a group of pictures later. (An RTSP
+    /// client is told in RTP-Info where it starts, the next packet, and takes nothing older.)
+    package func subscribe(
+        _ subscriber: Subscriber, fromLatestKeyframe: Bool = false,
+        starting: ([Int: (sequenceNumber: UInt16, rtpTime: UInt32)]) -> Void
+    ) -> Bool {
         let now = WallClockTime.now()
         return state.withLock { state in
             guard !state.isFinished else { return false }
             var positions: [Int: (UInt16, UInt32)] = [:]
             for (index, track) in state.tracks.enumerated() { positions[index] = track.position(at: now) }
             starting(positions)
+            if fromLatestKeyframe {
+                for (index, group) in state.groups.sorted(by: { $0.key < $1.key }) {
+                    for (position, packets) in group.units.enumerated() {
+                        subscriber.deliver(track: index, packets: packets, isVideo: true, isKeyframe: position == 0)
+                    }
+                }
+            }
             state.subscribers[ObjectIdentifier(subscriber)] = subscriber
             for waiter in state.subscriberWaiters { waiter.resume() }
             state.subscriberWaiters = []
@@ -237,6 +256,19 @@ public final class MediaSource: Sendable {
 }
 
 extension MediaSource.State {
+    /// Keeps a video unit's packets in its track's group: a keyframe starts the group again; a unit past the bytes
+    /// allowed empties it until the next keyframe.
+    mutating func keep(_ packets: FramedPackets, track index: Int, isKeyframe: Bool) {
+        let size = packets.buffer.readableBytes
+        if isKeyframe {
+            groups[index] = size <= MediaSource.groupCacheBytes ? ([packets], size) : nil
+        } else if var group = groups.removeValue(forKey: index), group.bytes + size <= MediaSource.groupCacheBytes {
+            group.units.append(packets)  // taken out first: appended in place, not copied
+            group.bytes += size
+            groups[index] = group
+        }
+    }
+
     /// An H.264 or H.265 track announced without parameter sets takes those of `picture`, a keyframe, when it
     /// carries a whole set (SPS and PPS; and a VPS for H.265): DESCRIBE gives them from then on.
     mutating func learnParameterSets(of picture: AccessUnit, track index: Int) {

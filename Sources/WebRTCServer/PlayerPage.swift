@@ -1,6 +1,6 @@
 /// The page `GET /NAME/` serves: a video element that plays `/NAME/whep` (a WHEP player in a few lines of the
 /// browser's own WebRTC), so that a user opens a URL and sees the camera. `window.pc` is the connection (a test
-/// reads its `getStats()`).
+/// reads its `getStats()`); `window.answeredAt` and `window.firstFrameAt` time the first picture painted.
 enum PlayerPage {
     static func html(path: String) -> String {
         let name = path.filter { $0.isLetter || $0.isNumber || "-_./".contains($0) }
@@ -21,6 +21,9 @@ enum PlayerPage {
               if (response.status !== 201) { window.whepError = response.status + ' ' + await response.text(); return; }
               window.whepLocation = response.headers.get('Location');
               await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
+              window.answeredAt = performance.now();
+              const video = document.getElementById('video');
+              if (video.requestVideoFrameCallback) video.requestVideoFrameCallback(() => { window.firstFrameAt = performance.now(); });
             })().catch((error) => { window.whepError = String(error); });
             </script></body></html>
             """

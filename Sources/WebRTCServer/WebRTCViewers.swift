@@ -171,7 +171,10 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         for (source, writers) in sources {
             let formats = source.formats
             let subscriber = Subscriber(writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }))
-            guard source.subscribe(subscriber, starting: { _ in }) else { return forget(viewer, reason: "its source has ended") }
+            // From the latest keyframe: a picture at once, not a group of pictures later.
+            guard source.subscribe(subscriber, fromLatestKeyframe: true, starting: { _ in }) else {
+                return forget(viewer, reason: "its source has ended")
+            }
             viewer.subscriptions.append((source, subscriber))
         }
         viewer.statistics.isPlaying = true

@@ -49,6 +49,8 @@ import Testing
         let error: String?
         let state: String?
         let tracks: [Track]?
+        /// Milliseconds from the answer to the first picture painted.
+        let firstFrameMs: Double?
     }
 
     /// Plays `url` in Chromium for `seconds`.

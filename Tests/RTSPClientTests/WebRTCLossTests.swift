@@ -49,6 +49,42 @@ import Testing
         await server.stop()
     }
 
+    /// A viewer that joins a group of pictures 10 s long, seconds after its keyframe, is sent the group from that
+    /// keyframe at once (MediaSource keeps it): Chromium paints a picture within a second of the answer, where
+    /// waiting for the next keyframe would take seconds more.
+    @Test func aViewerStartsFromTheLatestKeyframeAtOnce() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gop-\(UUID().uuidString).h264").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let made = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "600", "-c:v", "libx264",
+             "-profile:v", "baseline", "-bf", "0", "-g", "300", "-sc_threshold", "0", "-pix_fmt", "yuv420p", file])
+        #expect(made.status == 0, "\(made.stderr)")
+        let pictures = AccessUnitSplitter.accessUnits(in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))), codec: .h264)
+        var sets = ParameterSets(codec: .h264)
+        for nal in pictures.lazy.flatMap({ $0 }) { _ = sets.update(NALUnit(codec: .h264, bytes: nal)) }
+        let source = try MediaSource(formats: [.video(VideoFormat(parameterSets: sets))])
+        let server = try WebRTCServer(configuration: .init(httpPort: 0, host: "127.0.0.1"))
+        server.mount(source, at: "/cam")
+        try await server.start()
+        let start = ContinuousClock.now
+        let pushing = Task {
+            for (index, nalUnits) in pictures.enumerated() where !Task.isCancelled {
+                try? await Task.sleep(until: start + .milliseconds(index * 1000 / 30))
+                source.push(.video(AccessUnit(codec: .h264, timestamp: UInt64(index * 3000), nalUnits: nalUnits)))
+            }
+        }
+        defer { pushing.cancel() }
+        try await Task.sleep(for: .seconds(2))  // well into the first group: its next keyframe is 8 s away
+        let played = try await WebRTCBrowserTests.play("http://127.0.0.1:\(try #require(server.httpPort))/cam/", seconds: 3)
+        let elapsed = ContinuousClock.now - start
+        let video = try #require(played.tracks?.first { $0.kind == "video" }, "\(played)")
+        #expect(elapsed < .seconds(10), "the browser played past the second keyframe: \(elapsed)")
+        #expect(video.framesDecoded > 0 && video.keyFramesDecoded == 1, "\(video)")
+        #expect(played.firstFrameMs.map { $0 < 1000 } == true, "first picture \(played.firstFrameMs ?? -1) ms after the answer")
+        await server.stop()
+    }
+
     /// A viewer's keyframe requests reach the source's encoder, at most one in 500 ms per track; all are counted.
     @Test func keyframeRequestsReachTheEncoderAtMostTwiceASecond() async throws {
         let source = try MediaSource(video: .h264)

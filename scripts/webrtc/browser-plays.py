@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Opens a WebRTC player page (rtpdump serve --http-port's http://HOST:H/PATH/) in headless Chromium, lets it play for
 the seconds given, and prints what the browser's own statistics say it decoded, as one JSON object: for each inbound
-track its kind, codec, frames decoded, frame size, packets lost, NACKs and PLIs sent, freezes and audio energy; and
-any WHEP error.
+track its kind, codec, frames decoded, frame size, packets lost, NACKs and PLIs sent, freezes and audio energy; the
+milliseconds from the answer to the first picture painted; and any WHEP error.
 
     browser-plays.py URL [SECONDS]
 """
@@ -42,7 +42,8 @@ try:
                     totalAudioEnergy: s.totalAudioEnergy || 0, keyFramesDecoded: s.keyFramesDecoded || 0,
                     nackCount: s.nackCount || 0, pliCount: s.pliCount || 0});
             });
-            done({error: window.whepError || null, state: window.pc.connectionState, tracks: tracks});
+            const firstFrameMs = window.firstFrameAt && window.answeredAt ? window.firstFrameAt - window.answeredAt : null;
+            done({error: window.whepError || null, state: window.pc.connectionState, tracks: tracks, firstFrameMs: firstFrameMs});
         });
     """)
 finally:
