@@ -106,7 +106,7 @@ func record(_ url: String, to path: String, segment: Duration) async throws -> (
 /// the time it was recorded; then a jump back.
 func replay(_ url: String, from start: String, thenFrom again: Double) async throws -> [(recorded: WallClockTime?, afterJump: Bool)] {
     var options = RTSPSessionOptions()
-    options.playback = PlaybackRequest(range: try .init(parsing: start), rateControl: false, onvifReplay: true)
+    options.playback = PlaybackRequest(range: try .init(parsing: start), onvifReplay: true)
     let session = try await RTSPSession.connect(to: url, options: options)
     var pictures: [(recorded: WallClockTime?, afterJump: Bool)] = []
     var jumped = false
@@ -114,7 +114,7 @@ func replay(_ url: String, from start: String, thenFrom again: Double) async thr
         jumped = jumped || unit.isDiscontinuity  // the first unit of the new position is flagged
         pictures.append((unit.captureTime, jumped))  // captureTime: when it was recorded (RTP extension 0xABAC)
         if pictures.count == 30 {
-            try await session.seek(PlaybackRequest(range: .npt(start: again, end: nil), rateControl: false, onvifReplay: true))
+            try await session.seek(PlaybackRequest(range: .npt(start: again, end: nil), onvifReplay: true))
         }
         if pictures.count == 60 { break }
     }
