@@ -53,6 +53,18 @@ import Testing
         let firstFrameMs: Double?
     }
 
+    /// An H.264 Annex B file of FFmpeg's test pattern (libx264, Constrained Baseline, 640x360, 30 fps, no
+    /// B-frames, a keyframe every `keyframeInterval` pictures), made in the temporary folder; the caller removes it.
+    static func h264File(frames: Int, keyframeInterval: Int) async throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webrtc-\(UUID().uuidString).h264").path
+        let made = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "\(frames)", "-c:v", "libx264",
+             "-profile:v", "baseline", "-bf", "0", "-g", "\(keyframeInterval)", "-sc_threshold", "0", "-pix_fmt", "yuv420p", file])
+        #expect(made.status == 0, "\(made.stderr)")
+        return file
+    }
+
     /// Plays `url` in Chromium for `seconds`.
     static func play(_ url: String, seconds: Int) async throws -> Played {
         let script = RealServer.root.appendingPathComponent("scripts/webrtc/browser-plays.py").path
@@ -66,13 +78,8 @@ import Testing
     /// 150 pictures; at least 60 decoded leaves room for a browser that starts late on a busy machine, not for one
     /// that decodes nothing or stalls.
     @Test func chromiumPlaysAServedH264File() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webrtc-\(UUID().uuidString).h264").path
+        let file = try await Self.h264File(frames: 300, keyframeInterval: 30)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let made = try await runProgram(
-            "/usr/bin/ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "300", "-c:v", "libx264",
-             "-profile:v", "baseline", "-bf", "0", "-g", "30", "-pix_fmt", "yuv420p", file])
-        #expect(made.status == 0, "\(made.stderr)")
         let served = try await Served(file, ["--fps", "30", "--loop"])
         let played = try await Self.play(served.pageURL, seconds: 5)
         #expect(played.error == nil && played.state == "connected", "\(played)")
@@ -92,13 +99,8 @@ import Testing
             Issue.record("aiortc's environment is missing: bash scripts/test makes it (.build/webrtc-venv)")
             return
         }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webrtc-\(UUID().uuidString).h264").path
+        let file = try await Self.h264File(frames: 90, keyframeInterval: 30)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let made = try await runProgram(
-            "/usr/bin/ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "90", "-c:v", "libx264",
-             "-profile:v", "baseline", "-bf", "0", "-g", "30", "-pix_fmt", "yuv420p", file])
-        #expect(made.status == 0, "\(made.stderr)")
         let reference = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-f", "framemd5", "-"])
         let expected = reference.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
             $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
