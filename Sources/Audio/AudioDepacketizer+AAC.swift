@@ -30,7 +30,9 @@ extension AudioDepacketizer {
         for header in headers {
             let (step, stepOverflow) = header.offset.multipliedReportingOverflow(by: aacFrameTicks)
             let (sum, sumOverflow) = span.addingReportingOverflow(step)
-            guard !stepOverflow, !sumOverflow, sum <= Self.maxPacketSpan else { return statistics.malformedPackets += 1 }
+            guard !stepOverflow, !sumOverflow, sum <= Self.maxPacketSpan else {
+                return statistics.malformedPackets += 1
+            }
             span = sum
         }
         // Index deltas above 0 interleave the stream: from then on its units are put back in time order.

@@ -74,7 +74,8 @@ public struct AudioDepacketizer: Sendable {
                 muxConfig = mux
                 audioSpecificConfig = mux.audio
             } else if !format.muxConfigPresent {
-                throw AudioError("the MP4A-LATM format says cpresent=0 and gives no config: nothing says how to decode it")
+                throw AudioError(
+                    "the MP4A-LATM format says cpresent=0 and gives no config: nothing says how to decode it")
             }
         case .g726:
             guard (2...5).contains(format.bitsPerSample) else {
@@ -93,7 +94,8 @@ public struct AudioDepacketizer: Sendable {
     static func checkLimits(of format: AudioFormat) throws(AudioError) {
         guard RTPMap.clockRates.contains(format.clockRate) else {
             throw AudioError(
-                "the clock rate \(format.clockRate) is outside \(RTPMap.clockRates.lowerBound)...\(RTPMap.clockRates.upperBound) Hz")
+                "the clock rate \(format.clockRate) is outside \(RTPMap.clockRates.lowerBound)...\(RTPMap.clockRates.upperBound) Hz"
+            )
         }
         guard (1...255).contains(format.channels) else {
             throw AudioError("\(format.channels) channels is outside 1...255")
@@ -109,7 +111,9 @@ public struct AudioDepacketizer: Sendable {
     mutating func updateFrameTicks() {
         guard let config = audioSpecificConfig, config.samplingRate > 0 else { return }
         // At most 1024 × 10^7 ticks (the clock rate is bounded), however small an explicit sampling rate.
-        let ticks = Int((Int64(config.frameLength) * Int64(format.clockRate) + Int64(config.samplingRate) / 2) / Int64(config.samplingRate))
+        let ticks = Int(
+            (Int64(config.frameLength) * Int64(format.clockRate) + Int64(config.samplingRate) / 2)
+                / Int64(config.samplingRate))
         aacFrameTicks = format.constantDuration ?? max(1, ticks)
     }
 

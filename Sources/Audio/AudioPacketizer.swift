@@ -90,7 +90,9 @@ public struct AudioPacketizer: Sendable {
             payload.append(UInt8(headerBits & 0xFF))
             // size, then index 0, left-aligned in the header's bytes
             let header = UInt64(unit.count) << (UInt64(headerBytes * 8 - format.sizeLength))
-            for index in (0..<headerBytes).reversed() { payload.append(UInt8(truncatingIfNeeded: header >> (index * 8))) }
+            for index in (0..<headerBytes).reversed() {
+                payload.append(UInt8(truncatingIfNeeded: header >> (index * 8)))
+            }
             payload.append(contentsOf: unit[offset..<end])
             try emit(payload[...], end == unit.endIndex, 0)
             offset = end

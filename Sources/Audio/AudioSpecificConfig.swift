@@ -70,7 +70,8 @@ public struct AudioSpecificConfig: Sendable, Hashable {
             if reader.flag() { reader.skip(14) }  // dependsOnCoreCoder: coreCoderDelay
             let extensionFlag = reader.flag()
             guard channels != 0 else {
-                throw AudioError("the AudioSpecificConfig's channels are in a program config element, which is not supported")
+                throw AudioError(
+                    "the AudioSpecificConfig's channels are in a program config element, which is not supported")
             }
             if type == 6 || type == 20 { reader.skip(3) }  // layerNr
             if extensionFlag {

@@ -59,7 +59,9 @@ extension WAVHeader {
     /// Reads the header of a WAV file of 16-bit PCM, µ-law or A-law (the chunks before `data`, at most 64 of
     /// them). Throws ``AudioError`` saying what is not there or not taken (another format, 8-bit or 24-bit PCM).
     public static func read(_ file: [UInt8]) throws(AudioError) -> Contents {
-        func u32(_ at: Int) -> Int { Int(file[at]) | Int(file[at + 1]) << 8 | Int(file[at + 2]) << 16 | Int(file[at + 3]) << 24 }
+        func u32(_ at: Int) -> Int {
+            Int(file[at]) | Int(file[at + 1]) << 8 | Int(file[at + 2]) << 16 | Int(file[at + 3]) << 24
+        }
         func u16(_ at: Int) -> Int { Int(file[at]) | Int(file[at + 1]) << 8 }
         guard file.count >= 12, file[0..<4].elementsEqual("RIFF".utf8), file[8..<12].elementsEqual("WAVE".utf8) else {
             throw AudioError("not a WAV file (no RIFF/WAVE header)")
@@ -71,7 +73,9 @@ extension WAVHeader {
             let size = u32(offset + 4)
             let body = offset + 8
             if file[offset..<offset + 4].elementsEqual("fmt ".utf8) {
-                guard size >= 16, body + 16 <= file.count else { throw AudioError("the WAV file's fmt chunk is cut short") }
+                guard size >= 16, body + 16 <= file.count else {
+                    throw AudioError("the WAV file's fmt chunk is cut short")
+                }
                 format = (u16(body), u16(body + 2), u32(body + 4), u16(body + 14))
             } else if file[offset..<offset + 4].elementsEqual("data".utf8) {
                 guard let format else { throw AudioError("the WAV file has no fmt chunk before its data") }

@@ -102,7 +102,8 @@ public struct PCMChunker: Sendable {
         chunk.track = pendingTrack
         chunk.isDiscontinuity = pendingBreak
         chunk.captureTime = anchor.map {
-            $0.time.adding(seconds: Double(Int64(bitPattern: pendingStart &- $0.timestamp)) / Double(max(1, format.clockRate)))
+            $0.time.adding(
+                seconds: Double(Int64(bitPattern: pendingStart &- $0.timestamp)) / Double(max(1, format.clockRate)))
         }
         pendingBreak = false
         ready.append(chunk)

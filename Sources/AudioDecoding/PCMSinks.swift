@@ -11,7 +11,8 @@ public struct AsyncPCMSink: Sendable {
     private let continuation: AsyncStream<PCMFrame>.Continuation
 
     public init(limit: Int = 50) {
-        (frames, continuation) = AsyncStream.makeStream(of: PCMFrame.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
+        (frames, continuation) = AsyncStream.makeStream(
+            of: PCMFrame.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
     }
 
     public func push(_ frame: PCMFrame) { continuation.yield(frame) }

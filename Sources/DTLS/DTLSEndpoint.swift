@@ -38,7 +38,9 @@ public final class DTLSEndpoint {
     public init(identity: DTLSIdentity, role: Role, suites: [SRTPSuite] = DTLSEndpoint.suites) throws(DTLSError) {
         let profiles = suites.compactMap(Self.profileName).joined(separator: ":")
         guard !profiles.isEmpty else { throw DTLSError("none of \(suites) is an SRTP profile DTLS negotiates") }
-        let (made, reason) = withErrorBuffer { cdtls_endpoint_new(identity.pointer, role == .server ? 1 : 0, profiles, $0, $1) }
+        let (made, reason) = withErrorBuffer {
+            cdtls_endpoint_new(identity.pointer, role == .server ? 1 : 0, profiles, $0, $1)
+        }
         guard let made else { throw DTLSError(reason) }
         pointer = made
         self.identity = identity
@@ -108,7 +110,8 @@ public final class DTLSEndpoint {
             let clientKey = try SRTPKey(suite: suite, material: client)
             let serverKey = try SRTPKey(suite: suite, material: server)
             return role == .server
-                ? Keys(suite: suite, local: serverKey, remote: clientKey) : Keys(suite: suite, local: clientKey, remote: serverKey)
+                ? Keys(suite: suite, local: serverKey, remote: clientKey)
+                : Keys(suite: suite, local: clientKey, remote: serverKey)
         } catch {
             throw DTLSError("the exported keys do not fit \(suite): \(error)")
         }

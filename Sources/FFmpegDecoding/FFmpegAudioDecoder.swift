@@ -29,7 +29,9 @@ public final class FFmpegAudioDecoder: AudioDecoder {
     /// stream's AudioSpecificConfig when the format's is not the one to use (LATM's in-band one).
     /// - Throws: ``AudioDecodingError`` when FFmpeg is missing, has no decoder for the codec, or the format
     ///   cannot be used.
-    public init(format: AudioFormat, layout: PCMFrame.Layout = .int16Interleaved, configuration: AudioSpecificConfig? = nil)
+    public init(
+        format: AudioFormat, layout: PCMFrame.Layout = .int16Interleaved, configuration: AudioSpecificConfig? = nil
+    )
         throws
     {
         self.format = format
@@ -99,7 +101,8 @@ public final class FFmpegAudioDecoder: AudioDecoder {
 
     private func setExtradata(_ bytes: [UInt8]) {
         guard let context, !bytes.isEmpty,
-            let buffer = ff.av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self)
+            let buffer = ff.av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(
+                to: UInt8.self)
         else { return }
         buffer.update(from: bytes, count: bytes.count)
         context.pointee.extradata = buffer
@@ -163,7 +166,9 @@ public final class FFmpegAudioDecoder: AudioDecoder {
 
     /// The decoded frame in the layout asked for, through libswresample (made again when the decoder's
     /// output format changes: an AAC stream whose SBR doubles its rate once it is seen).
-    private func convert(_ frame: UnsafeMutablePointer<AVFrame>, timestamp: UInt64, followsLoss: Bool) throws -> PCMFrame? {
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>, timestamp: UInt64, followsLoss: Bool) throws
+        -> PCMFrame?
+    {
         let count = Int(frame.pointee.nb_samples)
         let channels = Int(cffmpeg_frame_channels(frame))
         let rate = Int(frame.pointee.sample_rate)
@@ -204,7 +209,9 @@ public final class FFmpegAudioDecoder: AudioDecoder {
             var out = [Float](repeating: 0, count: count * channels)
             let converted = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
                 var planes: [UnsafeMutablePointer<UInt8>?] = (0..<channels).map { channel in
-                    buffer.baseAddress.map { UnsafeMutableRawPointer($0 + channel * count).assumingMemoryBound(to: UInt8.self) }
+                    buffer.baseAddress.map {
+                        UnsafeMutableRawPointer($0 + channel * count).assumingMemoryBound(to: UInt8.self)
+                    }
                 }
                 return planes.withUnsafeMutableBufferPointer { pointers in
                     audio.swr_convert(resampler, pointers.baseAddress, Int32(count), source, Int32(count))

@@ -66,7 +66,8 @@ public final class FFmpegAudioEncoder {
         }
         guard (1...8).contains(format.channels), RTPMap.clockRates.contains(format.clockRate) else {
             throw AudioEncodingError(
-                .invalidConfiguration, "\(format.codec) with \(format.channels) channels at \(format.clockRate) Hz cannot be encoded")
+                .invalidConfiguration,
+                "\(format.codec) with \(format.channels) channels at \(format.clockRate) Hz cannot be encoded")
         }
         // An AAC format's configuration, read once: the object type it must be, its rate and channels.
         let aacConfiguration = format.codec == .aac ? try Self.configuration(of: format) : nil
@@ -96,7 +97,8 @@ public final class FFmpegAudioEncoder {
         }
         let status = ff.avcodec_open2(context, choice.codec, nil)
         guard status >= 0 else {
-            throw AudioEncodingError(.encoderFailure, "libavcodec could not open the \(format.codec) encoder: \(ff.errorText(status))")
+            throw AudioEncodingError(
+                .encoderFailure, "libavcodec could not open the \(format.codec) encoder: \(ff.errorText(status))")
         }
         codecRate = rate
         frameSamples = context.pointee.frame_size > 0 ? Int(context.pointee.frame_size) : rate / 50
@@ -128,7 +130,8 @@ public final class FFmpegAudioEncoder {
         guard pcm.sampleCount > 0 else { return }
         guard (1...64).contains(pcm.channels), (1...768_000).contains(pcm.sampleRate) else {
             throw AudioEncodingError(
-                .invalidConfiguration, "PCM of \(pcm.channels) channels at \(pcm.sampleRate) Hz cannot be converted (1 to 64, up to 768 kHz)")
+                .invalidConfiguration,
+                "PCM of \(pcm.channels) channels at \(pcm.sampleRate) Hz cannot be converted (1 to 64, up to 768 kHz)")
         }
         try convert(pcm)
         while pending[0].count >= frameSamples * planeBytesPerSample {
@@ -158,7 +161,10 @@ public final class FFmpegAudioEncoder {
     /// the resampler.
     private func convert(_ pcm: PCMFrame?) throws {
         if let pcm {
-            let input = (rate: pcm.sampleRate, channels: pcm.channels, float: { if case .floatPlanar = pcm.samples { true } else { false } }())
+            let input = (
+                rate: pcm.sampleRate, channels: pcm.channels,
+                float: { if case .floatPlanar = pcm.samples { true } else { false } }()
+            )
             if resamplerInput.map({ $0 != input }) ?? true {
                 if resampler != nil { try convert(nil) }
                 try makeResampler(for: input)
@@ -167,7 +173,9 @@ public final class FFmpegAudioEncoder {
         let inputCount = Int32(pcm?.sampleCount ?? 0)
         var capacity = Int(audio.swr_get_out_samples(resampler, inputCount))
         if pcm == nil, let input = resamplerInput, let context {
-            let owed = (resamplerCounts.input * Int(context.pointee.sample_rate) + input.rate / 2) / input.rate - resamplerCounts.output
+            let owed =
+                (resamplerCounts.input * Int(context.pointee.sample_rate) + input.rate / 2) / input.rate
+                - resamplerCounts.output
             capacity = min(capacity, max(0, owed))
         }
         guard capacity > 0 else { return }
@@ -179,13 +187,16 @@ public final class FFmpegAudioEncoder {
         let converted = try withInputPlanes(of: pcm) { source in
             conversion.withUnsafeMutableBufferPointer { buffer in
                 // The plane pointers on the stack: no allocation per call.
-                withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self, capacity: pending.count) { planes in
+                withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self, capacity: pending.count) {
+                    planes in
                     for plane in pending.indices { planes[plane] = buffer.baseAddress.map { $0 + plane * planeBytes } }
                     return audio.swr_convert(resampler, planes.baseAddress, Int32(capacity), source, inputCount)
                 }
             }
         }
-        guard converted >= 0 else { throw AudioEncodingError(.encoderFailure, "libswresample failed to convert the PCM") }
+        guard converted >= 0 else {
+            throw AudioEncodingError(.encoderFailure, "libswresample failed to convert the PCM")
+        }
         resamplerCounts.input += Int(inputCount)
         resamplerCounts.output += Int(converted)
         for plane in pending.indices {
@@ -207,14 +218,16 @@ public final class FFmpegAudioEncoder {
         }
         guard made >= 0, resampler != nil, audio.swr_init(resampler) >= 0 else {
             throw AudioEncodingError(
-                .encoderFailure, "libswresample cannot convert \(input.channels) channels at \(input.rate) Hz for \(format.codec)")
+                .encoderFailure,
+                "libswresample cannot convert \(input.channels) channels at \(input.rate) Hz for \(format.codec)")
         }
         resamplerInput = input
         resamplerCounts = (0, 0)
     }
 
     /// The input's planes as libswresample reads them (none when flushing).
-    private func withInputPlanes(of pcm: PCMFrame?, _ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>?) -> Int32) throws
+    private func withInputPlanes(of pcm: PCMFrame?, _ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>?) -> Int32)
+        throws
         -> Int32
     {
         switch pcm?.samples {
@@ -229,7 +242,9 @@ public final class FFmpegAudioEncoder {
             }
         case .floatPlanar(let channels):
             let count = pcm?.sampleCount ?? 0
-            guard channels.count == pcm?.channels, channels.allSatisfy({ $0.count >= count }) else { throw Self.shortInput }
+            guard channels.count == pcm?.channels, channels.allSatisfy({ $0.count >= count }) else {
+                throw Self.shortInput
+            }
             // The planes in one buffer, one after the other.
             let joined = channels.flatMap { $0.prefix(count) }
             return joined.withUnsafeBytes { bytes in
@@ -270,19 +285,22 @@ public final class FFmpegAudioEncoder {
         samplesIn += Int64(count)
         let status = audio.avcodec_send_frame(context, frame)
         guard status >= 0 else {
-            throw AudioEncodingError(.encoderFailure, "libavcodec refused a \(format.codec) frame: \(ff.errorText(status))")
+            throw AudioEncodingError(
+                .encoderFailure, "libavcodec refused a \(format.codec) frame: \(ff.errorText(status))")
         }
         try receivePackets(context: context, packet: packet, emit: emit)
     }
 
     private func receivePackets(
-        context: UnsafeMutablePointer<AVCodecContext>, packet: UnsafeMutablePointer<AVPacket>, emit: (AudioFrame) throws -> Void
+        context: UnsafeMutablePointer<AVCodecContext>, packet: UnsafeMutablePointer<AVPacket>,
+        emit: (AudioFrame) throws -> Void
     ) throws {
         while true {
             let status = audio.avcodec_receive_packet(context, packet)
             if status == cffmpeg_eagain() || status == cffmpeg_eof() { return }
             guard status >= 0 else {
-                throw AudioEncodingError(.encoderFailure, "libavcodec failed to encode \(format.codec): \(ff.errorText(status))")
+                throw AudioEncodingError(
+                    .encoderFailure, "libavcodec failed to encode \(format.codec): \(ff.errorText(status))")
             }
             defer { audio.av_packet_unref(packet) }
             let size = Int(packet.pointee.size)
@@ -301,12 +319,15 @@ public final class FFmpegAudioEncoder {
 
     /// A coded frame `samples` long whose first sample is `position` samples after the first frame's, dated
     /// at the format's clock (G.722's 8000 Hz clock runs at half its sampling rate).
-    private func emitFrame(_ bytes: ArraySlice<UInt8>, at position: Int64, samples: Int, emit: (AudioFrame) throws -> Void) throws {
+    private func emitFrame(
+        _ bytes: ArraySlice<UInt8>, at position: Int64, samples: Int, emit: (AudioFrame) throws -> Void
+    ) throws {
         let ticks = position * Int64(format.clockRate) / Int64(max(1, codecRate))
         framesEncoded += 1
         try emit(
             AudioFrame(
-                codec: format.codec, timestamp: UInt64(max(0, ticks)), clockRate: format.clockRate, sampleCount: samples,
+                codec: format.codec, timestamp: UInt64(max(0, ticks)), clockRate: format.clockRate,
+                sampleCount: samples,
                 bytes: bytes, ssrc: 0))
     }
 
@@ -347,13 +368,15 @@ public final class FFmpegAudioEncoder {
             let objectType = aacConfiguration?.objectType ?? 0
             guard objectType == 2 else {
                 throw AudioEncodingError(
-                    .invalidConfiguration, "the format's AAC is object type \(objectType); FFmpeg's encoder makes AAC-LC (2) only")
+                    .invalidConfiguration,
+                    "the format's AAC is object type \(objectType); FFmpeg's encoder makes AAC-LC (2) only")
             }
             (name, sampleFormat) = ("aac", AV_SAMPLE_FMT_FLTP)
         case .opus: (name, sampleFormat) = ("libopus", AV_SAMPLE_FMT_S16)
         case .aacLATM:
             throw AudioEncodingError(
-                .invalidConfiguration, "AAC in LATM (MP4A-LATM) is not sent by this library: a camera's mpeg4-generic AAC is")
+                .invalidConfiguration,
+                "AAC in LATM (MP4A-LATM) is not sent by this library: a camera's mpeg4-generic AAC is")
         }
         guard let codec = audio.avcodec_find_encoder_by_name(name) else {
             throw AudioEncodingError(

@@ -24,10 +24,12 @@ enum FFmpegLibrary {
     /// FFmpeg's logging silenced; or what could not be loaded and what to install, for the caller's error.
     static func audioFunctions() -> Result<(base: cffmpeg_api, audio: cffmpeg_audio_api), AudioLibraryMissing> {
         var reason = [CChar](repeating: 0, count: 512)
-        guard let audio = cffmpeg_load_audio(&reason, reason.count), let base = cffmpeg_load(&reason, reason.count) else {
+        guard let audio = cffmpeg_load_audio(&reason, reason.count), let base = cffmpeg_load(&reason, reason.count)
+        else {
             return .failure(
                 AudioLibraryMissing(
-                    message: "FFmpeg is not usable for audio: \(string(reason)); install libavcodec and libswresample (Debian:"
+                    message:
+                        "FFmpeg is not usable for audio: \(string(reason)); install libavcodec and libswresample (Debian:"
                         + " apt-get install libavcodec-dev libswresample-dev; macOS: brew install ffmpeg)"))
         }
         base.pointee.av_log_set_level(cffmpeg_log_quiet())

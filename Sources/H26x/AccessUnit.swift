@@ -3,7 +3,8 @@ import RTP
 /// One coded picture, with its timestamp and what the receiver knows about its integrity: an H.264 or H.265
 /// picture's NAL units (``nalUnits``), or a JPEG picture (``jpeg``, from the RFC 2435 depacketizer).
 ///
-/// The NAL units (or the JPEG file) live in one buffer, copied there once from the RTP payloads. The depacketizer reuses
+/// The NAL units (or the JPEG file) live in one buffer, copied there once from the RTP payloads. The depacketizer
+/// reuses
 /// that buffer for the next unit when this one has been let go of by then; keeping the value is safe
 /// (the next unit then gets a new buffer) but costs that allocation.
 public struct AccessUnit: Sendable {

@@ -13,7 +13,8 @@ extension ParameterSets {
         if let large = all.first(where: { $0.bytes.count > 0xFFFF }) {
             throw H26xError(
                 .invalidParameterSet,
-                "a \(large.typeName) of \(large.bytes.count) bytes does not fit a configuration record (at most 65,535)")
+                "a \(large.typeName) of \(large.bytes.count) bytes does not fit a configuration record (at most 65,535)"
+            )
         }
         return codec == .h264 ? try avcDecoderConfigurationRecord() : try hevcDecoderConfigurationRecord()
     }

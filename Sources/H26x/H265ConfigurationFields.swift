@@ -74,7 +74,9 @@ struct H265ConfigurationFields {
         try addProfileTierLevel(&r, subLayersMinus1: subLayersMinus1)
         let format = try H265PictureFormat(reading: &r)
         chromaFormat = UInt8(format.chromaFormat)
-        (bitDepthLumaMinus8, bitDepthChromaMinus8) = (UInt8(format.bitDepthLumaMinus8), UInt8(format.bitDepthChromaMinus8))
+        (bitDepthLumaMinus8, bitDepthChromaMinus8) = (
+            UInt8(format.bitDepthLumaMinus8), UInt8(format.bitDepthChromaMinus8)
+        )
         let pocLSBBits = Int(try r.unsignedGolomb()) + 4
         guard pocLSBBits <= 16 else { throw H26xError(.invalidParameterSet, "H.265 SPS POC LSB of \(pocLSBBits) bits") }
         let allSubLayers = try r.bit() == 1  // sps_sub_layer_ordering_info_present_flag
@@ -92,7 +94,9 @@ struct H265ConfigurationFields {
         try Self.skipShortTermReferenceSets(&r)
         if try r.bit() == 1 {  // long_term_ref_pics_present_flag
             let count = try r.unsignedGolomb()
-            guard count <= 32 else { throw H26xError(.invalidParameterSet, "H.265 SPS with \(count) long-term pictures") }
+            guard count <= 32 else {
+                throw H26xError(.invalidParameterSet, "H.265 SPS with \(count) long-term pictures")
+            }
             for _ in 0..<count { try r.skip(pocLSBBits + 1) }
         }
         try r.skip(2)  // sps_temporal_mvp_enabled_flag, strong_intra_smoothing_enabled_flag

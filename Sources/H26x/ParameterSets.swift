@@ -121,7 +121,8 @@ extension ParameterSets {
         }
         let named: [(String, ClosedRange<UInt8>)] =
             codec == .h264
-            ? [("sprop-parameter-sets", 7...8)] : [("sprop-vps", 32...32), ("sprop-sps", 33...33), ("sprop-pps", 34...34)]
+            ? [("sprop-parameter-sets", 7...8)]
+            : [("sprop-vps", 32...32), ("sprop-sps", 33...33), ("sprop-pps", 34...34)]
         return named.compactMap { name, types in
             let value = list(types)
             return value.isEmpty ? nil : (name, value)

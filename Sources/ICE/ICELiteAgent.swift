@@ -98,7 +98,9 @@ public struct ICELiteAgent: Sendable {
     public func isChecked(_ address: SocketAddress) -> Bool { checked[address] != nil }
 
     /// A datagram from `address` that looked like STUN (``STUNMessage/looksLikeSTUN(_:)``).
-    public mutating func receive(_ datagram: some Collection<UInt8>, from address: SocketAddress, now: ArrivalTime) -> [Action] {
+    public mutating func receive(_ datagram: some Collection<UInt8>, from address: SocketAddress, now: ArrivalTime)
+        -> [Action]
+    {
         guard let request = try? STUNMessage(parsing: datagram), request.isBindingRequest else {
             counts.malformed += 1
             return []
@@ -117,7 +119,8 @@ public struct ICELiteAgent: Sendable {
         if request.iceControlled != nil {
             // Both controlled: a lite agent cannot take the controlling role, so the peer must (RFC 8445 7.3.1.1).
             let conflict = STUNMessage(
-                .errorResponse, transactionID: request.transactionID, attributes: [.errorCode(487, reason: "Role Conflict")])
+                .errorResponse, transactionID: request.transactionID,
+                attributes: [.errorCode(487, reason: "Role Conflict")])
             return [.send(conflict.serialized(integrityKey: key), to: address)]
         }
         guard checked[address] != nil || checked.count < maxAddresses else {

@@ -24,10 +24,14 @@ public struct STUNAttribute: Sendable, Hashable {
     static let fingerprintXOR: UInt32 = 0x5354_554E
 
     /// USERNAME.
-    public static func username(_ text: String) -> STUNAttribute { STUNAttribute(type: username, value: Array(text.utf8)) }
+    public static func username(_ text: String) -> STUNAttribute {
+        STUNAttribute(type: username, value: Array(text.utf8))
+    }
 
     /// SOFTWARE.
-    public static func software(_ text: String) -> STUNAttribute { STUNAttribute(type: software, value: Array(text.utf8)) }
+    public static func software(_ text: String) -> STUNAttribute {
+        STUNAttribute(type: software, value: Array(text.utf8))
+    }
 
     /// XOR-MAPPED-ADDRESS of `address`, masked with the cookie (and, for IPv6, the transaction id).
     public static func xorMappedAddress(_ address: SocketAddress, transactionID: [UInt8]) -> STUNAttribute {
@@ -40,8 +44,10 @@ public struct STUNAttribute: Sendable, Hashable {
             value += zip(bigEndian(ip), mask).map { $0 ^ $1 }
         case .v6(let high, let low):
             value[1] = 0x02
-            value += zip(bigEndian(UInt32(high >> 32)) + bigEndian(UInt32(truncatingIfNeeded: high))
-                + bigEndian(UInt32(low >> 32)) + bigEndian(UInt32(truncatingIfNeeded: low)), mask).map { $0 ^ $1 }
+            value += zip(
+                bigEndian(UInt32(high >> 32)) + bigEndian(UInt32(truncatingIfNeeded: high))
+                    + bigEndian(UInt32(low >> 32)) + bigEndian(UInt32(truncatingIfNeeded: low)), mask
+            ).map { $0 ^ $1 }
         }
         return STUNAttribute(type: xorMappedAddress, value: value)
     }
@@ -49,7 +55,8 @@ public struct STUNAttribute: Sendable, Hashable {
     /// ERROR-CODE (RFC 8489 section 14.8): 400 Bad Request, 401 Unauthorized, 487 Role Conflict...
     public static func errorCode(_ code: Int, reason: String) -> STUNAttribute {
         let code = min(max(code, 300), 699)
-        return STUNAttribute(type: errorCode, value: [0, 0, UInt8(code / 100), UInt8(code % 100)] + Array(reason.utf8.prefix(128)))
+        return STUNAttribute(
+            type: errorCode, value: [0, 0, UInt8(code / 100), UInt8(code % 100)] + Array(reason.utf8.prefix(128)))
     }
 
     static func unmaskAddress(_ value: [UInt8], transactionID: [UInt8]) -> SocketAddress? {

@@ -5,14 +5,18 @@ extension STUNMessage {
     /// out (they are computed here).
     public func serialized(integrityKey: [UInt8]? = nil, fingerprint: Bool = true) -> [UInt8] {
         let classBits = messageClass.rawValue
-        let type = (method & 0x000F) | (method & 0x0070) << 1 | (method & 0x0F80) << 2 | (classBits & 0b01) << 4
+        let type =
+            (method & 0x000F) | (method & 0x0070) << 1 | (method & 0x0F80) << 2 | (classBits & 0b01) << 4
             | (classBits & 0b10) << 7
         var bytes: [UInt8] = [UInt8(type >> 8), UInt8(type & 0xFF), 0, 0] + STUNAttribute.bigEndian(Self.magicCookie)
         bytes += transactionID.prefix(12) + [UInt8](repeating: 0, count: max(0, 12 - transactionID.count))
         for attribute in attributes
         where attribute.type != STUNAttribute.messageIntegrity && attribute.type != STUNAttribute.fingerprint {
             let value = attribute.value.prefix(Int(UInt16.max) - 3)
-            bytes += [UInt8(attribute.type >> 8), UInt8(attribute.type & 0xFF), UInt8(value.count >> 8), UInt8(value.count & 0xFF)]
+            bytes += [
+                UInt8(attribute.type >> 8), UInt8(attribute.type & 0xFF), UInt8(value.count >> 8),
+                UInt8(value.count & 0xFF),
+            ]
             bytes += value
             bytes += [UInt8](repeating: 0, count: (4 - value.count % 4) % 4)
         }

@@ -43,7 +43,10 @@ public struct STUNMessage: Sendable, Hashable {
     let offsets: [Int]
 
     /// A message to send.
-    public init(_ messageClass: Class, method: UInt16 = STUNMessage.binding, transactionID: [UInt8], attributes: [STUNAttribute] = []) {
+    public init(
+        _ messageClass: Class, method: UInt16 = STUNMessage.binding, transactionID: [UInt8],
+        attributes: [STUNAttribute] = []
+    ) {
         self.messageClass = messageClass
         self.method = method & 0x0FFF
         self.transactionID = transactionID
@@ -69,7 +72,9 @@ public struct STUNMessage: Sendable, Hashable {
 
     /// Reads a message (a whole datagram).
     public init(parsing datagram: some Collection<UInt8>) throws(STUNError) {
-        guard datagram.count <= Self.maxLength else { throw STUNError("a message of \(datagram.count) bytes (at most \(Self.maxLength))") }
+        guard datagram.count <= Self.maxLength else {
+            throw STUNError("a message of \(datagram.count) bytes (at most \(Self.maxLength))")
+        }
         let bytes = Array(datagram)
         guard bytes.count >= 20 else { throw STUNError("\(bytes.count) bytes: shorter than a STUN header (20)") }
         let type = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
@@ -78,7 +83,8 @@ public struct STUNMessage: Sendable, Hashable {
         guard Self.word(bytes, 4) == Self.magicCookie else { throw STUNError("no magic cookie: not RFC 5389 STUN") }
         guard length % 4 == 0 else { throw STUNError("a length of \(length), not a multiple of 4") }
         guard 20 + length == bytes.count else {
-            throw STUNError("a length of \(length) in a datagram of \(bytes.count) bytes (the header says \(20 + length))")
+            throw STUNError(
+                "a length of \(length) in a datagram of \(bytes.count) bytes (the header says \(20 + length))")
         }
         messageClass = Class(rawValue: (type >> 4) & 0b01 | (type >> 7) & 0b10) ?? .request
         method = (type & 0x000F) | (type >> 1) & 0x0070 | (type >> 2) & 0x0F80
@@ -89,13 +95,16 @@ public struct STUNMessage: Sendable, Hashable {
         var sawIntegrity = false
         var sawFingerprint = false
         while at < bytes.count {
-            guard attributes.count < Self.maxAttributes else { throw STUNError("more than \(Self.maxAttributes) attributes") }
+            guard attributes.count < Self.maxAttributes else {
+                throw STUNError("more than \(Self.maxAttributes) attributes")
+            }
             guard at + 4 <= bytes.count else { throw STUNError("an attribute header cut off at byte \(at)") }
             let attributeType = UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1])
             let valueLength = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
             let padded = (valueLength + 3) & ~3
             guard at + 4 + padded <= bytes.count else {
-                throw STUNError("attribute 0x\(String(attributeType, radix: 16)) of \(valueLength) bytes runs past the message")
+                throw STUNError(
+                    "attribute 0x\(String(attributeType, radix: 16)) of \(valueLength) bytes runs past the message")
             }
             guard !sawFingerprint else { throw STUNError("an attribute after FINGERPRINT") }
             if sawIntegrity && attributeType != STUNAttribute.fingerprint {
@@ -110,7 +119,8 @@ public struct STUNMessage: Sendable, Hashable {
                 sawFingerprint = true
             }
             offsets.append(at)
-            attributes.append(STUNAttribute(type: attributeType, value: Array(bytes[(at + 4)..<(at + 4 + valueLength)])))
+            attributes.append(
+                STUNAttribute(type: attributeType, value: Array(bytes[(at + 4)..<(at + 4 + valueLength)])))
             at += 4 + padded
         }
         self.attributes = attributes
@@ -131,11 +141,15 @@ public struct STUNMessage: Sendable, Hashable {
 
     /// XOR-MAPPED-ADDRESS (RFC 8489 section 14.2), unmasked.
     public var xorMappedAddress: SocketAddress? {
-        value(of: STUNAttribute.xorMappedAddress).flatMap { STUNAttribute.unmaskAddress($0, transactionID: transactionID) }
+        value(of: STUNAttribute.xorMappedAddress).flatMap {
+            STUNAttribute.unmaskAddress($0, transactionID: transactionID)
+        }
     }
 
     /// PRIORITY (RFC 8445 section 16.1).
-    public var priority: UInt32? { value(of: STUNAttribute.priority).flatMap { $0.count == 4 ? Self.word($0, 0) : nil } }
+    public var priority: UInt32? {
+        value(of: STUNAttribute.priority).flatMap { $0.count == 4 ? Self.word($0, 0) : nil }
+    }
 
     /// Whether USE-CANDIDATE is present (the controlling agent nominates the pair).
     public var useCandidate: Bool { value(of: STUNAttribute.useCandidate) != nil }
@@ -155,7 +169,9 @@ public struct STUNMessage: Sendable, Hashable {
 
     /// Whether FINGERPRINT is present and right (CRC-32 of what precedes it, XOR 0x5354554E).
     public var fingerprintIsValid: Bool {
-        guard let index = attributes.lastIndex(where: { $0.type == STUNAttribute.fingerprint }), !bytes.isEmpty else { return false }
+        guard let index = attributes.lastIndex(where: { $0.type == STUNAttribute.fingerprint }), !bytes.isEmpty else {
+            return false
+        }
         let at = offsets[index]
         var covered = Array(bytes[..<at])
         Self.setLength(&covered, at + 8 - 20)
@@ -165,7 +181,8 @@ public struct STUNMessage: Sendable, Hashable {
     /// Whether MESSAGE-INTEGRITY is present and right for `key` (for ICE, the short-term credential: the
     /// password's bytes), compared in constant time.
     public func integrityIsValid(key: [UInt8]) -> Bool {
-        guard let index = attributes.firstIndex(where: { $0.type == STUNAttribute.messageIntegrity }), !bytes.isEmpty else {
+        guard let index = attributes.firstIndex(where: { $0.type == STUNAttribute.messageIntegrity }), !bytes.isEmpty
+        else {
             return false
         }
         let at = offsets[index]

@@ -193,7 +193,11 @@ public struct JPEGDepacketizer: Sendable {
             let picture = try self.picture(header, payload: payload)
             JPEGFileHeader.write(picture, into: &file)
         } catch {
-            if error.code == .unsupportedPayload { statistics.unsupportedPackets += 1 } else { statistics.malformedPackets += 1 }
+            if error.code == .unsupportedPayload {
+                statistics.unsupportedPackets += 1
+            } else {
+                statistics.malformedPackets += 1
+            }
             refuse(error)
         }
     }
@@ -205,7 +209,8 @@ public struct JPEGDepacketizer: Sendable {
         guard header.typeSpecific == 0 else {
             throw JPEGError(
                 .unsupportedPayload,
-                "type-specific \(header.typeSpecific): the pictures are interlaced fields, which this library does not join")
+                "type-specific \(header.typeSpecific): the pictures are interlaced fields, which this library does not join"
+            )
         }
         guard header.type < 128, header.baseType <= 1 else {
             throw JPEGError(
@@ -216,7 +221,8 @@ public struct JPEGDepacketizer: Sendable {
         guard let count = tables.count else {
             throw JPEGError(
                 .malformedPayload,
-                "\(tables.bytes.count) bytes of quantization tables at precision \(tables.precision) are not whole tables")
+                "\(tables.bytes.count) bytes of quantization tables at precision \(tables.precision) are not whole tables"
+            )
         }
         let configured = configuration.size
         let width = try Self.side(blocks: header.widthBlocks, configured: configured?.width, name: "width")
@@ -235,7 +241,8 @@ public struct JPEGDepacketizer: Sendable {
         guard blocks > 0 else {
             throw JPEGError(
                 .malformedPayload,
-                "the picture's \(name) is 0 and the SDP announced none (a=x-dimensions or a=framesize): give the size in the configuration")
+                "the picture's \(name) is 0 and the SDP announced none (a=x-dimensions or a=framesize): give the size in the configuration"
+            )
         }
         return blocks * 8
     }

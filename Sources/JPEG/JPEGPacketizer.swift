@@ -48,7 +48,8 @@ public struct JPEGPacketizer: Sendable {
             payload += [
                 0, UInt8(truncatingIfNeeded: fragmentOffset >> 16), UInt8(truncatingIfNeeded: fragmentOffset >> 8),
                 UInt8(truncatingIfNeeded: fragmentOffset), picture.type, 255,
-                picture.width <= 2040 ? UInt8(picture.width / 8) : 0, picture.height <= 2040 ? UInt8(picture.height / 8) : 0,
+                picture.width <= 2040 ? UInt8(picture.width / 8) : 0,
+                picture.height <= 2040 ? UInt8(picture.height / 8) : 0,
             ]
             if picture.restartInterval > 0 {
                 payload += [UInt8(picture.restartInterval >> 8), UInt8(picture.restartInterval & 0xFF), 0xFF, 0xFF]
@@ -107,14 +108,17 @@ struct JPEGPictureLayout {
                 var table = body.lowerBound
                 while table < body.upperBound {
                     guard file[table] >> 4 == 0, table + 65 <= body.upperBound else {
-                        throw JPEGError(.unsupportedPicture, "16-bit quantization tables are not sent (RFC 2435 carries 8-bit ones)")
+                        throw JPEGError(
+                            .unsupportedPicture, "16-bit quantization tables are not sent (RFC 2435 carries 8-bit ones)"
+                        )
                     }
                     tablesByID[file[table] & 0x0F] = (table + 1)..<(table + 65)
                     table += 65
                 }
             case 0xC0:  // SOF0, baseline
                 guard body.count >= 15, file[body.lowerBound] == 8, file[body.lowerBound + 5] == 3 else {
-                    throw JPEGError(.unsupportedPicture, "only 8-bit YCbCr pictures of three components are sent (RFC 2435)")
+                    throw JPEGError(
+                        .unsupportedPicture, "only 8-bit YCbCr pictures of three components are sent (RFC 2435)")
                 }
                 height = Int(file[body.lowerBound + 1]) << 8 | Int(file[body.lowerBound + 2])
                 width = Int(file[body.lowerBound + 3]) << 8 | Int(file[body.lowerBound + 4])
@@ -130,13 +134,18 @@ struct JPEGPictureLayout {
             case 0xC4:  // DHT: tables of 1 + 16 counts + their symbols
                 var table = body.lowerBound
                 while table < body.upperBound {
-                    guard table + 17 <= body.upperBound else { throw JPEGError(.malformedPayload, "a DHT segment is cut short") }
+                    guard table + 17 <= body.upperBound else {
+                        throw JPEGError(.malformedPayload, "a DHT segment is cut short")
+                    }
                     let counts = file[(table + 1)..<(table + 17)]
                     let end = table + 17 + counts.reduce(0) { $0 + Int($1) }
-                    guard end <= body.upperBound else { throw JPEGError(.malformedPayload, "a Huffman table runs past its segment") }
+                    guard end <= body.upperBound else {
+                        throw JPEGError(.malformedPayload, "a Huffman table runs past its segment")
+                    }
                     let classAndID = file[table]
                     huffmanIsStandard[classAndID] = JPEGFileHeader.standardHuffmanTables.contains {
-                        $0.classAndID == classAndID && $0.counts.elementsEqual(counts) && $0.symbols.elementsEqual(file[(table + 17)..<end])
+                        $0.classAndID == classAndID && $0.counts.elementsEqual(counts)
+                            && $0.symbols.elementsEqual(file[(table + 17)..<end])
                     }
                     table = end
                 }
@@ -153,7 +162,9 @@ struct JPEGPictureLayout {
                 // chrominance with 1, each the standard one (or none given: a file may leave them implied):
                 // what a receiver rebuilds (RFC 2435 3.1).
                 guard body.count >= 7, file[body.lowerBound] == 3 else {
-                    throw JPEGError(.unsupportedPicture, "the picture's scan is not one interleaved scan of its three components (RFC 2435)")
+                    throw JPEGError(
+                        .unsupportedPicture,
+                        "the picture's scan is not one interleaved scan of its three components (RFC 2435)")
                 }
                 let selectors = (0..<3).map { file[body.lowerBound + 2 + 2 * $0] }
                 guard selectors == [0x00, 0x11, 0x11],
@@ -168,10 +179,12 @@ struct JPEGPictureLayout {
                 if file.count >= 2, file[end - 2] == 0xFF, file[end - 1] == 0xD9 { end -= 2 }
                 scan = body.upperBound..<max(body.upperBound, end)
                 guard let luma = tablesByID[componentTables[0]], let chroma = tablesByID[componentTables[1]] else {
-                    throw JPEGError(.malformedPayload, "the picture's components use quantization tables it does not define")
+                    throw JPEGError(
+                        .malformedPayload, "the picture's components use quantization tables it does not define")
                 }
                 // Types 0 and 1 take two tables, luminance's and chrominance's (RFC 2435 4.1): a picture whose
-                // components share one sends it twice (GStreamer's depayloader decodes such a picture wrongly from one).
+                // components share one sends it twice (GStreamer's depayloader decodes such a picture wrongly from
+                // one).
                 tables = [luma, chroma]
                 if restartInterval > 0 { type += 64 }
                 return

@@ -41,10 +41,11 @@ struct QuantizationTables: Sendable, Equatable {
         49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
     ]
     /// ITU T.81 table K.2, in row order.
-    private static let chrominance: [UInt8] = [
-        17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99,
-        24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99, 99, 99, 99,
-    ] + [UInt8](repeating: 99, count: 32)
+    private static let chrominance: [UInt8] =
+        [
+            17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99,
+            24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99, 99, 99, 99,
+        ] + [UInt8](repeating: 99, count: 32)
 
     /// The row-order index of each zig-zag position: the anti-diagonals walked in turn, alternating direction.
     static let zigzag: [Int] = {

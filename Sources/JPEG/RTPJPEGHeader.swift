@@ -34,7 +34,8 @@ struct RTPJPEGHeader: Sendable {
     init(_ payload: ArraySlice<UInt8>) throws(JPEGError) {
         let start = payload.startIndex
         guard payload.count >= Self.mainHeaderSize else {
-            throw JPEGError(.malformedPayload, "a payload of \(payload.count) bytes is shorter than the 8-byte JPEG header")
+            throw JPEGError(
+                .malformedPayload, "a payload of \(payload.count) bytes is shorter than the 8-byte JPEG header")
         }
         typeSpecific = payload[start]
         fragmentOffset = Int(payload[start + 1]) << 16 | Int(payload[start + 2]) << 8 | Int(payload[start + 3])
@@ -60,7 +61,8 @@ struct RTPJPEGHeader: Sendable {
             guard payload.endIndex - position >= length else {
                 throw JPEGError(
                     .malformedPayload,
-                    "the quantization tables' length (\(length) bytes) runs past the payload (\(payload.endIndex - position))")
+                    "the quantization tables' length (\(length) bytes) runs past the payload (\(payload.endIndex - position))"
+                )
             }
             tables = position..<(position + length)
             position += length

@@ -49,7 +49,9 @@ struct BoxWriter {
     }
 
     /// A full box: a box whose body starts with a version and 24 bits of flags.
-    mutating func fullBox(_ type: StaticString, version: UInt8 = 0, flags: UInt32 = 0, _ body: (inout BoxWriter) -> Void) {
+    mutating func fullBox(
+        _ type: StaticString, version: UInt8 = 0, flags: UInt32 = 0, _ body: (inout BoxWriter) -> Void
+    ) {
         box(type) { writer in
             writer.u8(version)
             writer.u24(flags)

@@ -49,7 +49,8 @@ public struct FragmentedMP4Writer: Sendable {
 
         public init(
             fragmentDuration: Duration = .seconds(1), segmentDuration: Duration? = nil, keepsDamagedVideo: Bool = false,
-            maxFragmentBytes: Int = 32 << 20, waitsForVideo: Bool = false, changeSegmentInterval: Duration = .seconds(10)
+            maxFragmentBytes: Int = 32 << 20, waitsForVideo: Bool = false,
+            changeSegmentInterval: Duration = .seconds(10)
         ) {
             self.changeSegmentInterval = changeSegmentInterval
             self.fragmentDuration = fragmentDuration
@@ -123,7 +124,9 @@ public struct FragmentedMP4Writer: Sendable {
     /// - Throws: ``MP4Error`` as ``init(tracks:configuration:)``, and `.unsupportedCodec` once started.
     public mutating func addTrack(_ track: Int, format: MediaFormat) throws(MP4Error) {
         guard !started else {
-            throw MP4Error(.unsupportedCodec, "track \(track) came after the recording started: an MP4's tracks are set at its start")
+            throw MP4Error(
+                .unsupportedCodec,
+                "track \(track) came after the recording started: an MP4's tracks are set at its start")
         }
         guard !tracks.contains(where: { $0.source == track }) else { return }
         var entry = RecordedTrack(id: UInt32(tracks.count + 1), source: track, format: format)
@@ -177,7 +180,11 @@ public struct FragmentedMP4Writer: Sendable {
         let damaged = picture.lostPackets > 0 && !configuration.keepsDamagedVideo
         if damaged || (tracks[index].waitsForKeyframe && !picture.isKeyframe) {
             tracks[index].waitsForKeyframe = true
-            if started && tracks[index].base != nil { statistics.droppedVideo += 1 } else { statistics.unitsBeforeStart += 1 }
+            if started && tracks[index].base != nil {
+                statistics.droppedVideo += 1
+            } else {
+                statistics.unitsBeforeStart += 1
+            }
             return
         }
         if picture.isKeyframe {
@@ -225,9 +232,11 @@ public struct FragmentedMP4Writer: Sendable {
 
     /// A sample as `avcC` / `hvcC` say (NAL units after 4-byte lengths; the parameter sets are the sample
     /// entry's); a JPEG picture as its file.
-    private static let sampleFormat = ElementaryStreamWriter(framing: .lengthPrefixed(size: 4), insertParameterSets: false)
+    private static let sampleFormat = ElementaryStreamWriter(
+        framing: .lengthPrefixed(size: 4), insertParameterSets: false)
     /// The same, with the parameter sets before each keyframe that lacks them: a change kept in the file.
-    private static let inBandSampleFormat = ElementaryStreamWriter(framing: .lengthPrefixed(size: 4), insertParameterSets: true)
+    private static let inBandSampleFormat = ElementaryStreamWriter(
+        framing: .lengthPrefixed(size: 4), insertParameterSets: true)
 
     /// A video track's stream changed (new parameter sets, a new picture size) at `time`: a new file with the new
     /// sample entry, unless the last change that made one is closer than ``Configuration/changeSegmentInterval``;
@@ -289,7 +298,8 @@ public struct FragmentedMP4Writer: Sendable {
         let rate = track.format.audioFormat?.sampleRate ?? track.timescale
         let duration = Int64(frame.sampleCount) * Int64(track.timescale) / Int64(max(1, rate))
         // Audio alone: fragments by time. Beside video whose pictures stopped: not past a bound either.
-        let bound = index == leader ? configuration.fragmentDuration : max(.seconds(10), configuration.fragmentDuration * 4)
+        let bound =
+            index == leader ? configuration.fragmentDuration : max(.seconds(10), configuration.fragmentDuration * 4)
         if track.pendingDuration >= track.ticks(bound) { try flush(emit: emit) }
         tracks[index].add(time: time, duration: duration, isSync: true, wallClock: frame.captureTime) {
             $0.append(contentsOf: frame.bytes)

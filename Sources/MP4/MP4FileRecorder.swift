@@ -38,7 +38,9 @@ public struct MP4FileRecorder: ~Copyable {
             try open(Self.name(path, index: files.count + 1, segmented: segmented))
             try whole { (recorder: inout MP4FileRecorder) throws(MP4Error) in try recorder.write(bytes[...]) }
         case .fragment(let parts):
-            guard descriptor >= 0 else { throw MP4Error(.writeFailed, "a fragment came before any initialization segment") }
+            guard descriptor >= 0 else {
+                throw MP4Error(.writeFailed, "a fragment came before any initialization segment")
+            }
             try whole { (recorder: inout MP4FileRecorder) throws(MP4Error) in
                 for part in parts { try recorder.write(part) }
             }
@@ -53,11 +55,15 @@ public struct MP4FileRecorder: ~Copyable {
         } catch {
             let name = files.last ?? path
             guard systemTruncate(descriptor, committed) == 0 else {
-                throw MP4Error(.writeFailed, "\(error.reason); \(name) could not be cut back to its last whole fragment: \(Self.lastSystemError)")
+                throw MP4Error(
+                    .writeFailed,
+                    "\(error.reason); \(name) could not be cut back to its last whole fragment: \(Self.lastSystemError)"
+                )
             }
             bytesWritten -= written - committed
             written = committed
-            throw MP4Error(.writeFailed, "\(error.reason); \(name) was cut back to its last whole fragment (\(committed) bytes)")
+            throw MP4Error(
+                .writeFailed, "\(error.reason); \(name) was cut back to its last whole fragment (\(committed) bytes)")
         }
     }
 
@@ -99,7 +105,9 @@ public struct MP4FileRecorder: ~Copyable {
                 raw.baseAddress.map { systemWrite(descriptor, $0 + done, raw.count - done) } ?? 0
             }
             if result < 0 && errno == EINTR { continue }
-            guard result > 0 else { throw MP4Error(.writeFailed, "writing \(files.last ?? path): \(Self.lastSystemError)") }
+            guard result > 0 else {
+                throw MP4Error(.writeFailed, "writing \(files.last ?? path): \(Self.lastSystemError)")
+            }
             done += result
             written += result
             bytesWritten += result

@@ -72,12 +72,16 @@ struct RecordedTrack: Sendable {
     mutating func noteParameterSets(of picture: AccessUnit) -> Bool {
         guard parameterSets != nil else { return false }
         var changed = false
-        for nal in picture.nalUnits where nal.isParameterSet { changed = (parameterSets?.update(nal) ?? false) || changed }
+        for nal in picture.nalUnits where nal.isParameterSet {
+            changed = (parameterSets?.update(nal) ?? false) || changed
+        }
         return changed
     }
 
     /// Takes a sample; `write` appends its bytes to ``data``.
-    mutating func add(time: Int64, duration: Int64, isSync: Bool, wallClock: WallClockTime?, write: (inout [UInt8]) -> Void) {
+    mutating func add(
+        time: Int64, duration: Int64, isSync: Bool, wallClock: WallClockTime?, write: (inout [UInt8]) -> Void
+    ) {
         let before = data.count
         write(&data)
         samples.append(Sample(time: time, duration: duration, size: data.count - before, isSync: isSync))

@@ -50,7 +50,8 @@ struct SampleDescription: Equatable, Sendable {
         visualEntry(isH264 ? "avc1" : "hvc1", width: sps.width, height: sps.height, into: &writer) { writer in
             writer.box(isH264 ? "avcC" : "hvcC") { $0.append(record) }
         }
-        return SampleDescription(media: .video(width: sps.width, height: sps.height), timescale: 90_000, entry: writer.bytes)
+        return SampleDescription(
+            media: .video(width: sps.width, height: sps.height), timescale: 90_000, entry: writer.bytes)
     }
 
     /// A `jpeg` entry (QuickTime's Photo-JPEG, which FFmpeg and GStreamer read from MP4 as Motion JPEG) for
@@ -91,7 +92,9 @@ struct SampleDescription: Equatable, Sendable {
                 media: .audio(channels: min(channels, 2), sampleRate: 48_000), timescale: format.clockRate,
                 entry: writer.bytes)
         case .pcmu, .pcma:
-            audioEntry(format.codec == .pcmu ? "ulaw" : "alaw", channels: channels, sampleRate: format.clockRate, into: &writer) { _ in }
+            audioEntry(
+                format.codec == .pcmu ? "ulaw" : "alaw", channels: channels, sampleRate: format.clockRate, into: &writer
+            ) { _ in }
             return SampleDescription(
                 media: .audio(channels: channels, sampleRate: format.clockRate), timescale: format.clockRate,
                 entry: writer.bytes)
@@ -103,7 +106,8 @@ struct SampleDescription: Equatable, Sendable {
         default:
             throw MP4Error(
                 .unsupportedCodec,
-                "\(format.encodingName) has no MP4 sample entry that players take: extract it on its own (rtpdump extract)")
+                "\(format.encodingName) has no MP4 sample entry that players take: extract it on its own (rtpdump extract)"
+            )
         }
     }
 
@@ -138,7 +142,8 @@ struct SampleDescription: Equatable, Sendable {
 
     /// An AudioSampleEntry (version 0): its fixed fields, then the boxes `tail` writes.
     private static func audioEntry(
-        _ type: StaticString, channels: Int, sampleRate: Int, into writer: inout BoxWriter, _ tail: (inout BoxWriter) -> Void
+        _ type: StaticString, channels: Int, sampleRate: Int, into writer: inout BoxWriter,
+        _ tail: (inout BoxWriter) -> Void
     ) {
         writer.box(type) { entry in
             entry.zeros(6)

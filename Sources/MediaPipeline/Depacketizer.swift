@@ -93,7 +93,8 @@ public struct Depacketizer: Sendable {
                     MetadataDepacketizer(
                         configuration: .init(payloadType: data.payloadType, clockRate: data.clockRate, gzip: gzip)))
             case .raw:
-                self.init(RawDepacketizer(configuration: .init(payloadType: data.payloadType, clockRate: data.clockRate)))
+                self.init(
+                    RawDepacketizer(configuration: .init(payloadType: data.payloadType, clockRate: data.clockRate)))
             }
         }
     }
@@ -122,9 +123,11 @@ public struct Depacketizer: Sendable {
 
     /// A depacketizer that tells H.264 from H.265 by the first payloads (``CodecSniffer``), for a capture
     /// with no SDP: until a payload decides, up to ``maxSniffedPackets`` packets are held. Static payload
-    /// type 26 decides JPEG; another static type (below 96: PCMU, PCMA...) decides that the flow is not video; a flow whose
+    /// type 26 decides JPEG; another static type (below 96: PCMU, PCMA...) decides that the flow is not video; a flow
+    /// whose
     /// payloads never decide is reported as such (``Payload/unplayable(reason:)``), not taken for either.
-    public static func sniffing(configuration: DepacketizerConfiguration = DepacketizerConfiguration()) -> Depacketizer {
+    public static func sniffing(configuration: DepacketizerConfiguration = DepacketizerConfiguration()) -> Depacketizer
+    {
         var depacketizer = Depacketizer(payload: .sniffing)
         depacketizer.sniffed = (configuration, [])
         depacketizer.isSniffing = true
@@ -191,7 +194,8 @@ public struct Depacketizer: Sendable {
         if format.codec == .h264 {
             self.init(H264Depacketizer(configuration: configuration, parameterSets: sets))
         } else {
-            self.init(H265Depacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
+            self.init(
+                H265Depacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
         }
     }
 
@@ -347,7 +351,8 @@ public struct Depacketizer: Sendable {
             } else if let data = CodecSniffer.dataSignature(ofPayload: packet.payload) {
                 // KLV, XML or gzip: a data track (its SDP says which), not a video stream.
                 return notVideo(
-                    held: sniffed.held.count + 1, reason: "its payloads are \(data), not video: give the SDP to take it as data")
+                    held: sniffed.held.count + 1,
+                    reason: "its payloads are \(data), not video: give the SDP to take it as data")
             } else {
                 codec = CodecSniffer.codec(ofPayload: packet.payload)
             }
@@ -365,7 +370,8 @@ public struct Depacketizer: Sendable {
 
     private mutating func giveUpSniffing(held: Int) {
         notVideo(
-            held: held, reason: "its payloads (\(held) packets) never told H.264 from H.265, nor anything else: name the codec")
+            held: held,
+            reason: "its payloads (\(held) packets) never told H.264 from H.265, nor anything else: name the codec")
     }
 
     /// Ends sniffing: the flow is not video, for `reason`; the `held` packets are dropped.

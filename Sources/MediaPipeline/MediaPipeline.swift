@@ -57,7 +57,8 @@ public struct MediaPipeline: Sendable {
     public var timestampJumpBound: Duration = .seconds(10) {
         didSet {
             for index in tracks.indices {
-                tracks[index].jumpTicks = Track.ticks(timestampJumpBound, clockRate: tracks[index].depacketizer.clockRate)
+                tracks[index].jumpTicks = Track.ticks(
+                    timestampJumpBound, clockRate: tracks[index].depacketizer.clockRate)
             }
         }
     }
@@ -138,7 +139,9 @@ public struct MediaPipeline: Sendable {
             }
         let configuration = reorder ?? (isSparse ? audioReorderConfiguration : reorderConfiguration)
         tracks.append(
-            Track(reorder: ReorderBuffer(configuration: configuration), depacketizer: depacketizer, jumpBound: timestampJumpBound))
+            Track(
+                reorder: ReorderBuffer(configuration: configuration), depacketizer: depacketizer,
+                jumpBound: timestampJumpBound))
         log?.addTrack()
         return tracks.count - 1
     }
@@ -224,7 +227,8 @@ public struct MediaPipeline: Sendable {
         }
         tracks[index].replayClock?.update(
             with: RTCPSenderReport(
-                ssrc: packet.ssrc, ntpTimestamp: replay.recordedTime.ntp, rtpTimestamp: packet.timestamp, packetCount: 0,
+                ssrc: packet.ssrc, ntpTimestamp: replay.recordedTime.ntp, rtpTimestamp: packet.timestamp,
+                packetCount: 0,
                 octetCount: 0))
         hasClocks = true
     }
@@ -244,7 +248,9 @@ public struct MediaPipeline: Sendable {
     /// the source it names carry their capture time.
     public mutating func receiveSenderReport(_ report: RTCPSenderReport, track: Int) {
         guard tracks.indices.contains(track) else { return }
-        if tracks[track].clock == nil { tracks[track].clock = SenderClock(clockRate: tracks[track].depacketizer.clockRate) }
+        if tracks[track].clock == nil {
+            tracks[track].clock = SenderClock(clockRate: tracks[track].depacketizer.clockRate)
+        }
         tracks[track].clock?.update(with: report)
         hasClocks = true
     }
@@ -283,7 +289,8 @@ public struct MediaPipeline: Sendable {
         release(&track, now: arrival, into: &ready, track: index)
     }
 
-    private static func release(_ track: inout Track, now: ArrivalTime, into ready: inout [MediaUnit], track index: Int) {
+    private static func release(_ track: inout Track, now: ArrivalTime, into ready: inout [MediaUnit], track index: Int)
+    {
         while let output = track.reorder.next(now: now) { feed(&track, consume output, into: &ready, track: index) }
     }
 
@@ -302,7 +309,9 @@ public struct MediaPipeline: Sendable {
             if track.discontinuityPending { track.lastTimestamp = nil }
             track.discontinuityPending = false
             let timestamp = unit.timestamp
-            if let last = track.lastTimestamp, Int64(bitPattern: timestamp &- last).magnitude > track.jumpTicks.magnitude {
+            if let last = track.lastTimestamp,
+                Int64(bitPattern: timestamp &- last).magnitude > track.jumpTicks.magnitude
+            {
                 unit.markTimestampJump()
                 track.timestampJumps += 1
             }

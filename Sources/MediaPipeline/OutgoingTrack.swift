@@ -15,7 +15,8 @@ import SDP
 /// ```
 ///
 /// A unit whose timestamp goes back more than a second (a file played again, a relay whose camera restarted) is
-/// moved to follow the track's latest, so its RTP time keeps rising; B-frames' smaller steps back pass as they are. Use one from one place at a time (under a lock): its
+/// moved to follow the track's latest, so its RTP time keeps rising; B-frames' smaller steps back pass as they are. Use
+/// one from one place at a time (under a lock): its
 /// protection, when it has one, is libsrtp's session.
 public struct OutgoingTrack {
     /// The format its packets follow: what the track is announced with.

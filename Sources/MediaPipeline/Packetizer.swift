@@ -66,7 +66,8 @@ public struct Packetizer: Sendable {
             try jpeg?.packetize(picture) { (payload, isLast) throws(E) in try emit(payload, isLast, picture.timestamp) }
         case .video(let picture):
             guard video?.codec == picture.codec else { return }
-            try video?.packetize(picture) { (payload, isLast) throws(E) in try emit(payload, isLast, picture.timestamp) }
+            try video?.packetize(picture) { (payload, isLast) throws(E) in try emit(payload, isLast, picture.timestamp)
+            }
         case .audio(let frame):
             guard audio?.format.codec == frame.codec else { return }
             try audio?.packetize(frame) { (payload, marker, offset) throws(E) in

@@ -16,8 +16,9 @@ public struct MetadataDepacketizer: Sendable {
         /// The largest document, compressed and inflated (1 KiB to 64 MiB; 1 MiB by default).
         public var maxDocumentSize: Int
 
-        public init(payloadType: UInt8? = nil, clockRate: Int = 90_000, gzip: Bool = false, maxDocumentSize: Int = 1 << 20)
-        {
+        public init(
+            payloadType: UInt8? = nil, clockRate: Int = 90_000, gzip: Bool = false, maxDocumentSize: Int = 1 << 20
+        ) {
             self.payloadType = payloadType
             self.clockRate = clockRate
             self.gzip = gzip
@@ -85,7 +86,9 @@ public struct MetadataDepacketizer: Sendable {
                 continue
             }
             guard !unit.isTruncated else {
-                drop("it ran past \(configuration.maxDocumentSize) bytes (MetadataDepacketizer.Configuration.maxDocumentSize)")
+                drop(
+                    "it ran past \(configuration.maxDocumentSize) bytes (MetadataDepacketizer.Configuration.maxDocumentSize)"
+                )
                 continue
             }
             var bytes = unit.bytes

@@ -112,7 +112,8 @@ public struct RawDepacketizer: Sendable {
         completed.append(
             RawUnit(
                 payloadType: unit.payloadType, timestamp: unit.timestamp, clockRate: configuration.clockRate,
-                bytes: buffer, ssrc: unit.ssrc, endedByMarker: marker, isTruncated: oversized, lostPackets: pendingLoss))
+                bytes: buffer, ssrc: unit.ssrc, endedByMarker: marker, isTruncated: oversized, lostPackets: pendingLoss)
+        )
         statistics.units += 1
         pendingLoss = 0
         current = nil

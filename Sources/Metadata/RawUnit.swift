@@ -52,7 +52,8 @@ extension RawUnit: CustomStringConvertible {
         if lostPackets > 0 { parts.append("\(lostPackets) packets lost") }
         if isTruncated { parts.append("cut at its bound") }
         if let captureTime { parts.append("captured \(captureTime)") }
-        return "raw unit of payload type \(payloadType), track \(track), RTP time \(UInt32(truncatingIfNeeded: timestamp)): "
+        return
+            "raw unit of payload type \(payloadType), track \(track), RTP time \(UInt32(truncatingIfNeeded: timestamp)): "
             + parts.joined(separator: ", ")
     }
 }

@@ -7,7 +7,8 @@ import RTP
 /// A stream is an SSRC and its UDP addresses; with ``followsFlows``, its addresses alone (the flow of an RTSP
 /// track, live or captured), so that a change of SSRC goes on in the same track, as a discontinuity the
 /// track's reorder buffer sees. A new SSRC whose packets carry on the sequence numbers and timestamps of a
-/// stream of the same addresses is that stream under a new name (``RTP/ReorderBuffer/carriesOn(sequence:timestamp:after:)``).
+/// stream of the same addresses is that stream under a new name
+/// (``RTP/ReorderBuffer/carriesOn(sequence:timestamp:after:)``).
 public struct CaptureTracks: Sendable {
     /// What one datagram was.
     public enum Item: Sendable {
@@ -63,7 +64,9 @@ public struct CaptureTracks: Sendable {
         }
         let (position, isNew) = known.map { ($0, false) } ?? positions.position(of: key)
         if isNew && followsFlows { firstSSRCs.append(packet.ssrc) }
-        if isNew { latest.append((packet.sequenceNumber, packet.timestamp)) } else {
+        if isNew {
+            latest.append((packet.sequenceNumber, packet.timestamp))
+        } else {
             latest[position] = (packet.sequenceNumber, packet.timestamp)
         }
         return .packet(

@@ -6,7 +6,8 @@ struct StreamPositions: Sendable {
     /// The streams, in order of appearance.
     private(set) var keys: [StreamKey] = []
     /// The key last looked up (its stream's own, or another name of it) and its position; -1 before any.
-    private var lastKey = StreamKey(ssrc: 0, source: SocketAddress(address: .v4(0), port: 0), destination: SocketAddress(address: .v4(0), port: 0))
+    private var lastKey = StreamKey(
+        ssrc: 0, source: SocketAddress(address: .v4(0), port: 0), destination: SocketAddress(address: .v4(0), port: 0))
     private var lastPosition = -1
 
     /// The position of `key`; a stream not seen before is added at the end (`isNew`: the caller appends

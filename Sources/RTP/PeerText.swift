@@ -1,6 +1,7 @@
 extension String {
     /// The text with every control character (C0, DEL and C1) written as `\xHH`, so that text a peer sent
-    /// (a reason phrase, a header, a URL from `Location`, a payload a depacketizer refused) cannot move the cursor, retitle a terminal
+    /// (a reason phrase, a header, a URL from `Location`, a payload a depacketizer refused) cannot move the cursor,
+    /// retitle a terminal
     /// window or fake coloured output when it is printed or logged.
     package var escapingControlCharacters: String {
         guard unicodeScalars.contains(where: \.isControlCharacter) else { return self }

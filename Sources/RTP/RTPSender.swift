@@ -9,7 +9,8 @@
 /// let report = sender.senderReport(at: now)   // every 5 s, on the stream's RTCP
 /// ```
 ///
-/// It does no I/O: its packets go wherever their bytes are written (``nextHeader(marker:timestamp:payloadSize:capturedAt:)``
+/// It does no I/O: its packets go wherever their bytes are written
+/// (``nextHeader(marker:timestamp:payloadSize:capturedAt:)``
 /// gives the 12-byte header alone, for a buffer of another kind).
 public struct RTPSender: Sendable {
     public let ssrc: UInt32
@@ -68,7 +69,8 @@ public struct RTPSender: Sendable {
         payload: some Collection<UInt8>, marker: Bool, timestamp: UInt64, capturedAt: WallClockTime,
         to out: inout [UInt8]
     ) {
-        let header = nextHeader(marker: marker, timestamp: timestamp, payloadSize: payload.count, capturedAt: capturedAt)
+        let header = nextHeader(
+            marker: marker, timestamp: timestamp, payloadSize: payload.count, capturedAt: capturedAt)
         header.append(to: &out)
         out.append(contentsOf: payload)
     }

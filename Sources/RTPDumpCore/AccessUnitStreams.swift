@@ -53,7 +53,9 @@ package struct AccessUnitStreams: Sendable {
     /// sets and counters).
     package var depacketizers: [(StreamKey, Depacketizer)] {
         (0..<pipeline.trackCount).compactMap { track in
-            pipeline.depacketizer(track: track).flatMap { $0.videoCodec == nil ? nil : (tracks.stream(track: track), $0) }
+            pipeline.depacketizer(track: track).flatMap {
+                $0.videoCodec == nil ? nil : (tracks.stream(track: track), $0)
+            }
         }
     }
 

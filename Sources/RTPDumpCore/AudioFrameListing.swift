@@ -11,6 +11,7 @@ package enum AudioFrameListing {
     package static func line(_ key: StreamKey, _ frame: AudioFrame) -> String {
         "frame ssrc=\(hex32(key.ssrc)) ts=\(frame.rtpTimestamp) codec=\(frame.codec) bytes=\(frame.bytes.count)"
             + " samples=\(frame.sampleCount) lost=\(frame.lostPacketsBefore)"
-            + (frame.captureTime.map { " wallclock=\($0.unixSeconds)" } ?? "") + (frame.isDiscontinuity ? " discontinuity" : "")
+            + (frame.captureTime.map { " wallclock=\($0.unixSeconds)" } ?? "")
+            + (frame.isDiscontinuity ? " discontinuity" : "")
     }
 }

@@ -20,7 +20,9 @@ package enum CaptureInput {
     /// Opens a capture file as the commands read it, once, as ``RTSPSessionDatagrams``: with the RTP
     /// interleaved in its RTSP connections, and what its RTSP exchange says before the first media packet
     /// (``RTSPSessionDatagrams/lookAheadForSession()``). The session is nil when the capture has no RTSP there.
-    package static func openWithSession(_ input: String) throws -> (source: any DatagramSource, session: RTSPSessionInfo?) {
+    package static func openWithSession(_ input: String) throws -> (
+        source: any DatagramSource, session: RTSPSessionInfo?
+    ) {
         var source = RTSPSessionDatagrams(capture: try open(input))
         do {
             let session = try source.lookAheadForSession()

@@ -49,7 +49,9 @@ package struct DataUnitStreams: Sendable {
 
     /// The last reason a document was dropped, over the streams (nil when none was).
     package var lastDropReason: String? {
-        (0..<pipeline.trackCount).reversed().lazy.compactMap { self.pipeline.depacketizer(track: $0)?.metadata?.lastError }.first
+        (0..<pipeline.trackCount).reversed().lazy.compactMap {
+            self.pipeline.depacketizer(track: $0)?.metadata?.lastError
+        }.first
     }
 
     private mutating func handOn(emit: (StreamKey, MediaUnit) throws -> Void) rethrows {
@@ -63,7 +65,8 @@ package struct DataUnitStreams: Sendable {
         let head = "ssrc=\(hex32(key.ssrc)) index=\(index) ts=\(UInt32(truncatingIfNeeded: unit.timestamp))"
         let body: String =
             switch unit {
-            case .metadata(let document): "metadata \(head) bytes=\(document.bytes.count) lost=\(document.lostPacketsBefore)"
+            case .metadata(let document):
+                "metadata \(head) bytes=\(document.bytes.count) lost=\(document.lostPacketsBefore)"
             case .raw(let raw):
                 "raw \(head) pt=\(raw.payloadType) bytes=\(raw.bytes.count) marker=\(raw.endedByMarker ? 1 : 0) lost=\(raw.lostPackets)"
             default: "unit \(head)"

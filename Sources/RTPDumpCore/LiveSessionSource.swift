@@ -33,7 +33,8 @@ package final class LiveSessionSource: DatagramSource, @unchecked Sendable {
 
     /// Connects and plays (blocking the calling thread until PLAY is answered or the session fails). A
     /// `duration` bounds the whole session, set-up included.
-    package static func open(url: String, options: RTSPSessionOptions, duration: Duration?) throws -> LiveSessionSource {
+    package static func open(url: String, options: RTSPSessionOptions, duration: Duration?) throws -> LiveSessionSource
+    {
         // Packets go from the event loop straight to this queue (the session's packetHandler), which hands
         // them to a consumer on the event loop (forEachDatagram) or to the command's thread (nextDatagram).
         let queue = PacketQueue()
@@ -53,10 +54,12 @@ package final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         // still bounds it. (Otherwise setupTimeout, set to the duration above, does and says so.)
         let retriesFirstConnect = options.reconnection?.includesFirstConnect == true
         let deadline = duration.flatMap { duration in
-            !retriesFirstConnect ? nil : Task {
-                try? await Task.sleep(for: duration)
-                connecting.cancel()
-            }
+            !retriesFirstConnect
+                ? nil
+                : Task {
+                    try? await Task.sleep(for: duration)
+                    connecting.cancel()
+                }
         }
         defer { deadline?.cancel() }
         let session = try result.wait()
@@ -65,7 +68,8 @@ package final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     }
 
     private init(
-        session: RTSPSession, queue: PacketQueue, reports: NIOLockedValueBox<[ReceivedSenderReport]>, duration: Duration?
+        session: RTSPSession, queue: PacketQueue, reports: NIOLockedValueBox<[ReceivedSenderReport]>,
+        duration: Duration?
     ) {
         self.session = session
         self.queue = queue

@@ -85,7 +85,8 @@ package struct RecordingStreams: Sendable {
                 let payloadType = payloadTypes[unit.track] ?? 96
                 let format =
                     streams.formats[payloadType] ?? .video(VideoFormat(codec: picture.codec, payloadType: payloadType))
-                leaveOut(unit.track, nil) { (writer) throws(MP4Error) in try writer.addTrack(unit.track, format: format) }
+                leaveOut(unit.track, nil) { (writer) throws(MP4Error) in try writer.addTrack(unit.track, format: format)
+                }
             }
             guard recorded.contains(unit.track) else { return }
             try writer.append(unit, emit: emit)
@@ -93,14 +94,20 @@ package struct RecordingStreams: Sendable {
     }
 
     /// Adds the track to the writer, or leaves it out with the reason (`problem`, or what adding threw).
-    private mutating func leaveOut(_ track: Int, _ problem: MP4Error?, add: (inout FragmentedMP4Writer) throws(MP4Error) -> Void) {
+    private mutating func leaveOut(
+        _ track: Int, _ problem: MP4Error?, add: (inout FragmentedMP4Writer) throws(MP4Error) -> Void
+    ) {
         var reason = problem
         if reason == nil {
             do throws(MP4Error) { try add(&writer) } catch { reason = error }
         }
         if let reason {
             notRecorded.insert(track)
-            if let stream = streamKeys[track] { streamsLeftOut.append((stream, reason.reason)) } else { reasons[track] = reason.reason }
+            if let stream = streamKeys[track] {
+                streamsLeftOut.append((stream, reason.reason))
+            } else {
+                reasons[track] = reason.reason
+            }
         } else {
             recorded.insert(track)
         }

@@ -6,7 +6,8 @@ import SDP
 
 /// The tracks of a capture (or a live session) that a server can send, and their units: what `rtpdump serve`
 /// reads. H.264 and H.265 are announced with the parameter sets of their first keyframe (and the SDP's), Motion
-/// JPEG as its SDP says (else by its payload type), audio as the SDP describes it. Streams a ``Packetizer`` cannot send are left out with the reason.
+/// JPEG as its SDP says (else by its payload type), audio as the SDP describes it. Streams a ``Packetizer`` cannot send
+/// are left out with the reason.
 package struct ServedStreams: Sendable {
     /// A track served: the capture's pipeline track, and the format it is announced with.
     package struct Track: Sendable {
@@ -59,7 +60,9 @@ package struct ServedStreams: Sendable {
     }
 
     /// A fresh reader of the same tracks (a capture's second pass, or its next loop).
-    package func replaying(formats: [UInt8: MediaFormat], filter: StreamFilter = StreamFilter(), followsFlows: Bool = false)
+    package func replaying(
+        formats: [UInt8: MediaFormat], filter: StreamFilter = StreamFilter(), followsFlows: Bool = false
+    )
         -> ServedStreams
     {
         var fresh = self

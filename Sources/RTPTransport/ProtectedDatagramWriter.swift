@@ -42,14 +42,17 @@ public struct ProtectedDatagramWriter: Sendable {
         var sent = false
         protection.lock.withLock {
             packets.forEachPacket { slice in
-                guard slice.readableBytes >= 12, var bytes = slice.getBytes(at: slice.readerIndex, length: slice.readableBytes)
+                guard slice.readableBytes >= 12,
+                    var bytes = slice.getBytes(at: slice.readerIndex, length: slice.readableBytes)
                 else { return }
                 bytes[1] = bytes[1] & 0x80 | payloadType
                 Self.setSSRC(&bytes, at: 8, ssrc)
                 guard let protected = try? protection.value.protectedRTP(bytes) else { return }
-                history?.record(ssrc: ssrc, sequenceNumber: UInt16(bytes[2]) << 8 | UInt16(bytes[3]), protected: protected)
+                history?.record(
+                    ssrc: ssrc, sequenceNumber: UInt16(bytes[2]) << 8 | UInt16(bytes[3]), protected: protected)
                 if history?.dropsLastRecorded() == true { return }
-                socket.write(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
+                socket.write(
+                    AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
                 sent = true
             }
         }
@@ -65,8 +68,11 @@ public struct ProtectedDatagramWriter: Sendable {
             let ntp = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             history?.recordReport(ntpTimestamp: ntp, at: .now())
         }
-        guard let protected = protection.lock.withLock({ try? protection.value.protectedRTCP(rewritten) }) else { return }
-        socket.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
+        guard let protected = protection.lock.withLock({ try? protection.value.protectedRTCP(rewritten) }) else {
+            return
+        }
+        socket.writeAndFlush(
+            AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
     }
 
     private static func setSSRC(_ bytes: inout [UInt8], at offset: Int, _ ssrc: UInt32) {

@@ -91,7 +91,8 @@ public struct DatagramWriter: Sendable {
     public let rtpAddress: SocketAddress
     public let rtcpAddress: SocketAddress
 
-    public init(rtpSocket: any Channel, rtcpSocket: any Channel, rtpAddress: SocketAddress, rtcpAddress: SocketAddress) {
+    public init(rtpSocket: any Channel, rtcpSocket: any Channel, rtpAddress: SocketAddress, rtcpAddress: SocketAddress)
+    {
         self.rtpSocket = rtpSocket
         self.rtcpSocket = rtcpSocket
         self.rtpAddress = rtpAddress
@@ -109,6 +110,7 @@ public struct DatagramWriter: Sendable {
     }
 
     public func writeRTCP(_ bytes: [UInt8]) {
-        rtcpSocket.writeAndFlush(AddressedEnvelope(remoteAddress: rtcpAddress, data: ByteBuffer(bytes: bytes)), promise: nil)
+        rtcpSocket.writeAndFlush(
+            AddressedEnvelope(remoteAddress: rtcpAddress, data: ByteBuffer(bytes: bytes)), promise: nil)
     }
 }

@@ -59,7 +59,8 @@ public final class UDPHeartbeatTransport: RTPTransport, Sendable {
                 bootstrap = bootstrap.channelOption(
                     .socketOption(.so_rcvbuf), value: SocketOptionValue(clamping: configuration.receiveBufferBytes))
             }
-            channel = try await bootstrap
+            channel =
+                try await bootstrap
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(DatagramYielder(continuation: continuation))

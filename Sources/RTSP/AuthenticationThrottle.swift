@@ -49,7 +49,9 @@ public struct AuthenticationThrottle: Sendable {
 
     private mutating func makeRoom(now: ArrivalTime) {
         entries = entries.filter { now - $0.value.lastFailure <= window }
-        while entries.count >= maxAddresses, let oldest = entries.min(by: { $0.value.lastFailure < $1.value.lastFailure }) {
+        while entries.count >= maxAddresses,
+            let oldest = entries.min(by: { $0.value.lastFailure < $1.value.lastFailure })
+        {
             entries[oldest.key] = nil
         }
     }

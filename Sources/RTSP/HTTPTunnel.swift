@@ -41,8 +41,10 @@ public struct HTTPTunnel: Sendable {
     public func postRequest(authorization: String? = nil) -> [UInt8] {
         request(
             "POST",
-            ["Content-Type: application/x-rtsp-tunnelled", "Content-Length: 32767",
-             "Expires: Sun, 9 Jan 1972 00:00:00 GMT"] + (authorization.map { ["Authorization: \($0)"] } ?? []))
+            [
+                "Content-Type: application/x-rtsp-tunnelled", "Content-Length: 32767",
+                "Expires: Sun, 9 Jan 1972 00:00:00 GMT",
+            ] + (authorization.map { ["Authorization: \($0)"] } ?? []))
     }
 
     private func request(_ method: String, _ headers: [String]) -> [UInt8] {
@@ -84,15 +86,20 @@ public struct HTTPTunnel: Sendable {
                     + "the server may not tunnel RTSP over HTTP on this port")
         }
         guard let end = Self.endOfHead(bytes) else {
-            if bytes.count > maxAnswerHead { throw RTSPError(.limitExceeded, "the answer to the tunnel's GET has a head over 16 KiB") }
+            if bytes.count > maxAnswerHead {
+                throw RTSPError(.limitExceeded, "the answer to the tunnel's GET has a head over 16 KiB")
+            }
             return nil
         }
-        guard end <= maxAnswerHead else { throw RTSPError(.limitExceeded, "the answer to the tunnel's GET has a head over 16 KiB") }
+        guard end <= maxAnswerHead else {
+            throw RTSPError(.limitExceeded, "the answer to the tunnel's GET has a head over 16 KiB")
+        }
         let text = String(decoding: bytes[..<end], as: UTF8.self)
         let lines = text.split(omittingEmptySubsequences: true) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
         let statusParts = (lines.first ?? "").split(separator: " ", maxSplits: 2)
         guard statusParts.count >= 2, let status = Int(statusParts[1]), (100...999).contains(status) else {
-            throw RTSPError(.malformedMessage, "the answer to the tunnel's GET has no HTTP status: \(lines.first ?? "")")
+            throw RTSPError(
+                .malformedMessage, "the answer to the tunnel's GET has no HTTP status: \(lines.first ?? "")")
         }
         let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }

@@ -17,7 +17,8 @@ public struct PlaybackRequest: Sendable, Hashable {
             let lowered = text.lowercased()
             func bounds(_ value: Substring) throws(RTSPClientError) -> (Substring, Substring?) {
                 guard let dash = value.firstIndex(of: "-") else {
-                    throw RTSPClientError(.invalidCall, "the range \(text) has no '-' (npt=START-[END], clock=START-[END])")
+                    throw RTSPClientError(
+                        .invalidCall, "the range \(text) has no '-' (npt=START-[END], clock=START-[END])")
                 }
                 let end = value[value.index(after: dash)...]
                 return (value[..<dash], end.isEmpty ? nil : end)
@@ -29,13 +30,15 @@ public struct PlaybackRequest: Sendable, Hashable {
                 }
                 let last = end.flatMap { Double($0) }
                 guard end == nil || (last.map { $0.isFinite && $0 >= first } ?? false) else {
-                    throw RTSPClientError(.invalidCall, "the range \(text) ends at no number of seconds after its start")
+                    throw RTSPClientError(
+                        .invalidCall, "the range \(text) ends at no number of seconds after its start")
                 }
                 self = .npt(start: first, end: last)
             } else if lowered.hasPrefix("clock=") {
                 let (start, end) = try bounds(text.dropFirst(6))
                 guard let first = UTCTime.parse(start) else {
-                    throw RTSPClientError(.invalidCall, "the range \(text) starts at no UTC time (YYYYMMDDThhmmssZ, 1900 to 2036-02-07)")
+                    throw RTSPClientError(
+                        .invalidCall, "the range \(text) starts at no UTC time (YYYYMMDDThhmmssZ, 1900 to 2036-02-07)")
                 }
                 let last = end.flatMap { UTCTime.parse($0) }
                 guard end == nil || (last.map { $0 >= first } ?? false) else {
@@ -43,7 +46,8 @@ public struct PlaybackRequest: Sendable, Hashable {
                 }
                 self = .clock(start: first, end: last)
             } else {
-                throw RTSPClientError(.invalidCall, "the range \(text) is neither npt=START-[END] nor clock=START-[END]")
+                throw RTSPClientError(
+                    .invalidCall, "the range \(text) is neither npt=START-[END] nor clock=START-[END]")
             }
         }
 
@@ -79,7 +83,8 @@ public struct PlaybackRequest: Sendable, Hashable {
     public var onvifReplay: Bool
 
     public init(
-        range: Range? = nil, scale: Double? = nil, speed: Double? = nil, rateControl: Bool = true, onvifReplay: Bool = false
+        range: Range? = nil, scale: Double? = nil, speed: Double? = nil, rateControl: Bool = true,
+        onvifReplay: Bool = false
     ) {
         self.range = range
         self.scale = scale
@@ -108,7 +113,9 @@ enum UTCTime {
     /// Reads `YYYYMMDDThhmmss[.fraction]Z`.
     static func parse(_ text: some StringProtocol) -> WallClockTime? {
         let characters = Array(text.utf8)
-        guard characters.count >= 16, characters[8] == UInt8(ascii: "T"), characters.last == UInt8(ascii: "Z") else { return nil }
+        guard characters.count >= 16, characters[8] == UInt8(ascii: "T"), characters.last == UInt8(ascii: "Z") else {
+            return nil
+        }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for byte in characters[range] {
@@ -118,14 +125,17 @@ enum UTCTime {
             return value
         }
         guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8), let hour = number(9..<11),
-            let minute = number(11..<13), let second = number(13..<15), (1...12).contains(month), (1...31).contains(day),
+            let minute = number(11..<13), let second = number(13..<15), (1...12).contains(month),
+            (1...31).contains(day),
             hour < 24, minute < 60, second < 61, year >= 1900
         else { return nil }
         // NTP's era 0 ends on 2036-02-07 (06:28:15 UTC): a later time has no NTP value here.
         var fraction = 0.0
         let rest = characters[15..<(characters.count - 1)]
         if !rest.isEmpty {
-            guard rest.first == UInt8(ascii: "."), (2...10).contains(rest.count), let digits = number(16..<(characters.count - 1)) else { return nil }
+            guard rest.first == UInt8(ascii: "."), (2...10).contains(rest.count),
+                let digits = number(16..<(characters.count - 1))
+            else { return nil }
             fraction = Double(digits) / pow10(rest.count - 1)
         }
         let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)

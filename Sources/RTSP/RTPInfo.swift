@@ -14,7 +14,8 @@ public struct RTPInfo: Sendable, Hashable {
         /// that is a number.
         public var ssrcs: Set<UInt32> = []
 
-        public init(url: String? = nil, sequenceNumber: UInt16? = nil, rtpTime: UInt32? = nil, ssrcs: Set<UInt32> = []) {
+        public init(url: String? = nil, sequenceNumber: UInt16? = nil, rtpTime: UInt32? = nil, ssrcs: Set<UInt32> = [])
+        {
             self.url = url
             self.sequenceNumber = sequenceNumber
             self.rtpTime = rtpTime
@@ -35,7 +36,9 @@ public struct RTPInfo: Sendable, Hashable {
             if let url = entry.url { fields.append("url=\(url.filter { $0 != ";" && $0 != "," })") }
             if let sequenceNumber = entry.sequenceNumber { fields.append("seq=\(sequenceNumber)") }
             if let rtpTime = entry.rtpTime { fields.append("rtptime=\(rtpTime)") }
-            if entry.ssrcs.count == 1, let ssrc = entry.ssrcs.first { fields.append("ssrc=\(TransportHeader.ssrcText(ssrc))") }
+            if entry.ssrcs.count == 1, let ssrc = entry.ssrcs.first {
+                fields.append("ssrc=\(TransportHeader.ssrcText(ssrc))")
+            }
             return fields.joined(separator: ";")
         }.joined(separator: ",")
     }

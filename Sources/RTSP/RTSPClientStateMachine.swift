@@ -2,7 +2,8 @@ import SDP
 
 /// The RTSP client's logic, sans I/O (the swift-nio-ssh habit): events and the time go in, actions come
 /// out, and the I/O layer carries them out. OPTIONS → DESCRIBE → SETUP (each video and audio track
-/// offered, or those selected; an audio track the server refuses is left out) → PLAY, straight through or, ``Configuration/stepwise``, waiting for the caller after DESCRIBE
+/// offered, or those selected; an audio track the server refuses is left out) → PLAY, straight through or,
+/// ``Configuration/stepwise``, waiting for the caller after DESCRIBE
 /// and after SETUP; then
 /// keepalives at half the session timeout (GET_PARAMETER when the server lists it, else OPTIONS; the next
 /// method when a camera refuses one or leaves it unanswered, which never ends the session), and
@@ -348,7 +349,9 @@ public struct RTSPClientStateMachine: Sendable {
         guard let session else {
             return fail(RTSPClientError(.protocolViolation, "no Session to play: SETUP gave none"))
         }
-        if transport == .multicast, state != .joiningMulticast, tracks.contains(where: { $0.transport?.isMulticast == true }) {
+        if transport == .multicast, state != .joiningMulticast,
+            tracks.contains(where: { $0.transport?.isMulticast == true })
+        {
             state = .joiningMulticast
             return [.joinMulticast(tracks)]
         }
@@ -545,7 +548,8 @@ public struct RTSPClientStateMachine: Sendable {
                 let isBackchannel = media.attributes.contains { $0.name.lowercased() == "sendonly" }
                 guard !isBackchannel || configuration.backchannel else { return nil }
                 return media.mediaFormat.flatMap {
-                    isBackchannel ? ($0.kind == .audio ? $0 : nil) : configuration.mediaKinds.contains($0.kind) ? $0 : nil
+                    isBackchannel
+                        ? ($0.kind == .audio ? $0 : nil) : configuration.mediaKinds.contains($0.kind) ? $0 : nil
                 }.map {
                     Track(
                         control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil,
@@ -605,7 +609,9 @@ public struct RTSPClientStateMachine: Sendable {
     /// A PLAY answer's RTP-Info (each track's first sequence number and RTP time) and Range.
     private mutating func noteRTPInfo(_ message: RTSPMessage) {
         playedRange = message.header("Range")
-        playedScale = message.header("Scale").flatMap { Double($0.trimmingCharacters()) }.flatMap { $0.isFinite ? $0 : nil }
+        playedScale = message.header("Scale").flatMap { Double($0.trimmingCharacters()) }.flatMap {
+            $0.isFinite ? $0 : nil
+        }
         guard let value = message.header("RTP-Info") else { return }
         let entries = RTPInfo(value).entries(for: tracks.map(\.control), base: configuration.url)
         for (index, entry) in entries.enumerated() {

@@ -52,7 +52,8 @@ public struct RTSPFramer: Sendable {
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         compact()
         buffer.append(
-            contentsOf: UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+            contentsOf: UnsafeBufferPointer(
+                start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
     }
 
     /// Drops what was framed once it is at least half the buffer.
@@ -83,7 +84,8 @@ public struct RTSPFramer: Sendable {
         // header block's worth of them.
         guard Self.canStartMessage(buffer[start]) else {
             let hex = String(buffer[start], radix: 16)
-            throw RTSPError(.malformedMessage, "not an RTSP message: it starts with byte 0x\(hex.count == 1 ? "0" : "")\(hex)")
+            throw RTSPError(
+                .malformedMessage, "not an RTSP message: it starts with byte 0x\(hex.count == 1 ? "0" : "")\(hex)")
         }
         guard let (headerEnd, bodyStart) = findHeaderEnd() else {
             if buffer.count - start > limits.maxHeaderBytes {

@@ -96,11 +96,15 @@ public struct RTSPServerStateMachine: Sendable {
             let info = RTPInfo(
                 entries: tracks.compactMap { track in
                     positions[track.index].map {
-                        RTPInfo.Entry(url: "\(base)trackID=\(track.index)", sequenceNumber: $0.sequenceNumber, rtpTime: $0.rtpTime)
+                        RTPInfo.Entry(
+                            url: "\(base)trackID=\(track.index)", sequenceNumber: $0.sequenceNumber, rtpTime: $0.rtpTime
+                        )
                     }
                 })
             let range = PlaybackRequest.Range.npt(start: 0, end: nil)
-            var headers = [("CSeq", cseq), ("Server", serverName), ("Session", sessionHeader), ("Range", range.description)]
+            var headers = [
+                ("CSeq", cseq), ("Server", serverName), ("Session", sessionHeader), ("Range", range.description),
+            ]
             if !info.entries.isEmpty { headers.append(("RTP-Info", info.serialized())) }
             return RTSPMessage(kind: .response(statusCode: 200, reason: "OK"), headers: headers, body: [])
         }
@@ -209,12 +213,19 @@ public struct RTSPServerStateMachine: Sendable {
         guard let cseq = request.header("CSeq")?.trimmingCharacters(), (1...9).contains(cseq.utf8.count),
             cseq.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else {
-            return [.respond(answer(400, "Bad Request", cseq: "0", ["Reason: a request needs a CSeq header of 1 to 9 digits"]))]
+            return [
+                .respond(
+                    answer(400, "Bad Request", cseq: "0", ["Reason: a request needs a CSeq header of 1 to 9 digits"]))
+            ]
         }
         let method = RTSPMethod(name)
         let required = Self.list(request.header("Require")).filter { !configuration.supportedOptions.contains($0) }
         if !required.isEmpty {
-            return [.respond(answer(551, "Option not supported", cseq: cseq, ["Unsupported: \(required.joined(separator: ", "))"]))]
+            return [
+                .respond(
+                    answer(
+                        551, "Option not supported", cseq: cseq, ["Unsupported: \(required.joined(separator: ", "))"]))
+            ]
         }
         if method != .options, let authentication = configuration.authentication {
             switch authentication.verify(request, method: method.name, uri: uri, nonces: &nonces, now: now) {
@@ -288,29 +299,37 @@ public struct RTSPServerStateMachine: Sendable {
         }
         var id = request.header("Session").flatMap(SessionHeader.init)?.id
         if let id, let session = sessions[id] {
-            guard session.path == path else { return .respond(answer(459, "Aggregate Operation Not Allowed", cseq: cseq)) }
+            guard session.path == path else {
+                return .respond(answer(459, "Aggregate Operation Not Allowed", cseq: cseq))
+            }
             guard !session.isPlaying else { return .respond(answer(455, "Method Not Valid in This State", cseq: cseq)) }
         }
         if id == nil, let existing = sessions.first(where: { $0.value.path == path })?.key {
             return .respond(
                 answer(
                     453, "Not Enough Bandwidth", cseq: cseq,
-                    ["Reason: this connection already has session \(existing) of \(path): name it in the Session header"]))
+                    [
+                        "Reason: this connection already has session \(existing) of \(path): name it in the Session header"
+                    ]))
         }
         let secure = mounts.presentation(at: path)?.crypto != nil
         let offers = Self.transportOffers(request.header("Transport"))
         if !offers.isEmpty, offers.allSatisfy({ $0.mode == "record" }) {
             return .respond(
-                answer(461, "Unsupported Transport", cseq: cseq, ["Reason: this server plays; it does not record (mode=record)"]))
+                answer(
+                    461, "Unsupported Transport", cseq: cseq,
+                    ["Reason: this server plays; it does not record (mode=record)"]))
         }
         guard let (transport, echoed) = chooseTransport(offers, index: index, secure: secure) else {
             let profile = secure ? "RTP/SAVP" : "RTP/AVP"
-            let offered = configuration.udpPorts == nil ? "\(profile)/TCP;interleaved" : "\(profile)/TCP or \(profile);unicast"
+            let offered =
+                configuration.udpPorts == nil ? "\(profile)/TCP;interleaved" : "\(profile)/TCP or \(profile);unicast"
             return .respond(answer(461, "Unsupported Transport", cseq: cseq, ["Reason: this server sends \(offered)"]))
         }
         if id == nil {
             guard sessions.count < configuration.maxSessions else {
-                return .respond(answer(453, "Not Enough Bandwidth", cseq: cseq, ["Reason: too many sessions on one connection"]))
+                return .respond(
+                    answer(453, "Not Enough Bandwidth", cseq: cseq, ["Reason: too many sessions on one connection"]))
             }
             let new = Self.newSessionID()
             sessions[new] = Session(path: path, lastHeard: now)
@@ -320,10 +339,13 @@ public struct RTSPServerStateMachine: Sendable {
         sessions[id]?.tracks.removeAll { $0.index == index }
         sessions[id]?.tracks.append(Track(index: index, transport: transport))
         sessions[id]?.tracks.sort { $0.index < $1.index }
-        return .respond(answer(200, "OK", cseq: cseq, ["Transport: \(echoed.serialized())", "Session: \(sessionValue(id))"]))
+        return .respond(
+            answer(200, "OK", cseq: cseq, ["Transport: \(echoed.serialized())", "Session: \(sessionValue(id))"]))
     }
 
-    private mutating func control(_ method: RTSPMethod, _ request: RTSPMessage, uri: String, cseq: String, now: ArrivalTime)
+    private mutating func control(
+        _ method: RTSPMethod, _ request: RTSPMessage, uri: String, cseq: String, now: ArrivalTime
+    )
         -> [Action]
     {
         guard let id = request.header("Session").flatMap(SessionHeader.init)?.id, let session = sessions[id] else {
@@ -331,13 +353,16 @@ public struct RTSPServerStateMachine: Sendable {
         }
         switch method {
         case .play:
-            guard !session.tracks.isEmpty else { return [.respond(answer(455, "Method Not Valid in This State", cseq: cseq))] }
+            guard !session.tracks.isEmpty else {
+                return [.respond(answer(455, "Method Not Valid in This State", cseq: cseq))]
+            }
             if !session.isPlaying { sessions[id]?.state = .playing(since: now) }
-            let base = (try? RTSPURL(uri)).map { url in
-                var base = url
-                base.path = session.path == "/" ? "/" : session.path + "/"
-                return base.description
-            } ?? ""
+            let base =
+                (try? RTSPURL(uri)).map { url in
+                    var base = url
+                    base.path = session.path == "/" ? "/" : session.path + "/"
+                    return base.description
+                } ?? ""
             return [
                 .play(
                     Play(
@@ -357,7 +382,9 @@ public struct RTSPServerStateMachine: Sendable {
     /// track.
     private func track(at path: String) -> (path: String, index: Int)? {
         let normalized = Presentation.normalized(path)
-        if let slash = normalized.lastIndex(of: "/"), normalized[normalized.index(after: slash)...].hasPrefix("trackID=") {
+        if let slash = normalized.lastIndex(of: "/"),
+            normalized[normalized.index(after: slash)...].hasPrefix("trackID=")
+        {
             let parent = Presentation.normalized(String(normalized[..<slash]))
             let number = normalized[normalized.index(after: slash)...].dropFirst("trackID=".count)
             if let index = Int(number), let presentation = mounts.presentation(at: parent),
@@ -374,7 +401,8 @@ public struct RTSPServerStateMachine: Sendable {
     }
 
     /// The first transport the client offers that the server sends, and the Transport header to answer with.
-    private func chooseTransport(_ offers: [TransportHeader], index: Int, secure: Bool) -> (Transport, TransportHeader)? {
+    private func chooseTransport(_ offers: [TransportHeader], index: Int, secure: Bool) -> (Transport, TransportHeader)?
+    {
         for spec in offers where spec.mode == nil || spec.mode == "play" {
             let profile = spec.profile.uppercased()
             // SRTP media goes to a client that asks for RTP/SAVP, and to one that asks for RTP/AVP having read the
@@ -382,7 +410,10 @@ public struct RTSPServerStateMachine: Sendable {
             let base = profile.hasSuffix("/TCP") || profile.hasSuffix("/UDP") ? String(profile.dropLast(4)) : profile
             guard base == "RTP/AVP" || (secure && base == "RTP/SAVP"), !spec.isMulticast else { continue }
             if profile.hasSuffix("/TCP") {
-                let channels = spec.interleavedChannels ?? (UInt8(truncatingIfNeeded: 2 * index), UInt8(truncatingIfNeeded: 2 * index + 1))
+                let channels =
+                    spec.interleavedChannels ?? (
+                        UInt8(truncatingIfNeeded: 2 * index), UInt8(truncatingIfNeeded: 2 * index + 1)
+                    )
                 return (
                     .interleaved(rtp: channels.rtp, rtcp: channels.rtcp),
                     TransportHeader(profile: base + "/TCP", interleavedChannels: channels)
@@ -402,7 +433,8 @@ public struct RTSPServerStateMachine: Sendable {
         var fields = [("CSeq", cseq), ("Server", configuration.serverName)]
         for header in headers {
             guard let colon = header.firstIndex(of: ":") else { continue }
-            fields.append((String(header[..<colon]), String(header[header.index(after: colon)...]).trimmingCharacters()))
+            fields.append(
+                (String(header[..<colon]), String(header[header.index(after: colon)...]).trimmingCharacters()))
         }
         return RTSPMessage(kind: .response(statusCode: status, reason: reason), headers: fields, body: [])
     }
@@ -432,7 +464,6 @@ public struct RTSPServerStateMachine: Sendable {
         String(UInt64.random(in: 1 << 60...UInt64.max), radix: 16, uppercase: true)
     }
 }
-
 
 /// What a server serves, asked by its ``RTSPServerStateMachine`` for each request that names a path (as gortsplib's
 /// server asks its handler): a server's mounted sources, or a fixed list.

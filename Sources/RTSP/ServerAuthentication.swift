@@ -51,14 +51,17 @@ public struct ServerAuthentication: Sendable {
             switch scheme {
             case .basic: "Basic realm=\"\(realm)\""
             case .digest:
-                "Digest realm=\"\(realm)\", nonce=\"\(nonce)\", algorithm=MD5, qop=\"auth\"" + (stale ? ", stale=true" : "")
+                "Digest realm=\"\(realm)\", nonce=\"\(nonce)\", algorithm=MD5, qop=\"auth\""
+                    + (stale ? ", stale=true" : "")
             }
         }
     }
 
     /// What `request`'s `Authorization` proves. `method` and `uri` are the request's (a Digest answer must hash
     /// both); `nonces` are the connection's, whose counts a right answer advances.
-    public func verify(_ request: RTSPMessage, method: String, uri: String, nonces: inout DigestNonces, now: ArrivalTime)
+    public func verify(
+        _ request: RTSPMessage, method: String, uri: String, nonces: inout DigestNonces, now: ArrivalTime
+    )
         -> Verdict
     {
         guard let value = request.header("Authorization") else { return .missing }
@@ -81,7 +84,8 @@ public struct ServerAuthentication: Sendable {
         let expected: String
         var count: UInt32?
         if let qop = fields["qop"] {
-            guard qop.lowercased() == "auth", let nc = fields["nc"], nc.utf8.count == 8, let parsed = UInt32(nc, radix: 16),
+            guard qop.lowercased() == "auth", let nc = fields["nc"], nc.utf8.count == 8,
+                let parsed = UInt32(nc, radix: 16),
                 let clientNonce = fields["cnonce"]
             else { return .wrong }
             count = parsed

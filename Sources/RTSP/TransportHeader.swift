@@ -115,7 +115,8 @@ extension TransportHeader {
 
     /// Whether `text` is 1 to 5 decimal digits (a port or a channel, no sign).
     static func isNumber(_ text: Substring) -> Bool {
-        (1...5).contains(text.utf8.count) && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        (1...5).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// An SSRC as servers write it (`ssrc=` in Transport and RTP-Info): hex, as RFC 2326 and RFC 7826 have

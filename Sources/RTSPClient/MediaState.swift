@@ -35,7 +35,8 @@ struct MediaState {
         /// backchannel's media.
         var rtpAddress: SocketAddress?
         /// The source preferred for this track: the one the server announced (SETUP's Transport `ssrc=`,
-        /// PLAY's RTP-Info, read as hex or as decimal), then whichever it gave way to; when it was last heard (or when PLAY
+        /// PLAY's RTP-Info, read as hex or as decimal), then whichever it gave way to; when it was last heard (or when
+        /// PLAY
         /// was answered), and whether it has been heard at all.
         var preferredSSRCs: Set<UInt32>
         var preferredHeard: NIODeadline

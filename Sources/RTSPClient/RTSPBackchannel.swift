@@ -35,7 +35,9 @@ public final class RTSPBackchannel: Sendable {
         do throws(PacketizerError) {
             _ = try Packetizer(format: .audio(format))
         } catch {
-            throw RTSPClientError(.unsupported, "the camera's backchannel takes \(format.encodingName), which this library does not send: \(error)")
+            throw RTSPClientError(
+                .unsupported,
+                "the camera's backchannel takes \(format.encodingName), which this library does not send: \(error)")
         }
     }
 
@@ -45,7 +47,8 @@ public final class RTSPBackchannel: Sendable {
         guard format.codec == .pcmu || format.codec == .pcma else {
             throw RTSPClientError(
                 .unsupported,
-                "the camera's backchannel takes \(format.encodingName): send coded frames (send(_:)), not PCM (FFmpegAudioEncoder makes them)")
+                "the camera's backchannel takes \(format.encodingName): send coded frames (send(_:)), not PCM (FFmpegAudioEncoder makes them)"
+            )
         }
         let codes = G711.encode(samples, codec: format.codec)
         let timestamp = self.samples.withLock { sent in
@@ -71,7 +74,8 @@ public final class RTSPBackchannel: Sendable {
 extension RTSPBackchannel {
     /// The backchannel of `tracks`, when one is there in a codec this library sends.
     static func find(in tracks: [RTSPTrack], driver: SessionDriver) -> RTSPBackchannel? {
-        guard let index = tracks.firstIndex(where: \.isBackchannel), case .audio(let format) = tracks[index].format else {
+        guard let index = tracks.firstIndex(where: \.isBackchannel), case .audio(let format) = tracks[index].format
+        else {
             return nil
         }
         return try? RTSPBackchannel(track: index, format: format, driver: driver)

@@ -3,7 +3,8 @@ import NIOCore
 import RTSP
 import SDP
 
-/// An RTSP session the server has described and that does not play yet (``RTSPSession/describe(_:options:)-(String,_)``):
+/// An RTSP session the server has described and that does not play yet
+/// (``RTSPSession/describe(_:options:)-(String,_)``):
 /// choose the tracks with ``setup(tracks:)``, then ``play()`` gives the playing ``RTSPSession``.
 ///
 /// Keepalives run from SETUP on. Dropping it before ``play()``, or cancelling the task that awaits a step,
@@ -68,7 +69,9 @@ public final class RTSPDescribedSession: Sendable {
             defer { handed = true }
             return !handed
         }
-        guard first else { throw RTSPClientError(.invalidCall, "play() was already called: use the session it returned") }
+        guard first else {
+            throw RTSPClientError(.invalidCall, "play() was already called: use the session it returned")
+        }
         return try await RTSPSession(playing: driver, tracks: tracks)
     }
 

@@ -11,7 +11,8 @@ public typealias RTSPMediaUnit = MediaUnit
 
 /// The video access units and audio frames of a session's tracks, in the order they complete: their packets
 /// and sender reports through the library's ``MediaPipeline`` (a reorder buffer per track, the depacketizer
-/// its SDP format calls for, the sender's clock). Loss is reported on each unit (``AccessUnit/lostPackets``, ``AudioFrame/lostPacketsBefore``);
+/// its SDP format calls for, the sender's clock). Loss is reported on each unit (``AccessUnit/lostPackets``,
+/// ``AudioFrame/lostPacketsBefore``);
 /// nothing is spliced. Iterate once: a session's packets have one consumer.
 ///
 /// ```swift
@@ -53,7 +54,9 @@ public struct RTSPMediaUnits: AsyncSequence, Sendable {
                 }
                 // The sender reports that came with the packet date the units from here on: the pipeline's
                 // clock is the session's one clock.
-                for report in source.takeSenderReports() { pipeline.receiveSenderReport(report.report, track: report.track) }
+                for report in source.takeSenderReports() {
+                    pipeline.receiveSenderReport(report.report, track: report.track)
+                }
                 guard selected.contains(received.track) else { continue }
                 pipeline.push(received)
             }
@@ -158,10 +161,12 @@ extension RTSPSession {
             throw RTSPClientError(.invalidCall, "\(which): the session has \(range)")
         }
         if let kind, let other = chosen.first(where: { tracks[$0].format.kind != kind }) {
-            let advice = kind == .video ? "audioFrames(tracks:) or media(tracks:)" : "accessUnits(tracks:) or media(tracks:)"
+            let advice =
+                kind == .video ? "audioFrames(tracks:) or media(tracks:)" : "accessUnits(tracks:) or media(tracks:)"
             throw RTSPClientError(
                 .invalidCall,
-                "track \(other) is \(tracks[other].format.kind) (\(tracks[other].format.encodingName)), not \(kind): use \(advice)")
+                "track \(other) is \(tracks[other].format.kind) (\(tracks[other].format.encodingName)), not \(kind): use \(advice)"
+            )
         }
     }
 }

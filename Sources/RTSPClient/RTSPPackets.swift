@@ -55,7 +55,9 @@ public struct RTSPPackets: AsyncSequence, Sendable {
                 let reader = owner ?? "packets"
                 if state.owner == nil && owner == nil { state.owner = reader }
                 guard state.owner == reader, !state.iterated else {
-                    return Self.refusal(call: owner.map { "a second iterator of \($0)" } ?? "an iterator of packets", owner: state.owner ?? reader)
+                    return Self.refusal(
+                        call: owner.map { "a second iterator of \($0)" } ?? "an iterator of packets",
+                        owner: state.owner ?? reader)
                 }
                 state.iterated = true
                 return nil

@@ -92,7 +92,8 @@ public final class RTSPSession: Sendable {
     ///
     /// ```swift
     /// let described = try await RTSPSession.describe("rtsp://camera/stream")
-    /// let h265 = described.offeredTracks.indices.filter { described.offeredTracks[$0].format.videoFormat?.codec == .h265 }
+    /// let h265 = described.offeredTracks.indices.filter { described.offeredTracks[$0].format.videoFormat?.codec ==
+    /// .h265 }
     /// try await described.setup(tracks: h265)
     /// let session = try await described.play()
     /// ```

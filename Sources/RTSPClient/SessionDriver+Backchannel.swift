@@ -25,14 +25,17 @@ extension SessionDriver {
         if let track = backchannelTracks[index] { return track }
         guard playedTracks.indices.contains(index), playedTracks[index].isBackchannel else { return nil }
         let format = playedTracks[index].format
-        let sender = RTPSender(payloadType: format.payloadType, clockRate: format.clockRate, ssrc: ssrc &+ UInt32(index) &+ 1)
+        let sender = RTPSender(
+            payloadType: format.payloadType, clockRate: format.clockRate, ssrc: ssrc &+ UInt32(index) &+ 1)
         do {
             let protection = try Self.srtpSender(for: playedTracks[index])
             let track = try OutgoingTrack(format: format, sender: sender, protection: protection)
             backchannelTracks[index] = track
             return track
         } catch {
-            logFirst(true, .warning, "track \(index): the backchannel cannot be sent: \("\(error)".escapingControlCharacters)")
+            logFirst(
+                true, .warning,
+                "track \(index): the backchannel cannot be sent: \("\(error)".escapingControlCharacters)")
             return nil
         }
     }
@@ -79,7 +82,8 @@ extension SessionDriver {
         let pair = udpPairs[index]
         return .datagrams(
             DatagramWriter(
-                rtpSocket: pair.rtp, rtcpSocket: pair.rtcpSender ?? pair.rtcp, rtpAddress: track.rtpAddress ?? rtcpAddress,
+                rtpSocket: pair.rtp, rtcpSocket: pair.rtcpSender ?? pair.rtcp,
+                rtpAddress: track.rtpAddress ?? rtcpAddress,
                 rtcpAddress: rtcpAddress))
     }
 }

@@ -26,12 +26,12 @@ extension SessionDriver {
         connect(generation: generation) { [self] in
             ControlChannelHandler(driver: self, generation: generation, readsServer: false)
         }
-            .whenSuccess { [self] post in
-                tunnelPost = post
-                post.writeAndFlush(ByteBuffer(bytes: tunnel.postRequest(authorization: authorization)), promise: nil)
-                perform(machine.start(now: now))
-                readFramer(generation: generation)
-            }
+        .whenSuccess { [self] post in
+            tunnelPost = post
+            post.writeAndFlush(ByteBuffer(bytes: tunnel.postRequest(authorization: authorization)), promise: nil)
+            perform(machine.start(now: now))
+            readFramer(generation: generation)
+        }
     }
 
     /// The GET's request, with credentials when the server asked for them on the tunnel.
@@ -60,7 +60,8 @@ extension SessionDriver {
                     .unauthorized,
                     "HTTP \(status) from \(url.origin) for the tunnel's GET: "
                         + (credentials(for: url) == nil
-                            ? "it wants a user name and password" : "it refused the user name and password; check them"),
+                            ? "it wants a user name and password"
+                            : "it refused the user name and password; check them"),
                     status: 401))
         }
         fail(

@@ -14,7 +14,9 @@ extension SessionDriver {
         case .playing, .closing:
             // While TEARDOWN is under way, what still arrives is delivered: BYE can overtake the last packets.
             guard let route = media.routes[channel] else {
-                logFirst(media.unknownChannelFrames == 0, .info, "an interleaved frame on channel \(channel), which no track was set up on, was dropped")
+                logFirst(
+                    media.unknownChannelFrames == 0, .info,
+                    "an interleaved frame on channel \(channel), which no track was set up on, was dropped")
                 return media.unknownChannelFrames += 1
             }
             deliver(bytes, track: route.track, isRTCP: route.carriage.isRTCP(bytes))
@@ -46,7 +48,9 @@ extension SessionDriver {
             do throws(SRTPError) {
                 bytes = isRTCP ? try srtp.unprotectRTCP(bytes) : try srtp.unprotect(bytes)
             } catch {
-                logFirst(media.srtpFailures == 0, .warning, "track \(track): an SRTP packet failed authentication (\(error)) and was dropped")
+                logFirst(
+                    media.srtpFailures == 0, .warning,
+                    "track \(track): an SRTP packet failed authentication (\(error)) and was dropped")
                 return media.srtpFailures += 1
             }
         }
@@ -54,11 +58,15 @@ extension SessionDriver {
         // The backchannel carries what the client sends: RTP from the server on it is nobody's to read, and would
         // only fill the consumer's backlog (a talking client reads none).
         guard !media.tracks[track].description.isBackchannel else {
-            logFirst(media.backchannelPackets == 0, .notice, "track \(track): the server sent RTP on the backchannel; it is dropped")
+            logFirst(
+                media.backchannelPackets == 0, .notice,
+                "track \(track): the server sent RTP on the backchannel; it is dropped")
             return media.backchannelPackets += 1
         }
         guard let packet = try? RTPPacket(bytes) else {
-            logFirst(media.invalidPackets == 0, .notice, "track \(track): a packet that is not RTP (\(bytes.count) bytes) was dropped")
+            logFirst(
+                media.invalidPackets == 0, .notice,
+                "track \(track): a packet that is not RTP (\(bytes.count) bytes) was dropped")
             return media.invalidPackets += 1
         }
         let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
@@ -75,7 +83,9 @@ extension SessionDriver {
     private func route(_ packet: RTPPacket, track: Int, time: ArrivalTime, now arrival: NIODeadline) {
         if let first = media.tracks[track].seekSequence {
             // Within half the sequence space behind the new start: the old position's.
-            guard Int16(bitPattern: packet.sequenceNumber &- first) >= 0 else { return media.tracks[track].packetsBeforeSeek += 1 }
+            guard Int16(bitPattern: packet.sequenceNumber &- first) >= 0 else {
+                return media.tracks[track].packetsBeforeSeek += 1
+            }
             media.tracks[track].seekSequence = nil
         }
         let staleBefore = media.tracks[track].staleSourcePackets
@@ -84,7 +94,8 @@ extension SessionDriver {
         // the first time the count leaves 0.
         logFirst(
             staleBefore == 0 && media.tracks[track].staleSourcePackets > 0, .notice,
-            "track \(track): RTP of another source than the one the server announced is dropped while that one streams (an older session's)")
+            "track \(track): RTP of another source than the one the server announced is dropped while that one streams (an older session's)"
+        )
         switch decision {
         case .held, .stale: return
         case .accepted(let released):
@@ -162,7 +173,8 @@ extension SessionDriver {
         media.droppedByConsumer += count - admitted
         if admitted == count {
             continuation.yield(
-                RTSPPackets.Batch(packets: batch, senderReports: reports, position: position.seeks.load(ordering: .relaxed)))
+                RTSPPackets.Batch(
+                    packets: batch, senderReports: reports, position: position.seeks.load(ordering: .relaxed)))
             batch = []
         } else {
             if admitted > 0 || !reports.isEmpty {
@@ -183,7 +195,8 @@ extension SessionDriver {
             guard media.tracks[track].isSource(report.ssrc) else {
                 logFirst(
                     media.tracks[track].otherSourceReports == 0, .info,
-                    "track \(track): a sender report of SSRC \(hex32(report.ssrc)), not the track's source, was ignored")
+                    "track \(track): a sender report of SSRC \(hex32(report.ssrc)), not the track's source, was ignored"
+                )
                 media.tracks[track].otherSourceReports += 1
                 continue
             }
@@ -281,7 +294,8 @@ extension SessionDriver {
                     payloadType: track.format.payloadType, clockRate: track.format.clockRate, ssrc: ssrc,
                     firstSequenceNumber: 0, timestampOffset: 0)
                 opening.append(
-                    header: sender.nextHeader(marker: false, timestamp: 0, payloadSize: 0, capturedAt: WallClockTime.now()),
+                    header: sender.nextHeader(
+                        marker: false, timestamp: 0, payloadSize: 0, capturedAt: WallClockTime.now()),
                     payload: [][...])
             }
             trackWriter(index)?.write(opening)

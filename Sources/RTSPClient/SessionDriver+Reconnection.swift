@@ -104,7 +104,8 @@ extension SessionDriver {
         if let most = policy.maxAttempts, recovery.attempts >= most {
             return finish(
                 RTSPClientError(
-                    error.code, "\(error.reason) (gave up after \(most) attempt(s) to play again)", status: error.status))
+                    error.code, "\(error.reason) (gave up after \(most) attempt(s) to play again)", status: error.status
+                ))
         }
         reconnect(after: error, policy: policy)
     }
@@ -185,7 +186,8 @@ extension SessionDriver {
         return RTSPClientError(
             .unsupported,
             "after reconnecting, the server offers the tracks [\(after.joined(separator: ", "))] (codec/payload type) "
-                + "where the session played [\(before.joined(separator: ", "))]: connect again to play what it offers now")
+                + "where the session played [\(before.joined(separator: ", "))]: connect again to play what it offers now"
+        )
     }
 
     /// Ending a session that is between connections: the wait ends; a session the server may still hold is

@@ -105,7 +105,8 @@ final class SessionDriver: @unchecked Sendable {
         let stream = AsyncThrowingStream.makeStream(of: RTSPPackets.Batch.self)
         self.packets = RTSPPackets(batches: stream.stream, backlog: backlog, position: position, claim: .init())
         self.continuation = stream.continuation
-        (events, eventsContinuation) = AsyncStream.makeStream(of: RTSPSessionEvent.self, bufferingPolicy: .bufferingNewest(256))
+        (events, eventsContinuation) = AsyncStream.makeStream(
+            of: RTSPSessionEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.closed = eventLoop.makePromise()
     }
 
@@ -157,7 +158,8 @@ final class SessionDriver: @unchecked Sendable {
                 url: url, credentials: credentials?.credentials(for: url), transport: mode,
                 requestTimeout: options.requestTimeout,
                 stepwise: stepwise, trackSelection: selection, staleSession: recovery.takeStaleSession(for: url.origin),
-                onlyTearsDownStaleSession: phase == .closing, mediaKinds: options.mediaKinds, playback: options.playback,
+                onlyTearsDownStaleSession: phase == .closing, mediaKinds: options.mediaKinds,
+                playback: options.playback,
                 additionalHeaders: options.additionalHeaders, backchannel: options.backchannel))
         logger.debug("connecting to \("\(url.origin)".escapingControlCharacters) (\(transport), attempt \(generation))")
         if url.isSecure && tlsContext == nil {
@@ -405,11 +407,13 @@ final class SessionDriver: @unchecked Sendable {
         logger.info("playing \(tracks.count) track(s) over \(transport): \(formats.joined(separator: ", "))")
         if !machine.tracksWithoutPorts.isEmpty {
             logger.warning(
-                "\(machine.tracksWithoutPorts.count) more track(s) than the \(udpPairs.count) UDP port pairs bound: playing the first \(tracks.count); the TCP transport plays them all")
+                "\(machine.tracksWithoutPorts.count) more track(s) than the \(udpPairs.count) UDP port pairs bound: playing the first \(tracks.count); the TCP transport plays them all"
+            )
         }
         for refused in machine.refusedTracks {
             logger.warning(
-                "the server refused the audio track \("\(refused.track.control)".escapingControlCharacters) (\(refused.status)): playing without it")
+                "the server refused the audio track \("\(refused.track.control)".escapingControlCharacters) (\(refused.status)): playing without it"
+            )
         }
         if transport == .udp { openUDPPaths(tracks) }
         if transport == .multicast {
@@ -458,7 +462,9 @@ final class SessionDriver: @unchecked Sendable {
     private func checkInactivity() {
         // A session that only talks (its tracks all backchannels) receives nothing to be silent about: its
         // keepalives' answers say the server is there.
-        guard phase == .playing, !isPaused, media.tracks.contains(where: { !$0.description.isBackchannel }) else { return }
+        guard phase == .playing, !isPaused, media.tracks.contains(where: { !$0.description.isBackchannel }) else {
+            return
+        }
         let silent = Duration.nanoseconds(
             Int64(NIODeadline.now().uptimeNanoseconds - media.lastArrival.uptimeNanoseconds))
         guard silent >= options.inactivityTimeout else { return }
@@ -512,7 +518,8 @@ final class SessionDriver: @unchecked Sendable {
     func seek(_ playback: PlaybackRequest, promise: EventLoopPromise<Void>) {
         let actions = phase == .playing && controlRequest == nil ? machine.seek(playback, now: now) : []
         guard !actions.isEmpty else {
-            return promise.fail(RTSPClientError(.invalidCall, "seek() needs a playing or paused session, with no request under way"))
+            return promise.fail(
+                RTSPClientError(.invalidCall, "seek() needs a playing or paused session, with no request under way"))
         }
         controlRequest = promise
         holdForSeek()
@@ -574,7 +581,8 @@ final class SessionDriver: @unchecked Sendable {
         controlRequest = nil
         // Ended while first connects were retried: why they failed is the news.
         stepRequest?.fail(
-            error ?? recovery.lastBreak ?? RTSPClientError(.connectionClosed, "the session was torn down before it played"))
+            error ?? recovery.lastBreak
+                ?? RTSPClientError(.connectionClosed, "the session was torn down before it played"))
         stepRequest = nil
         if let error {
             continuation.finish(throwing: error)

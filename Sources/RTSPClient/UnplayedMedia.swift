@@ -24,7 +24,9 @@ public struct UnplayedMedia: Sendable, Hashable, CustomStringConvertible {
     {
         var next = 0
         return (description?.media ?? []).filter { media in
-            guard next < tracks.count, let format = media.mediaFormat, format == tracks[next].format else { return true }
+            guard next < tracks.count, let format = media.mediaFormat, format == tracks[next].format else {
+                return true
+            }
             next += 1
             return false
         }.map { media in

@@ -60,7 +60,9 @@ public final class MediaSource: Sendable {
     /// RTP payload. With `srtpKey`, every packet and report is SRTP (`RTP/SAVP`), the key announced in the session
     /// description (send that only over RTSPS or a network you trust). Throws ``PacketizerError`` for a format it
     /// cannot send, `SRTPError` when libsrtp2 cannot be loaded or refuses the key.
-    public init(formats: [MediaFormat], maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, srtpKey: SRTPKey? = nil) throws {
+    public init(formats: [MediaFormat], maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, srtpKey: SRTPKey? = nil)
+        throws
+    {
         cryptoAttribute = srtpKey?.cryptoAttribute
         // One SRTP context for every track: libsrtp's any-SSRC outbound policy.
         let srtp = try srtpKey.map { key throws(SRTPError) in try SRTPSender(key: key) }
@@ -149,7 +151,8 @@ public final class MediaSource: Sendable {
         if case .video(let picture) = unit, picture.isKeyframe { state.learnParameterSets(of: picture, track: index) }
         // Packetized once, framed for the track's default channel (2 × index): every client's edge writes it.
         var packets = FramedPackets(
-            channel: UInt8(truncatingIfNeeded: index * 2), capacity: Self.size(of: unit) + 64, allocator: state.allocator)
+            channel: UInt8(truncatingIfNeeded: index * 2), capacity: Self.size(of: unit) + 64,
+            allocator: state.allocator)
         guard state.tracks[index].send(unit, capturedAt: time, into: &packets) > 0 else { return }
         let isVideo = state.formats[index].kind == .video
         let isKeyframe = unit.accessUnit?.isKeyframe ?? false

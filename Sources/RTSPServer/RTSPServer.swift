@@ -92,7 +92,9 @@ public final class RTSPServer: Sendable {
     }
 
     /// A server on `group` (one of its own, with a thread per core, when nil), logging to `logger` (nowhere when nil).
-    public init(configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil) {
+    public init(
+        configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil
+    ) {
         self.configuration = configuration
         self.group = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         ownsGroup = group == nil
@@ -130,7 +132,8 @@ public final class RTSPServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(
                 .writeBufferWaterMark,
-                value: .init(low: configuration.writeBufferLimit / 2, high: configuration.writeBufferLimit))
+                value: .init(low: configuration.writeBufferLimit / 2, high: configuration.writeBufferLimit)
+            )
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let address = Self.addressKey(channel.remoteAddress)
@@ -150,7 +153,9 @@ public final class RTSPServer: Sendable {
             delay: .nanoseconds(configuration.reportInterval.nanosecondCount)
         ) { [self] _ in
             let now = WallClockTime.now()
-            for source in mounts.withLock({ Array($0.values) }) { source.sendReports(now: now, canonicalName: configuration.name) }
+            for source in mounts.withLock({ Array($0.values) }) {
+                source.sendReports(now: now, canonicalName: configuration.name)
+            }
         }
         running.withLock { $0 = Running(listener: listener, udp: udp, reports: reports) }
         logger.info("serving RTSP on \(configuration.host):\(listener.localAddress?.port ?? configuration.port)")
@@ -158,10 +163,12 @@ public final class RTSPServer: Sendable {
 
     /// Stops listening and closes every connection.
     public func stop() async {
-        guard let running = running.withLock({ state -> Running? in
-            defer { state = nil }
-            return state
-        }) else { return }
+        guard
+            let running = running.withLock({ state -> Running? in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         running.reports.cancel()
         try? await running.listener.close()
         try? await running.udp?.rtp.close()
@@ -209,7 +216,9 @@ public final class RTSPServer: Sendable {
         let bootstrap = DatagramBootstrap(group: group).channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.writeBufferWaterMark, value: .init(low: limit / 2, high: limit))
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(DiscardingHandler()) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(DiscardingHandler())
+                }
             }
         for _ in 0..<16 {
             let rtp = try await bootstrap.bind(host: configuration.host, port: 0).get()

@@ -64,7 +64,9 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     /// Sets the timer for the earliest thing due (the machine's ``RTSPServerStateMachine/nextWakeUp``, the
     /// deadlines'), unless one as early is set: a timer that fires early (a deadline moved on) just sets the next.
     private func armWakeUp(context: ChannelHandlerContext) {
-        let due = [machine.nextWakeUp, deadlines.nextDeadline(hasSessions: !machine.sessionIDs.isEmpty)].compactMap { $0 }.min()
+        let due = [machine.nextWakeUp, deadlines.nextDeadline(hasSessions: !machine.sessionIDs.isEmpty)].compactMap {
+            $0
+        }.min()
         guard let due, !isClosing else { return }
         if let wakeUp, wakeUp.at <= due { return }
         wakeUp?.task.cancel()
@@ -197,7 +199,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     /// (nothing else is taken meanwhile), and the connection ends after too many.
     private func refuse(_ answer: RTSPMessage, context: ChannelHandlerContext) {
         guard machine.authenticationFailures < server.configuration.maxAuthenticationFailures else {
-            server.logger.debug("closing a connection: \(machine.authenticationFailures) wrong answers to the challenge")
+            server.logger.debug(
+                "closing a connection: \(machine.authenticationFailures) wrong answers to the challenge")
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer.serialized())), promise: nil)
             return close(context)
         }
@@ -234,7 +237,9 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         playing[play.session] = (source, subscriber)
     }
 
-    private func respond(_ status: Int, _ reason: String, to play: RTSPServerStateMachine.Play, context: ChannelHandlerContext) {
+    private func respond(
+        _ status: Int, _ reason: String, to play: RTSPServerStateMachine.Play, context: ChannelHandlerContext
+    ) {
         let answer = play.refusal(statusCode: status, reason: reason)
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer.serialized())), promise: nil)
     }

@@ -28,12 +28,15 @@ package final class Subscriber: Sendable {
         for track in tracks {
             switch track.transport {
             case .interleaved(let rtp, let rtcp):
-                writers[track.index] = .interleaved(InterleavedWriter(connection: connection, rtpChannel: rtp, rtcpChannel: rtcp))
+                writers[track.index] = .interleaved(
+                    InterleavedWriter(connection: connection, rtpChannel: rtp, rtcpChannel: rtcp))
             case .udp(let rtp, let rtcp):
-                guard let udp, let rtpAddress = try? peer?.withPort(Int(rtp)), let rtcpAddress = try? peer?.withPort(Int(rtcp))
+                guard let udp, let rtpAddress = try? peer?.withPort(Int(rtp)),
+                    let rtcpAddress = try? peer?.withPort(Int(rtcp))
                 else { continue }
                 writers[track.index] = .datagrams(
-                    DatagramWriter(rtpSocket: udp.rtp, rtcpSocket: udp.rtcp, rtpAddress: rtpAddress, rtcpAddress: rtcpAddress))
+                    DatagramWriter(
+                        rtpSocket: udp.rtp, rtcpSocket: udp.rtcp, rtpAddress: rtpAddress, rtcpAddress: rtcpAddress))
             }
         }
         return writers

@@ -45,7 +45,8 @@ public final class SRTPSender {
                 : library.srtp_protect(session, buffer.baseAddress, &protectedLength)
         }
         guard status == srtp_err_status_ok else {
-            throw SRTPError(.library, "libsrtp refused to protect an \(isRTCP ? "RTCP" : "RTP") packet (error \(status.rawValue))")
+            throw SRTPError(
+                .library, "libsrtp refused to protect an \(isRTCP ? "RTCP" : "RTP") packet (error \(status.rawValue))")
         }
         bytes.removeLast(bytes.count - Int(protectedLength))
         return bytes

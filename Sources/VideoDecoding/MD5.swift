@@ -9,7 +9,9 @@ public struct MD5 {
 
     /// Adds bytes.
     public mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        let hashed: Void? = bytes.withContiguousStorageIfAvailable { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        let hashed: Void? = bytes.withContiguousStorageIfAvailable {
+            hasher.update(bufferPointer: UnsafeRawBufferPointer($0))
+        }
         if hashed == nil { hasher.update(data: Array(bytes)) }
     }
 

@@ -52,7 +52,8 @@ public struct WebRTCAnswer: Sendable {
     /// Answers `offer` with the tracks of `formats` (a source's), our ICE credentials, our certificate's SDP
     /// fingerprint (``DTLS/DTLSIdentity/sdpFingerprint``) and where we listen.
     public init(
-        offer: WebRTCOffer, formats: [MediaFormat], iceUsernameFragment: String, icePassword: String, fingerprint: String,
+        offer: WebRTCOffer, formats: [MediaFormat], iceUsernameFragment: String, icePassword: String,
+        fingerprint: String,
         candidates: [Candidate], sessionID: UInt64 = UInt64.random(in: 1...(1 << 62))
     ) throws(WebRTCError) {
         var tracks: [Track] = []
@@ -111,21 +112,30 @@ public struct WebRTCAnswer: Sendable {
         switch format {
         case .video(let video):
             guard video.codec == .h264 else {
-                return .failure(WebRTCError("the source's video is \(video.codec), which this bridge does not send to browsers"))
+                return .failure(
+                    WebRTCError("the source's video is \(video.codec), which this bridge does not send to browsers"))
             }
-            let h264 = section.codecs.filter { $0.name == "H264" && ($0.parameters.integer("packetization-mode") ?? 0) == 1 }
+            let h264 = section.codecs.filter {
+                $0.name == "H264" && ($0.parameters.integer("packetization-mode") ?? 0) == 1
+            }
             guard let first = h264.first else {
                 return .failure(WebRTCError("the offer takes no H.264 in packetization mode 1"))
             }
-            guard let profile = video.profileLevelID.flatMap(H264Profile.init) else { return .success(Choice(payloadType: first.payloadType)) }
-            if let same = h264.first(where: { $0.parameters["profile-level-id"].flatMap(H264Profile.init)?.matches(profile) == true }) {
+            guard let profile = video.profileLevelID.flatMap(H264Profile.init) else {
+                return .success(Choice(payloadType: first.payloadType))
+            }
+            if let same = h264.first(where: {
+                $0.parameters["profile-level-id"].flatMap(H264Profile.init)?.matches(profile) == true
+            }) {
                 return .success(Choice(payloadType: same.payloadType))
             }
             let offered = h264.compactMap { $0.parameters["profile-level-id"] }.joined(separator: ", ")
             return .success(
                 Choice(
                     payloadType: first.payloadType,
-                    note: "the offer has no H.264 of the source's profile \(video.profileLevelID ?? "") (it has \(offered)): sent as payload type \(first.payloadType)"))
+                    note:
+                        "the offer has no H.264 of the source's profile \(video.profileLevelID ?? "") (it has \(offered)): sent as payload type \(first.payloadType)"
+                ))
         case .audio(let audio):
             let opus = section.codecs.first { $0.name == "OPUS" && $0.clockRate == 48000 }
             if (audio.codec == .pcmu || audio.codec == .pcma) && audio.clockRate == 8000 && audio.channels == 1 {
@@ -134,16 +144,24 @@ public struct WebRTCAnswer: Sendable {
                     return .success(Choice(payloadType: codec.payloadType))
                 }
                 guard let opus else { return .failure(WebRTCError("the offer takes neither \(name) nor Opus")) }
-                return .success(Choice(payloadType: opus.payloadType, note: "the offer takes no \(name): re-encoded to Opus", transcoded: true))
+                return .success(
+                    Choice(
+                        payloadType: opus.payloadType, note: "the offer takes no \(name): re-encoded to Opus",
+                        transcoded: true))
             }
             if audio.codec == .opus {
                 guard let opus else { return .failure(WebRTCError("the offer takes no Opus")) }
                 return .success(Choice(payloadType: opus.payloadType))
             }
             guard Self.transcodedToOpus.contains(audio.codec) else {
-                return .failure(WebRTCError("the source's audio is \(audio.codec), which this bridge neither passes to browsers nor re-encodes"))
+                return .failure(
+                    WebRTCError(
+                        "the source's audio is \(audio.codec), which this bridge neither passes to browsers nor re-encodes"
+                    ))
             }
-            guard let opus else { return .failure(WebRTCError("the offer takes no Opus, which \(audio.codec) is re-encoded to")) }
+            guard let opus else {
+                return .failure(WebRTCError("the offer takes no Opus, which \(audio.codec) is re-encoded to"))
+            }
             return .success(Choice(payloadType: opus.payloadType, transcoded: true))
         case .data:
             return .failure(WebRTCError("data tracks are not sent to browsers"))
@@ -166,8 +184,10 @@ public struct WebRTCAnswer: Sendable {
                 // Refused: port 0, the section's first payload type, as RFC 8829 section 5.3.1 writes it.
                 let type = section.codecs.first.map { "\($0.payloadType)" } ?? "0"
                 let proto = section.kind == "application" ? "UDP/DTLS/SCTP" : "UDP/TLS/RTP/SAVPF"
-                lines += ["m=\(section.kind) 0 \(proto) \(section.kind == "application" ? "webrtc-datachannel" : type)",
-                    "c=IN IP4 0.0.0.0", "a=mid:\(section.mid)", "a=inactive"]
+                lines += [
+                    "m=\(section.kind) 0 \(proto) \(section.kind == "application" ? "webrtc-datachannel" : type)",
+                    "c=IN IP4 0.0.0.0", "a=mid:\(section.mid)", "a=inactive",
+                ]
                 continue
             }
             let codec = section.codecs.first { $0.payloadType == track.payloadType }
@@ -181,12 +201,16 @@ public struct WebRTCAnswer: Sendable {
                 let name = codec.name == "OPUS" ? "opus" : codec.name  // as RFC 7587 writes it
                 lines.append("a=rtpmap:\(codec.payloadType) \(name)/\(codec.clockRate)\(channels)")
                 if codec.name == "H264" {
-                    let profile = formats[track.sourceTrack].profileLevelID ?? codec.parameters["profile-level-id"] ?? "42e01f"
-                    lines.append("a=fmtp:\(codec.payloadType) level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profile)")
+                    let profile =
+                        formats[track.sourceTrack].profileLevelID ?? codec.parameters["profile-level-id"] ?? "42e01f"
+                    lines.append(
+                        "a=fmtp:\(codec.payloadType) level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profile)"
+                    )
                 }
             }
             // The feedback the server acts on, where the offer asked for it.
-            for kind in ["nack", "nack pli", "ccm fir"] where section.feedback[track.payloadType]?.contains(kind) == true {
+            for kind in ["nack", "nack pli", "ccm fir"]
+            where section.feedback[track.payloadType]?.contains(kind) == true {
                 lines.append("a=rtcp-fb:\(track.payloadType) \(kind)")
             }
             lines += [
@@ -194,7 +218,9 @@ public struct WebRTCAnswer: Sendable {
                 "a=ssrc:\(track.ssrc) msid:swift-rtp track\(track.sourceTrack)",
             ]
             for (number, candidate) in candidates.enumerated() {
-                lines.append("a=candidate:\(number + 1) 1 udp \(2_130_706_431 - number) \(candidate.address) \(candidate.port) typ host")
+                lines.append(
+                    "a=candidate:\(number + 1) 1 udp \(2_130_706_431 - number) \(candidate.address) \(candidate.port) typ host"
+                )
             }
             lines.append("a=end-of-candidates")
         }

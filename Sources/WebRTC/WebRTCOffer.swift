@@ -52,10 +52,13 @@ public struct WebRTCOffer: Sendable, Hashable {
                 ?? sdp.attributes.first { $0.name.lowercased() == name }?.value
         }
         let first = sdp.media.first
-        guard let ufrag = value("ice-ufrag", first), let pwd = value("ice-pwd", first), !ufrag.isEmpty, !pwd.isEmpty else {
+        guard let ufrag = value("ice-ufrag", first), let pwd = value("ice-pwd", first), !ufrag.isEmpty, !pwd.isEmpty
+        else {
             throw WebRTCError("the offer has no a=ice-ufrag and a=ice-pwd: it is not a WebRTC offer")
         }
-        guard ufrag.utf8.count <= 256, pwd.utf8.count <= 256 else { throw WebRTCError("the offer's ICE credentials are over 256 bytes") }
+        guard ufrag.utf8.count <= 256, pwd.utf8.count <= 256 else {
+            throw WebRTCError("the offer's ICE credentials are over 256 bytes")
+        }
         guard let fingerprintText = value("fingerprint", first) else {
             throw WebRTCError("the offer has no a=fingerprint: DTLS-SRTP cannot be keyed")
         }
@@ -67,13 +70,15 @@ public struct WebRTCOffer: Sendable, Hashable {
         self.fingerprint = fingerprint
         setup = value("setup", first)?.lowercased() ?? "actpass"
         sections = sdp.media.enumerated().map { index, media in
-            let direction = ["sendrecv", "sendonly", "recvonly", "inactive"].first { name in
-                media.attributes.contains { $0.name.lowercased() == name }
-            } ?? "sendrecv"
+            let direction =
+                ["sendrecv", "sendonly", "recvonly", "inactive"].first { name in
+                    media.attributes.contains { $0.name.lowercased() == name }
+                } ?? "sendrecv"
             let codecs = media.payloadTypes.compactMap { type -> Codec? in
                 guard let map = media.rtpMap(for: type) else { return nil }
                 return Codec(
-                    payloadType: type, name: map.encodingName.uppercased(), clockRate: map.clockRate, channels: map.channels,
+                    payloadType: type, name: map.encodingName.uppercased(), clockRate: map.clockRate,
+                    channels: map.channels,
                     parameters: media.formatParameters(for: type))
             }
             var feedback: [UInt8: [String]] = [:]
@@ -83,7 +88,8 @@ public struct WebRTCOffer: Sendable, Hashable {
                 feedback[type, default: []].append(String(parts[1]))
             }
             return Section(
-                kind: media.mediaType.lowercased(), mid: media.attributes.first { $0.name.lowercased() == "mid" }?.value ?? "\(index)",
+                kind: media.mediaType.lowercased(),
+                mid: media.attributes.first { $0.name.lowercased() == "mid" }?.value ?? "\(index)",
                 receives: direction == "sendrecv" || direction == "recvonly",
                 sends: direction == "sendrecv" || direction == "sendonly", codecs: codecs, feedback: feedback)
         }

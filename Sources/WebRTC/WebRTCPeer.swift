@@ -47,7 +47,8 @@ public final class WebRTCPeer {
     public private(set) var rtcpRejected = 0
 
     public init(
-        offer: WebRTCOffer, answer: WebRTCAnswer, local: ICELiteAgent.Credentials, identity: DTLSIdentity, now: ArrivalTime
+        offer: WebRTCOffer, answer: WebRTCAnswer, local: ICELiteAgent.Credentials, identity: DTLSIdentity,
+        now: ArrivalTime
     ) throws(WebRTCError) {
         self.answer = answer
         agent = ICELiteAgent(local: local, remoteUsernameFragment: offer.usernameFragment)
@@ -89,7 +90,8 @@ public final class WebRTCPeer {
             }
         case 128...191:
             guard agent.isChecked(address), let receiver else { return [] }
-            guard let plain = try? receiver.unprotectRTCP(datagram), let packets = try? RTCPPacket.parseCompound(plain) else {
+            guard let plain = try? receiver.unprotectRTCP(datagram), let packets = try? RTCPPacket.parseCompound(plain)
+            else {
                 rtcpRejected += 1
                 return []
             }
@@ -115,7 +117,8 @@ public final class WebRTCPeer {
                 } else if feedback.requestsKeyframe {
                     // A FIR names its stream in its control information; a PLI in its media SSRC.
                     let information = Array(feedback.controlInformation.prefix(4))
-                    let target = feedback.format == 4 && information.count == 4
+                    let target =
+                        feedback.format == 4 && information.count == 4
                         ? information.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : feedback.mediaSSRC
                     if ssrcs.contains(target) { actions.append(.keyframeRequested(ssrc: target)) }
                 }

@@ -30,10 +30,14 @@ final class OpusTranscoder: @unchecked Sendable {  // its codecs used only under
 
     /// A transcoder of `track` of `main` (its format one of ``WebRTC/WebRTCAnswer/transcodedToOpus``).
     init(of main: MediaSource, track: Int) throws {
-        guard case .audio(let format) = main.formats[track] else { throw WHEPRefusal(status: .notAcceptable, reason: "not audio") }
+        guard case .audio(let format) = main.formats[track] else {
+            throw WHEPRefusal(status: .notAcceptable, reason: "not audio")
+        }
         source = try MediaSource(formats: [.audio(Self.format)])
         self.track = track
-        state = NIOLockedValueBox(State(decoder: try FFmpegAudioDecoder(format: format), encoder: try FFmpegAudioEncoder(format: Self.format)))
+        state = NIOLockedValueBox(
+            State(decoder: try FFmpegAudioDecoder(format: format), encoder: try FFmpegAudioEncoder(format: Self.format))
+        )
         let transcoder = self
         main.observe { unit, index, time in
             guard index == track, case .audio(let frame) = unit else { return }

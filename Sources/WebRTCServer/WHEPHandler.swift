@@ -48,13 +48,15 @@ final class WHEPHandler: ChannelInboundHandler {
 
     /// Writes a whole response (with the CORS headers every answer carries).
     private func send(
-        _ status: HTTPResponseStatus, _ text: String, type: String = "text/plain; charset=utf-8", _ extra: [(String, String)] = [],
+        _ status: HTTPResponseStatus, _ text: String, type: String = "text/plain; charset=utf-8",
+        _ extra: [(String, String)] = [],
         version: HTTPVersion, context: ChannelHandlerContext
     ) {
         var headers = HTTPHeaders(Self.cors + extra)
         headers.add(name: "Content-Type", value: type)
         headers.add(name: "Content-Length", value: "\(text.utf8.count)")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
@@ -62,15 +64,22 @@ final class WHEPHandler: ChannelInboundHandler {
     private func respond(to request: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
         let version = request.version
-        func send(_ status: HTTPResponseStatus, _ text: String, type: String = "text/plain; charset=utf-8", _ extra: [(String, String)] = []) {
+        func send(
+            _ status: HTTPResponseStatus, _ text: String, type: String = "text/plain; charset=utf-8",
+            _ extra: [(String, String)] = []
+        ) {
             self.send(status, text, type: type, extra, version: version, context: context)
         }
         if request.method == .OPTIONS { return send(.noContent, "") }
-        if tooLarge { return send(.payloadTooLarge, "an offer is at most \(server.configuration.maxOfferBytes) bytes\n") }
+        if tooLarge {
+            return send(.payloadTooLarge, "an offer is at most \(server.configuration.maxOfferBytes) bytes\n")
+        }
         if let token = server.configuration.bearerToken, request.method != .GET,
             request.headers.first(name: "Authorization") != "Bearer \(token)"
         {
-            return send(.unauthorized, "this endpoint asks for its token: Authorization: Bearer TOKEN\n", [("WWW-Authenticate", "Bearer")])
+            return send(
+                .unauthorized, "this endpoint asks for its token: Authorization: Bearer TOKEN\n",
+                [("WWW-Authenticate", "Bearer")])
         }
         let parts = path.split(separator: "/").map(String.init)
         // Answers that wait for the viewers' event loop are written back on this connection's.
@@ -87,7 +96,9 @@ final class WHEPHandler: ChannelInboundHandler {
                 switch result {
                 case .success(let (id, answer)):
                     let location = mount == "/" ? "/whep/\(id)" : "\(mount)/whep/\(id)"
-                    handler.send(.created, answer, type: "application/sdp", [("Location", location)], version: version, context: context)
+                    handler.send(
+                        .created, answer, type: "application/sdp", [("Location", location)], version: version,
+                        context: context)
                 case .failure(let error as WHEPRefusal):
                     handler.send(error.status, error.reason + "\n", version: version, context: context)
                 case .failure(let error):
@@ -104,7 +115,9 @@ final class WHEPHandler: ChannelInboundHandler {
                 }
             }
         case .PATCH:
-            send(.methodNotAllowed, "this server is ICE-lite and does not take trickled candidates\n", [("Allow", "POST, DELETE, OPTIONS")])
+            send(
+                .methodNotAllowed, "this server is ICE-lite and does not take trickled candidates\n",
+                [("Allow", "POST, DELETE, OPTIONS")])
         case .GET where server.hasSource(at: "/" + parts.joined(separator: "/")):
             send(.ok, PlayerPage.html(path: "/" + parts.joined(separator: "/")), type: "text/html; charset=utf-8")
         default:

@@ -17,13 +17,14 @@ import WebRTC
 ///
 /// ```swift
 /// let source = try MediaSource(formats: camera.tracks.map(\.format))
-/// let webRTC = WebRTCServer(configuration: .init(httpPort: 8889))
+/// let webRTC = try WebRTCServer(configuration: .init(httpPort: 8889))
 /// webRTC.mount(source, at: "/camera")      // http://this-host:8889/camera/ plays it; /camera/whep is WHEP
 /// try await webRTC.start()
 /// ```
 ///
 /// Bounded: ``Configuration/maxViewers`` viewers, of which ``Configuration/maxPendingViewers`` not yet keyed (each
-/// such is closed ``Configuration/viewerSetupTimeout`` after its offer); offers of at most ``Configuration/maxOfferBytes``.
+/// such is closed ``Configuration/viewerSetupTimeout`` after its offer); offers of at most
+/// ``Configuration/maxOfferBytes``.
 public final class WebRTCServer: Sendable {
     public struct Configuration: Sendable {
         /// The HTTP port of the WHEP endpoint and the player page (0: any free one).
@@ -37,8 +38,11 @@ public final class WebRTCServer: Sendable {
         public var candidateAddresses: [String]?
         /// When set, POST and DELETE ask for `Authorization: Bearer` with it.
         public var bearerToken: String?
+        /// Viewers at once, over all paths.
         public var maxViewers = 64
+        /// Viewers whose ICE and DTLS are not done yet (each holds a DTLS context until its setup timeout).
         public var maxPendingViewers = 16
+        /// The largest offer read; a larger one is 413.
         public var maxOfferBytes = 64 * 1024
         /// How long a viewer has, from its offer, to be checked by ICE and keyed by DTLS before it is closed.
         public var viewerSetupTimeout: Duration = .seconds(15)
@@ -60,10 +64,14 @@ public final class WebRTCServer: Sendable {
     private let mounts = Mutex<[String: (source: MediaSource, transcoder: OpusTranscoder?)]>([:])
     /// Every 5 s, each mount's sender reports (and its transcoder's) to its viewers.
     private let reports = Mutex<RepeatedTask?>(nil)
-    private let running = Mutex<(http: any Channel, udp: any Channel, viewers: WebRTCViewers, candidates: [WebRTCAnswer.Candidate])?>(nil)
+    private let running = Mutex<
+        (http: any Channel, udp: any Channel, viewers: WebRTCViewers, candidates: [WebRTCAnswer.Candidate])?
+    >(nil)
 
     /// A server with a new DTLS identity (its certificate made now).
-    public init(configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil) throws {
+    public init(
+        configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil
+    ) throws {
         self.configuration = configuration
         self.group = group ?? MultiThreadedEventLoopGroup.singleton
         self.logger = logger ?? Logger(label: "swift-rtp.webrtc", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -75,6 +83,7 @@ public final class WebRTCServer: Sendable {
         mounts.withLock { $0[Self.normalized(path)] = (source, nil) }
     }
 
+    /// Stops offering what is at `path` (viewers playing it go on until they leave).
     public func unmount(_ path: String) {
         _ = mounts.withLock { $0.removeValue(forKey: Self.normalized(path)) }
     }
@@ -86,11 +95,14 @@ public final class WebRTCServer: Sendable {
     /// The UDP port (nil before ``start()``).
     public var udpPort: Int? { running.withLock { $0?.udp.localAddress?.port } }
 
+    /// Starts listening (HTTP and UDP). Throws when an address cannot be bound.
     public func start() async throws {
         let viewers = WebRTCViewers(logger: logger)
         let udp = try await DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(viewers) } }
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(viewers) }
+            }
             .bind(host: configuration.host, port: configuration.udpPort).get()
         let http = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -118,7 +130,11 @@ public final class WebRTCServer: Sendable {
     /// Stops listening; every viewer is ended.
     public func stop() async {
         reports.withLock { $0?.cancel() }
-        guard let (http, udp, viewers, _) = running.withLock({ state in defer { state = nil }; return state }) else { return }
+        guard
+            let (http, udp, viewers, _) = running.withLock({ state in
+                defer { state = nil }; return state
+            })
+        else { return }
         try? await udp.eventLoop.submit { viewers.removeAll() }.get()
         try? await http.close()
         try? await udp.close()
@@ -127,20 +143,25 @@ public final class WebRTCServer: Sendable {
     /// An offer for `path`: answered, and its viewer added, or refused with a status and the reason.
     func admit(offer text: String, at path: String) -> EventLoopFuture<(String, String)> {
         guard let (_, udp, viewers, candidates) = running.withLock({ $0 }) else {
-            return group.next().makeFailedFuture(WHEPRefusal(status: .serviceUnavailable, reason: "the server is not running"))
+            return group.next().makeFailedFuture(
+                WHEPRefusal(status: .serviceUnavailable, reason: "the server is not running"))
         }
         let key = Self.normalized(path)
         guard let source = mounts.withLock({ $0[key]?.source }) else {
-            return udp.eventLoop.makeFailedFuture(WHEPRefusal(status: .notFound, reason: "nothing is mounted at \(path.prefix(200))"))
+            return udp.eventLoop.makeFailedFuture(
+                WHEPRefusal(status: .notFound, reason: "nothing is mounted at \(path.prefix(200))"))
         }
         guard source.cryptoAttribute == nil else {
             return udp.eventLoop.makeFailedFuture(
-                WHEPRefusal(status: .notAcceptable, reason: "this source is SRTP with its own key; WebRTC viewers take a plain source"))
+                WHEPRefusal(
+                    status: .notAcceptable,
+                    reason: "this source is SRTP with its own key; WebRTC viewers take a plain source"))
         }
         let identity = self.identity
         let configuration = self.configuration
         return udp.eventLoop.submit {
-            guard viewers.count < configuration.maxViewers, viewers.pendingCount < configuration.maxPendingViewers else {
+            guard viewers.count < configuration.maxViewers, viewers.pendingCount < configuration.maxPendingViewers
+            else {
                 throw WHEPRefusal(status: .serviceUnavailable, reason: "too many viewers; try again later")
             }
             let local = ICELiteAgent.Credentials.random()
@@ -157,7 +178,8 @@ public final class WebRTCServer: Sendable {
                 let id = String(UInt64.random(in: 1...UInt64.max), radix: 16)
                 let history = SentPacketHistory(droppingEvery: configuration.dropsEveryNthPacket)
                 viewers.add(
-                    WebRTCViewers.Viewer(id: id, path: key, peer: peer, source: source, transcoder: transcoder, history: history))
+                    WebRTCViewers.Viewer(
+                        id: id, path: key, peer: peer, source: source, transcoder: transcoder, history: history))
                 return (id, answer.text)
             } catch let refusal as WHEPRefusal {
                 throw refusal
@@ -174,7 +196,8 @@ public final class WebRTCServer: Sendable {
         do {
             made = try OpusTranscoder(of: source, track: track)
         } catch {
-            throw WHEPRefusal(status: .serviceUnavailable, reason: "the source's audio cannot be re-encoded to Opus: \(error)")
+            throw WHEPRefusal(
+                status: .serviceUnavailable, reason: "the source's audio cannot be re-encoded to Opus: \(error)")
         }
         return mounts.withLock { mounts in
             if let raced = mounts[path]?.transcoder { return raced }
@@ -192,7 +215,9 @@ public final class WebRTCServer: Sendable {
 
     /// Ends the viewer `id`; whether there was one.
     func end(viewer id: String) -> EventLoopFuture<Bool> {
-        guard let (_, udp, viewers, _) = running.withLock({ $0 }) else { return group.next().makeSucceededFuture(false) }
+        guard let (_, udp, viewers, _) = running.withLock({ $0 }) else {
+            return group.next().makeSucceededFuture(false)
+        }
         return udp.eventLoop.submit { viewers.remove(id: id, reason: "its WHEP resource was deleted") }
     }
 
@@ -208,7 +233,9 @@ public final class WebRTCServer: Sendable {
         let devices = (try? System.enumerateDevices()) ?? []
         var addresses: [String] = []
         for device in devices {
-            guard case .v4 = device.address, let ip = device.address?.ipAddress, !addresses.contains(ip) else { continue }
+            guard case .v4 = device.address, let ip = device.address?.ipAddress, !addresses.contains(ip) else {
+                continue
+            }
             addresses.append(ip)
         }
         // Loopback last: a browser on another machine cannot use it, one on this machine can.

@@ -31,7 +31,10 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         let path: String
         var statistics: WebRTCViewerStatistics
 
-        init(id: String, path: String, peer: WebRTCPeer, source: MediaSource, transcoder: OpusTranscoder?, history: SentPacketHistory) {
+        init(
+            id: String, path: String, peer: WebRTCPeer, source: MediaSource, transcoder: OpusTranscoder?,
+            history: SentPacketHistory
+        ) {
             self.id = id
             self.path = path
             self.peer = peer
@@ -118,7 +121,8 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
             switch action {
             case .send(let bytes, let to):
                 guard let address = Self.nioAddress(to) else { continue }
-                channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
+                channel.writeAndFlush(
+                    AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
             case .ready:
                 subscribe(viewer)
             case .closed(let reason):
@@ -131,18 +135,22 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
                         viewer.statistics.retransmissionsUnavailable += 1
                         continue
                     }
-                    channel.write(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: packet)), promise: nil)
+                    channel.write(
+                        AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: packet)), promise: nil)
                     viewer.statistics.retransmittedPackets += 1
                 }
                 channel.flush()
             case .keyframeRequested(let ssrc):
                 viewer.statistics.keyframeRequests += 1
-                guard let track = viewer.peer.answer.tracks.first(where: { $0.ssrc == ssrc }), !track.transcodedToOpus else { continue }
+                guard let track = viewer.peer.answer.tracks.first(where: { $0.ssrc == ssrc }), !track.transcodedToOpus
+                else { continue }
                 viewer.source.requestKeyframe(track: track.sourceTrack)
             case .receiverReport(let block):
                 viewer.statistics.fractionLost = Double(block.fractionLost) / 256
                 viewer.statistics.cumulativeLost = Int(block.cumulativeLost)
-                if let trip = viewer.history.roundTrip(block, receivedAt: .now()) { viewer.statistics.roundTripTime = trip }
+                if let trip = viewer.history.roundTrip(block, receivedAt: .now()) {
+                    viewer.statistics.roundTripTime = trip
+                }
             }
         }
     }
@@ -156,13 +164,18 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         func writer(_ track: WebRTCAnswer.Track) -> TrackWriter {
             .protected(
                 ProtectedDatagramWriter(
-                    socket: channel, address: address, payloadType: track.payloadType, ssrc: track.ssrc, protection: protection,
+                    socket: channel, address: address, payloadType: track.payloadType, ssrc: track.ssrc,
+                    protection: protection,
                     history: viewer.history))
         }
         var direct: [Int: TrackWriter] = [:]
         var transcoded: [Int: TrackWriter] = [:]
         for track in viewer.peer.answer.tracks {
-            if track.transcodedToOpus { transcoded[0] = writer(track) } else { direct[track.sourceTrack] = writer(track) }
+            if track.transcodedToOpus {
+                transcoded[0] = writer(track)
+            } else {
+                direct[track.sourceTrack] = writer(track)
+            }
         }
         // The source is subscribed to even when all it sends this viewer is re-encoded: the transcoder is fed by
         // its units, and a source may start only once it has a viewer (a capture replayed from its start).
@@ -170,7 +183,8 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         if let transcoder = viewer.transcoder, !transcoded.isEmpty { sources.append((transcoder.source, transcoded)) }
         for (source, writers) in sources {
             let formats = source.formats
-            let subscriber = Subscriber(writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }))
+            let subscriber = Subscriber(
+                writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }))
             // From the latest keyframe: a picture at once, not a group of pictures later.
             guard source.subscribe(subscriber, fromLatestKeyframe: true, starting: { _ in }) else {
                 return forget(viewer, reason: "its source has ended")
@@ -198,7 +212,8 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         guard let due else { return }
         if let wakeUp, wakeUp.at <= due { return }
         wakeUp?.task.cancel()
-        let task = channel.eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(0, due.nanoseconds)))) { [self] in
+        let task = channel.eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(0, due.nanoseconds)))) {
+            [self] in
             wakeUp = nil
             let now = ArrivalTime.now()
             for viewer in Array(viewers.values) { carryOut(viewer.peer.wake(now: now), for: viewer) }
@@ -208,7 +223,9 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
     }
 
     static func address(_ address: NIOCore.SocketAddress) -> PacketCapture.SocketAddress? {
-        guard let port = address.port, let text = address.ipAddress, let ip = IPAddress(parsing: text) else { return nil }
+        guard let port = address.port, let text = address.ipAddress, let ip = IPAddress(parsing: text) else {
+            return nil
+        }
         return PacketCapture.SocketAddress(address: ip, port: UInt16(truncatingIfNeeded: port))
     }
 

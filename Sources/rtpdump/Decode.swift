@@ -108,7 +108,9 @@ extension Decode {
                 guard let file else { return }
                 if layout == nil {
                     layout = (pcm.sampleRate, pcm.channels)
-                    try file.write(WAVHeader.bytes(encoding: .pcm16, sampleRate: pcm.sampleRate, channels: pcm.channels, dataBytes: 0)[...])
+                    try file.write(
+                        WAVHeader.bytes(
+                            encoding: .pcm16, sampleRate: pcm.sampleRate, channels: pcm.channels, dataBytes: 0)[...])
                 }
                 guard layout.map({ $0 == (pcm.sampleRate, pcm.channels) }) ?? false else {
                     throw RTPDumpError(
@@ -122,7 +124,8 @@ extension Decode {
         }
         if let file, let layout {
             try file.rewriteStart(
-                WAVHeader.bytes(encoding: .pcm16, sampleRate: layout.rate, channels: layout.channels, dataBytes: dataBytes))
+                WAVHeader.bytes(
+                    encoding: .pcm16, sampleRate: layout.rate, channels: layout.channels, dataBytes: dataBytes))
         }
         try file?.close()
         finish(capture.warnings)

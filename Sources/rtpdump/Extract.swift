@@ -91,7 +91,9 @@ extension Extract {
             throw RTPDumpError("no \(format.codec.encodingName) stream found in \(options.displayName)")
         }
         var line = "\(format.codec.encodingName): \(summary.frames) frames, \(summary.bytes) bytes written"
-        if summary.silenceSamples > 0 { line += "; \(summary.silenceSamples) samples of silence where frames were lost" }
+        if summary.silenceSamples > 0 {
+            line += "; \(summary.silenceSamples) samples of silence where frames were lost"
+        }
         if summary.unfilledGaps > 0 { line += "; \(summary.unfilledGaps) gaps too long to fill" }
         if summary.skippedFrames > 0 { line += "; \(summary.skippedFrames) frames too large for the file left out" }
         printError(line)

@@ -57,7 +57,8 @@ struct Frames: ParsableCommand {
         if frames == 0 && malformed > 0 {
             throw RTPDumpError(
                 "no \(format.codec.encodingName) frame in \(options.displayName): all \(malformed) packets of the stream "
-                    + "are malformed as \(format.codec.encodingName); check that the SDP (--sdp, --payload-type) describes it")
+                    + "are malformed as \(format.codec.encodingName); check that the SDP (--sdp, --payload-type) describes it"
+            )
         }
     }
 }

@@ -27,7 +27,10 @@ struct RTPDump: ParsableCommand {
         abstract: "Inspect RTP streams in capture files (pcap, pcapng) or played from an RTSP server (rtsp://).",
         discussion:
             "Machine-readable output goes to stdout, diagnostics to stderr; the exit status is non-zero on failure.",
-        subcommands: [Streams.self, Packets.self, NALs.self, Frames.self, Extract.self, Decode.self, Record.self, Serve.self, Talk.self]
+        subcommands: [
+            Streams.self, Packets.self, NALs.self, Frames.self, Extract.self, Decode.self, Record.self, Serve.self,
+            Talk.self,
+        ]
     )
 }
 
@@ -70,7 +73,9 @@ struct InputOptions: ParsableArguments {
     var speed: Double?
 
     @Flag(
-        help: "With an RTSP URL of a recording: ask the server not to pace the stream (Rate-Control: no), as fast as it can.")
+        help:
+            "With an RTSP URL of a recording: ask the server not to pace the stream (Rate-Control: no), as fast as it can."
+    )
     var noRateControl = false
 
     @Flag(
@@ -222,7 +227,8 @@ struct InputOptions: ParsableArguments {
         do { description = try SessionDescription(text) } catch { throw RTPDumpError("\(sdp): \(error)") }
         guard let format = description.videoFormat(payloadType: payloadType) else {
             throw RTPDumpError(
-                "\(sdp) describes no H.264, H.265 or JPEG stream\(payloadType.map { " with payload type \($0)" } ?? "")")
+                "\(sdp) describes no H.264, H.265 or JPEG stream\(payloadType.map { " with payload type \($0)" } ?? "")"
+            )
         }
         return format
     }
@@ -232,11 +238,12 @@ struct InputOptions: ParsableArguments {
     /// With `container`, the first whose codec that container takes, if one does (a camera's AAC track for
     /// `-o out.aac` where G.711 comes first).
     func sdpAudioFormat(session: RTSPSessionInfo? = nil, for container: AudioContainer? = nil) throws -> AudioFormat? {
-        let formats = try sdpDescription(session: session)?.media.compactMap { media -> AudioFormat? in
-            guard case .audio(var format)? = media.mediaFormat else { return nil }
-            if format.codec == .g726, let g726Packing { format.packing = g726Packing }
-            return payloadType.map { $0 == format.payloadType } ?? true ? format : nil
-        } ?? []
+        let formats =
+            try sdpDescription(session: session)?.media.compactMap { media -> AudioFormat? in
+                guard case .audio(var format)? = media.mediaFormat else { return nil }
+                if format.codec == .g726, let g726Packing { format.packing = g726Packing }
+                return payloadType.map { $0 == format.payloadType } ?? true ? format : nil
+            } ?? []
         return formats.first { AudioContainer.for($0.codec).container == container } ?? formats.first
     }
 
@@ -375,7 +382,6 @@ func naming(_ input: String, _ error: any Error) -> any Error {
 func finish(_ warnings: CaptureWarnings) {
     for line in CaptureInput.warningLines(warnings) { printError(line) }
 }
-
 
 extension VideoCodec: ExpressibleByArgument {}
 extension G726Packing: ExpressibleByArgument {}

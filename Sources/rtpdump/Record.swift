@@ -28,7 +28,8 @@ struct Record: ParsableCommand {
     @Option(help: "Close a fragment (write it) at the first keyframe after this many seconds (default 1).")
     var fragmentSeconds: Double = 1
 
-    @Flag(help: "Write damaged pictures (packets lost) as they are, instead of leaving them out up to the next keyframe.")
+    @Flag(
+        help: "Write damaged pictures (packets lost) as they are, instead of leaving them out up to the next keyframe.")
     var keepDamaged = false
 
     func validate() throws {
@@ -60,16 +61,22 @@ struct Record: ParsableCommand {
         let statistics = streams.statistics
         guard statistics.segments > 0 else {
             if let inputFailure { throw naming(options.displayName, inputFailure) }
-            let why = streams.lastError.map { ": \($0)" } ?? " (no keyframe, or no video or audio stream the SDP describes)"
+            let why =
+                streams.lastError.map { ": \($0)" } ?? " (no keyframe, or no video or audio stream the SDP describes)"
             throw RTPDumpError("nothing to record in \(options.displayName)\(why)")
         }
         var line =
             "mp4: \(files.files.count) file(s), \(statistics.fragments) fragments, \(statistics.videoSamples) pictures, "
             + "\(statistics.audioSamples) audio frames, \(files.bytesWritten) bytes"
-        if statistics.droppedVideo > 0 { line += "; \(statistics.droppedVideo) damaged pictures left out (to a keyframe)" }
-        if statistics.unitsBeforeStart > 0 { line += "; \(statistics.unitsBeforeStart) units before the first keyframe" }
+        if statistics.droppedVideo > 0 {
+            line += "; \(statistics.droppedVideo) damaged pictures left out (to a keyframe)"
+        }
+        if statistics.unitsBeforeStart > 0 {
+            line += "; \(statistics.unitsBeforeStart) units before the first keyframe"
+        }
         if statistics.changesInBand > 0 {
-            line += "; \(statistics.changesInBand) changes of the stream kept in their file (closer than 10 s to the last new file)"
+            line +=
+                "; \(statistics.changesInBand) changes of the stream kept in their file (closer than 10 s to the last new file)"
         }
         printError(line)
         for file in files.files { print(file) }

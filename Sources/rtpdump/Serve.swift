@@ -66,8 +66,12 @@ struct Serve: ParsableCommand {
         }
         if loop && options.isURL { throw ValidationError("--loop replays a capture; a relayed URL is live") }
         guard fps > 0 && fps <= 1000 else { throw ValidationError("--fps must be above 0 and at most 1000: \(fps)") }
-        if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port must be 0 to 65535: \(httpPort)") }
-        if httpPort != nil && serveSRTP { throw ValidationError("--http-port serves WebRTC, which keys its own SRTP: drop --serve-srtp") }
+        if let httpPort, !(0...65535).contains(httpPort) {
+            throw ValidationError("--http-port must be 0 to 65535: \(httpPort)")
+        }
+        if httpPort != nil && serveSRTP {
+            throw ValidationError("--http-port serves WebRTC, which keys its own SRTP: drop --serve-srtp")
+        }
     }
 
     /// The codec of an Annex B file (`.h264`, `.264`, `.h265`, `.265`, `.hevc`, or --codec), nil for a capture.
@@ -75,7 +79,9 @@ struct Serve: ParsableCommand {
         guard !options.isURL else { return nil }
         let name = options.input.lowercased()
         if name.hasSuffix(".h264") || name.hasSuffix(".264") { return options.codec ?? .h264 }
-        if name.hasSuffix(".h265") || name.hasSuffix(".265") || name.hasSuffix(".hevc") { return options.codec ?? .h265 }
+        if name.hasSuffix(".h265") || name.hasSuffix(".265") || name.hasSuffix(".hevc") {
+            return options.codec ?? .h265
+        }
         return nil
     }
 
@@ -96,13 +102,16 @@ struct Serve: ParsableCommand {
         }
         for reason in streams.leftOut { printError("note: not served: \(reason)") }
         guard !streams.tracks.isEmpty else {
-            throw RTPDumpError("nothing to serve in \(options.displayName): no H.264, H.265 or Motion JPEG video, "
-                + "and no audio its SDP describes")
+            throw RTPDumpError(
+                "nothing to serve in \(options.displayName): no H.264, H.265 or Motion JPEG video, "
+                    + "and no audio its SDP describes")
         }
         let source = try makeSource(streams.tracks.map(\.format))
         let server = try start(
             source,
-            describing: "\(streams.tracks.count) track(s): \(streams.tracks.map { $0.format.encodingName }.joined(separator: ", "))")
+            describing:
+                "\(streams.tracks.count) track(s): \(streams.tracks.map { $0.format.encodingName }.joined(separator: ", "))"
+        )
         if options.isURL {
             var live = datagrams
             try CaptureServing.push(&live, streams: &streams, into: source, paced: false)
@@ -140,7 +149,8 @@ struct Serve: ParsableCommand {
             for (index, nalUnits) in groups.enumerated() {
                 CaptureServing.sleep(until: start + .nanoseconds(Int64(Double(index) / fps * 1e9)))
                 let timestamp = UInt64((Double(played + index) * ticks).rounded())
-                source.push(.video(AccessUnit(codec: codec, timestamp: timestamp, nalUnits: nalUnits)), capturedAt: .now())
+                source.push(
+                    .video(AccessUnit(codec: codec, timestamp: timestamp, nalUnits: nalUnits)), capturedAt: .now())
             }
             played += groups.count
         } while loop
@@ -202,7 +212,9 @@ struct Serve: ParsableCommand {
         var configuration = RTSPServer.Configuration(host: bind, port: Int(options.port ?? 8554))
         configuration.servesUDP = !tcpOnly
         if let serveUser, let servePassword {
-            configuration.authentication = ServerAuthentication(users: [Credentials(user: serveUser, password: servePassword)])
+            configuration.authentication = ServerAuthentication(users: [
+                Credentials(user: serveUser, password: servePassword)
+            ])
         }
         return configuration
     }

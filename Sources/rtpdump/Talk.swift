@@ -29,7 +29,9 @@ struct Talk: ParsableCommand {
     }
 
     func run() throws {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: audio)) else { throw RTPDumpError("cannot read \(audio)") }
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: audio)) else {
+            throw RTPDumpError("cannot read \(audio)")
+        }
         let file = [UInt8](data)
         let wav: WAVHeader.Contents
         do { wav = try WAVHeader.read(file) } catch { throw RTPDumpError("\(audio): \(error)") }
@@ -75,7 +77,9 @@ struct Talk: ParsableCommand {
 
     /// Sends a mono WAV at the backchannel's rate as G.711: encoded here from PCM, or its own µ-law or A-law
     /// bytes; 20 ms a packet at the audio's pace. Returns the samples sent.
-    private func sendG711(_ wav: WAVHeader.Contents, file: [UInt8], limit: Int, to backchannel: RTSPBackchannel) throws -> Int {
+    private func sendG711(_ wav: WAVHeader.Contents, file: [UInt8], limit: Int, to backchannel: RTSPBackchannel) throws
+        -> Int
+    {
         let format = backchannel.format
         let bytesPerSample = wav.encoding == .pcm16 ? 2 : 1
         let samples = min(wav.data.count / bytesPerSample, limit)
@@ -87,7 +91,9 @@ struct Talk: ParsableCommand {
             let count = min(chunk, samples - sent)
             let from = wav.data.lowerBound + sent * bytesPerSample
             if wav.encoding == .pcm16 {
-                do { try backchannel.send(pcm: pcm(file, from: from, count: count)) } catch { throw RTPDumpError("\(error)") }
+                do { try backchannel.send(pcm: pcm(file, from: from, count: count)) } catch {
+                    throw RTPDumpError("\(error)")
+                }
             } else {
                 backchannel.send(
                     AudioFrame(
@@ -102,7 +108,9 @@ struct Talk: ParsableCommand {
 
     /// Sends 16-bit PCM of any rate and channels encoded by FFmpeg to the backchannel's codec, each coded frame
     /// when its time comes. Returns the samples sent (at the WAV's rate).
-    private func sendEncoded(_ wav: WAVHeader.Contents, file: [UInt8], limit: Int, to backchannel: RTSPBackchannel) throws -> Int {
+    private func sendEncoded(_ wav: WAVHeader.Contents, file: [UInt8], limit: Int, to backchannel: RTSPBackchannel)
+        throws -> Int
+    {
         let format = backchannel.format
         let encoder: FFmpegAudioEncoder
         do { encoder = try FFmpegAudioEncoder(format: format) } catch {
@@ -113,7 +121,8 @@ struct Talk: ParsableCommand {
         let chunk = max(1, wav.sampleRate / 50)
         let start = ArrivalTime.now()
         let send = { (frame: AudioFrame) in
-            CaptureServing.sleep(until: start + .nanoseconds(Int64(frame.timestamp) * 1_000_000_000 / Int64(format.clockRate)))
+            CaptureServing.sleep(
+                until: start + .nanoseconds(Int64(frame.timestamp) * 1_000_000_000 / Int64(format.clockRate)))
             backchannel.send(frame)
         }
         var taken = 0
@@ -122,7 +131,8 @@ struct Talk: ParsableCommand {
                 try exitIfInterrupted()
                 let count = min(chunk, samples - taken)
                 let pcm = PCMFrame(
-                    samples: .int16Interleaved(pcm(file, from: wav.data.lowerBound + taken * frameBytes, count: count * wav.channels)),
+                    samples: .int16Interleaved(
+                        pcm(file, from: wav.data.lowerBound + taken * frameBytes, count: count * wav.channels)),
                     sampleRate: wav.sampleRate, channels: wav.channels, sampleCount: count, timestamp: UInt64(taken),
                     clockRate: wav.sampleRate)
                 try encoder.encode(pcm, emit: send)

@@ -13,7 +13,8 @@ import VideoDecoding
 @Suite struct AudioDecodingTests {
     static func expected(_ capture: String) throws -> (samples: Int, channels: Int, md5: String) {
         let fields = try String(
-            contentsOf: AudioFixtureTests.root.appendingPathComponent("Fixtures/expected/\(capture).pcap.ffmpeg-pcm.txt"),
+            contentsOf: AudioFixtureTests.root.appendingPathComponent(
+                "Fixtures/expected/\(capture).pcap.ffmpeg-pcm.txt"),
             encoding: .utf8
         ).split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         return (Int(fields[0]) ?? -1, Int(fields[1]) ?? -1, fields[2])
@@ -24,7 +25,8 @@ import VideoDecoding
     @Test(arguments: [(AudioCodec.pcmu, 2_147_483_648, 1), (.l16, 4_294_967_295, 2), (.pcma, 8000, 0), (.pcma, 0, 1)])
     func ratesAndChannelsOutOfRangeAreRefused(codec: AudioCodec, rate: Int, channels: Int) {
         let error = #expect(throws: AudioDecodingError.self) {
-            try FFmpegAudioDecoder(format: AudioFormat(codec: codec, payloadType: 96, clockRate: rate, channels: channels))
+            try FFmpegAudioDecoder(
+                format: AudioFormat(codec: codec, payloadType: 96, clockRate: rate, channels: channels))
         }
         #expect(error?.code == .invalidConfiguration)
     }

@@ -34,7 +34,8 @@ import Testing
         }
         var bytes: [UInt8] = [UInt8(bits.count >> 8), UInt8(bits.count & 0xFF)]
         for start in stride(from: 0, to: bits.count, by: 8) {
-            bytes.append(bits[start..<min(start + 8, bits.count)].enumerated().reduce(0) { $0 | ($1.1 ? 0x80 >> $1.0 : 0) })
+            bytes.append(
+                bits[start..<min(start + 8, bits.count)].enumerated().reduce(0) { $0 | ($1.1 ? 0x80 >> $1.0 : 0) })
         }
         return bytes + data
     }
@@ -48,15 +49,21 @@ import Testing
     @Test func anAccessUnitFragmentedOverPacketsIsPutTogetherOnce() throws {
         var d = try AudioDepacketizer(format: Self.aac)
         let unit = (0..<3000).map { UInt8($0 % 251) }
-        d.push(try Self.packet(Self.hbr([(3000, 0)], data: Array(unit[..<1400])), sequence: 1, timestamp: 0, marker: false))
-        d.push(try Self.packet(Self.hbr([(3000, 0)], data: Array(unit[1400..<2800])), sequence: 2, timestamp: 0, marker: false))
+        d.push(
+            try Self.packet(Self.hbr([(3000, 0)], data: Array(unit[..<1400])), sequence: 1, timestamp: 0, marker: false)
+        )
+        d.push(
+            try Self.packet(
+                Self.hbr([(3000, 0)], data: Array(unit[1400..<2800])), sequence: 2, timestamp: 0, marker: false))
         #expect(Self.drain(&d).isEmpty)
         d.push(try Self.packet(Self.hbr([(3000, 0)], data: Array(unit[2800...])), sequence: 3, timestamp: 0))
         let frames = Self.drain(&d)
         #expect(frames.map { Array($0.bytes) } == [unit])
         #expect(frames.first?.sampleCount == 1024)
         // A lost middle fragment: the unit is left out, never spliced; the next unit carries the loss.
-        d.push(try Self.packet(Self.hbr([(3000, 0)], data: Array(unit[..<1400])), sequence: 4, timestamp: 1024, marker: false))
+        d.push(
+            try Self.packet(
+                Self.hbr([(3000, 0)], data: Array(unit[..<1400])), sequence: 4, timestamp: 1024, marker: false))
         d.noteLoss(1)
         d.push(try Self.packet(Self.hbr([(3000, 0)], data: Array(unit[2800...])), sequence: 6, timestamp: 1024))
         d.push(try Self.packet(Self.hbr([(4, 0)], data: [1, 2, 3, 4]), sequence: 7, timestamp: 2048))
@@ -69,7 +76,9 @@ import Testing
     /// Several units per packet take the packet's timestamp, then one frame (1024 ticks) more each.
     @Test func severalUnitsInAPacketAreTimedAFrameApart() throws {
         var d = try AudioDepacketizer(format: Self.aac)
-        d.push(try Self.packet(Self.hbr([(2, 0), (1, 0), (3, 0)], data: [1, 1, 2, 3, 3, 3]), sequence: 1, timestamp: 5000))
+        d.push(
+            try Self.packet(
+                Self.hbr([(2, 0), (1, 0), (3, 0)], data: [1, 1, 2, 3, 3, 3]), sequence: 1, timestamp: 5000))
         let frames = Self.drain(&d)
         #expect(frames.map { Array($0.bytes) } == [[1, 1], [2], [3, 3, 3]])
         #expect(frames.map { $0.timestamp - frames[0].timestamp } == [0, 1024, 2048])
@@ -139,7 +148,8 @@ import Testing
         #expect(Self.drain(&d).map { Array($0.bytes) } == [[7]])
         #expect(d.statistics.malformedPackets == 4)
         #expect(d.statistics.otherPayloadTypePackets == 1)
-        var opus = try AudioDepacketizer(format: AudioFormat(codec: .opus, payloadType: 111, clockRate: 48000, channels: 2))
+        var opus = try AudioDepacketizer(
+            format: AudioFormat(codec: .opus, payloadType: 111, clockRate: 48000, channels: 2))
         opus.push(try Self.packet([], sequence: 1, timestamp: 0, pt: 111))  // empty
         opus.push(try Self.packet([0x03], sequence: 2, timestamp: 0, pt: 111))  // code 3 without its count
         opus.push(try Self.packet([0x03, 0x3F], sequence: 3, timestamp: 0, pt: 111))  // 63 frames: 630 ms
@@ -170,7 +180,9 @@ import Testing
         #expect(throws: AudioError.self) { try AudioDepacketizer(format: missing) }
         var odd = Self.aac
         odd.config = "11x"
-        #expect((#expect(throws: AudioError.self) { try AudioDepacketizer(format: odd) })?.reason.contains("hexadecimal") == true)
+        #expect(
+            (#expect(throws: AudioError.self) { try AudioDepacketizer(format: odd) })?.reason.contains("hexadecimal")
+                == true)
         var reserved = Self.aac
         reserved.config = "1690"  // AAC LC, sampling frequency index 13: reserved
         #expect(throws: AudioError.self) { try AudioDepacketizer(format: reserved) }
@@ -178,7 +190,9 @@ import Testing
         latm.muxConfigPresent = false
         #expect(throws: AudioError.self) { try AudioDepacketizer(format: latm) }
         latm.config = "C0"  // audioMuxVersion 1
-        #expect((#expect(throws: AudioError.self) { try AudioDepacketizer(format: latm) })?.reason.contains("audioMuxVersion 1") == true)
+        #expect(
+            (#expect(throws: AudioError.self) { try AudioDepacketizer(format: latm) })?.reason.contains(
+                "audioMuxVersion 1") == true)
     }
 }
 
@@ -197,7 +211,9 @@ struct BitString {
 
     var bytes: [UInt8] {
         stride(from: 0, to: bits.count, by: 8).map { start in
-            bits[start..<min(start + 8, bits.count)].enumerated().reduce(UInt8(0)) { $0 | ($1.1 ? 0x80 >> UInt8($1.0) : 0) }
+            bits[start..<min(start + 8, bits.count)].enumerated().reduce(UInt8(0)) {
+                $0 | ($1.1 ? 0x80 >> UInt8($1.0) : 0)
+            }
         }
     }
 }

@@ -40,7 +40,9 @@ import VideoDecoding
 
     /// The frames of a capture's RTP (RTCP left out) through the library's pipeline, its track made from
     /// the SDP's format (a reorder buffer, then the audio depacketizer).
-    static func frames(_ capture: String, format: AudioFormat) throws -> (frames: [AudioFrame], statistics: AudioDepacketizerStatistics) {
+    static func frames(_ capture: String, format: AudioFormat) throws -> (
+        frames: [AudioFrame], statistics: AudioDepacketizerStatistics
+    ) {
         var file = try CaptureFile(contentsOf: root.appendingPathComponent("Fixtures/captures/\(capture).pcap").path)
         var pipeline = MediaPipeline(formats: [.audio(format)])
         var frames: [AudioFrame] = []

@@ -15,7 +15,10 @@ import VideoDecoding
         let wav = FileManager.default.temporaryDirectory.appendingPathComponent("encoder-\(UUID()).wav")
         let run = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-ar", "\(rate)", "-ac", "1", "-c:a", "pcm_s16le", wav.path])
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-ar", "\(rate)", "-ac",
+                "1", "-c:a", "pcm_s16le", wav.path,
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         let file = [UInt8](try Data(contentsOf: wav))
         let contents = try WAVHeader.read(file)
@@ -26,13 +29,18 @@ import VideoDecoding
     }
 
     /// FFmpeg's packets of `wav` encoded with `arguments`: (pts, duration, size, md5) each.
-    static func ffmpegPackets(_ wav: URL, _ arguments: [String]) async throws -> [(pts: Int64, duration: Int, size: Int, md5: String)] {
-        let run = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path] + arguments + ["-f", "framemd5", "-"])
+    static func ffmpegPackets(_ wav: URL, _ arguments: [String]) async throws -> [(
+        pts: Int64, duration: Int, size: Int, md5: String
+    )] {
+        let run = try await runProgram(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path] + arguments + ["-f", "framemd5", "-"])
         #expect(run.status == 0, "\(run.stderr)")
         return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
             let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             // Side data (Opus's discarded padding on its last packet) follows the six fields.
-            guard fields.count >= 6, let pts = Int64(fields[2]), let duration = Int(fields[3]), let size = Int(fields[4]) else { return nil }
+            guard fields.count >= 6, let pts = Int64(fields[2]), let duration = Int(fields[3]),
+                let size = Int(fields[4])
+            else { return nil }
             return (pts, duration, size, fields[5])
         }
     }
@@ -45,7 +53,8 @@ import VideoDecoding
         while taken < samples.count {
             let count = min(rate / 50, samples.count - taken)
             let pcm = PCMFrame(
-                samples: .int16Interleaved(Array(samples[taken..<taken + count])), sampleRate: rate, channels: 1, sampleCount: count,
+                samples: .int16Interleaved(Array(samples[taken..<taken + count])), sampleRate: rate, channels: 1,
+                sampleCount: count,
                 timestamp: UInt64(taken), clockRate: rate)
             try encoder.encode(pcm) { frames.append($0) }
             taken += count
@@ -108,7 +117,9 @@ import VideoDecoding
         (["-c:a", "g722"], AudioFormat(codec: .g722, payloadType: 9, clockRate: 8000), 8000),
         (["-c:a", "g726le", "-b:a", "32k"], AudioFormat.g726(payloadType: 97, bitsPerSample: 4), 4000),
     ])
-    func sampleCodecsAreFFmpegsCodeWords(encoder arguments: [String], format: AudioFormat, bytesASecond: Int) async throws {
+    func sampleCodecsAreFFmpegsCodeWords(encoder arguments: [String], format: AudioFormat, bytesASecond: Int)
+        async throws
+    {
         let (wav, samples) = try await Self.tone(rate: 48000, seconds: 1)
         defer { try? FileManager.default.removeItem(at: wav) }
         let frames = try Self.encode(samples, rate: 48000, format: format)
@@ -144,14 +155,22 @@ import VideoDecoding
         #expect(throws: AudioEncodingError.self) { try FFmpegAudioEncoder(format: noConfig) }
 
         let encoder = try FFmpegAudioEncoder(format: AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000))
-        let short = PCMFrame(samples: .int16Interleaved([1, 2, 3]), sampleRate: 8000, channels: 2, sampleCount: 160, timestamp: 0, clockRate: 8000)
+        let short = PCMFrame(
+            samples: .int16Interleaved([1, 2, 3]), sampleRate: 8000, channels: 2, sampleCount: 160, timestamp: 0,
+            clockRate: 8000)
         #expect(throws: AudioEncodingError.self) { try encoder.encode(short) { _ in } }
-        let planes = PCMFrame(samples: .floatPlanar([[0.5]]), sampleRate: 8000, channels: 1, sampleCount: 2, timestamp: 0, clockRate: 8000)
+        let planes = PCMFrame(
+            samples: .floatPlanar([[0.5]]), sampleRate: 8000, channels: 1, sampleCount: 2, timestamp: 0, clockRate: 8000
+        )
         #expect(throws: AudioEncodingError.self) { try encoder.encode(planes) { _ in } }
-        let noChannels = PCMFrame(samples: .int16Interleaved([0]), sampleRate: 8000, channels: 0, sampleCount: 1, timestamp: 0, clockRate: 8000)
+        let noChannels = PCMFrame(
+            samples: .int16Interleaved([0]), sampleRate: 8000, channels: 0, sampleCount: 1, timestamp: 0,
+            clockRate: 8000)
         #expect(throws: AudioEncodingError.self) { try encoder.encode(noChannels) { _ in } }
         try encoder.drain { _ in }
-        let pcm = PCMFrame(samples: .int16Interleaved([0, 0]), sampleRate: 8000, channels: 1, sampleCount: 2, timestamp: 0, clockRate: 8000)
+        let pcm = PCMFrame(
+            samples: .int16Interleaved([0, 0]), sampleRate: 8000, channels: 1, sampleCount: 2, timestamp: 0,
+            clockRate: 8000)
         #expect(throws: AudioEncodingError.self) { try encoder.encode(pcm) { _ in } }
     }
 
@@ -161,11 +180,13 @@ import VideoDecoding
         let encoder = try FFmpegAudioEncoder(format: AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000))
         var bytes = 0
         let stereo = PCMFrame(
-            samples: .floatPlanar([[Float](repeating: 0.25, count: 1600), [Float](repeating: -0.25, count: 1600)]), sampleRate: 16000,
+            samples: .floatPlanar([[Float](repeating: 0.25, count: 1600), [Float](repeating: -0.25, count: 1600)]),
+            sampleRate: 16000,
             channels: 2, sampleCount: 1600, timestamp: 0, clockRate: 16000)
         try encoder.encode(stereo) { bytes += $0.bytes.count }
         let mono = PCMFrame(
-            samples: .int16Interleaved([Int16](repeating: 1000, count: 800)), sampleRate: 8000, channels: 1, sampleCount: 800,
+            samples: .int16Interleaved([Int16](repeating: 1000, count: 800)), sampleRate: 8000, channels: 1,
+            sampleCount: 800,
             timestamp: 0, clockRate: 8000)
         try encoder.encode(mono) { bytes += $0.bytes.count }
         try encoder.drain { bytes += $0.bytes.count }

@@ -16,13 +16,16 @@ import VideoDecoding
 
     static func sent(_ capture: String, _ reference: String = "sent") throws -> String {
         try String(
-            contentsOf: AudioFixtureTests.root.appendingPathComponent("Fixtures/expected/\(capture).pcap.\(reference)-pcm.txt"),
+            contentsOf: AudioFixtureTests.root.appendingPathComponent(
+                "Fixtures/expected/\(capture).pcap.\(reference)-pcm.txt"),
             encoding: .utf8
         ).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// "<samples> <channels> <md5 of the s16le PCM>" of the capture decoded through the library.
-    static func decoded(_ capture: String, format: AudioFormat) throws -> (line: String, frames: [AudioFrame], pcm: [PCMFrame]) {
+    static func decoded(_ capture: String, format: AudioFormat) throws -> (
+        line: String, frames: [AudioFrame], pcm: [PCMFrame]
+    ) {
         let (frames, statistics) = try AudioFixtureTests.frames(capture, format: format)
         #expect(statistics == AudioDepacketizerStatistics())
         let decoder = try FFmpegAudioDecoder(format: format, layout: .int16Interleaved)
@@ -39,7 +42,8 @@ import VideoDecoding
     /// and hold 320 samples; the decoder gives 16 kHz PCM.
     @Test func g722DecodesToTheSendersPCMAt16kHzOnAn8kHzClock() throws {
         let format = try AudioFixtureTests.format("audio-g722-gst")
-        #expect(format.codec == .g722 && format.payloadType == 9 && format.clockRate == 8000 && format.sampleRate == 16000)
+        #expect(
+            format.codec == .g722 && format.payloadType == 9 && format.clockRate == 8000 && format.sampleRate == 16000)
         let (line, frames, pcm) = try Self.decoded("audio-g722-gst", format: format)
         #expect(line == (try Self.sent("audio-g722-gst")))
         #expect(frames.allSatisfy { $0.sampleCount == 320 })
@@ -53,7 +57,9 @@ import VideoDecoding
     @Test(arguments: ffmpeg)
     func g726OfFFmpegDecodesAsNamed(capture: String) throws {
         let format = try AudioFixtureTests.format(capture)
-        #expect(format.codec == .g726 && format.packing == .rfc3551 && format.encodingName == "G726-\(format.bitsPerSample * 8)")
+        #expect(
+            format.codec == .g726 && format.packing == .rfc3551
+                && format.encodingName == "G726-\(format.bitsPerSample * 8)")
         let (line, frames, _) = try Self.decoded(capture, format: format)
         #expect(line == (try Self.sent(capture)))
         // Samples per frame from the code word size: 8 per byte-group of bitsPerSample bytes.

@@ -20,7 +20,10 @@ import Testing
                 }
             }
         }
-        var hex: String { bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+        var hex: String {
+            bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+                .joined()
+        }
     }
 
     /// A StreamMuxConfig of AAC LC, 48 kHz stereo, whose otherDataLenBits is 2^63 - 1 (0x7F, then 0xFF
@@ -105,9 +108,13 @@ import Testing
 
         var format = aac
         format.constantDuration = 1 << 62
-        #expect((#expect(throws: AudioError.self) { try AudioDepacketizer(format: format) })?.reason.contains("constantDuration") == true)
+        #expect(
+            (#expect(throws: AudioError.self) { try AudioDepacketizer(format: format) })?.reason.contains(
+                "constantDuration") == true)
         let clock = AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 4_294_967_295)
-        #expect((#expect(throws: AudioError.self) { try AudioDepacketizer(format: clock) })?.reason.contains("clock rate") == true)
+        #expect(
+            (#expect(throws: AudioError.self) { try AudioDepacketizer(format: clock) })?.reason.contains("clock rate")
+                == true)
     }
 
     /// Index deltas of 32 bits in 60 AU headers, at a clock whose frames are long (an explicit sampling

@@ -80,7 +80,9 @@ import Testing
 
     @Test func theQueueSlowsTheProducerAndTheStreamKeepsTheNewest() async {
         let queue = BoundedPCMQueue(capacity: 2)
-        let frame = PCMFrame(samples: .int16Interleaved([0]), sampleRate: 8000, channels: 1, sampleCount: 1, timestamp: 0, clockRate: 8000)
+        let frame = PCMFrame(
+            samples: .int16Interleaved([0]), sampleRate: 8000, channels: 1, sampleCount: 1, timestamp: 0,
+            clockRate: 8000)
         let producer = Task {
             for _ in 0..<5 { await queue.push(frame) }
             await queue.finish()
@@ -92,8 +94,9 @@ import Testing
         let sink = AsyncPCMSink(limit: 2)
         for index in 0..<5 {
             sink.push(
-                PCMFrame(samples: .int16Interleaved([Int16(index)]), sampleRate: 8000, channels: 1, sampleCount: 1,
-                         timestamp: UInt64(index), clockRate: 8000))
+                PCMFrame(
+                    samples: .int16Interleaved([Int16(index)]), sampleRate: 8000, channels: 1, sampleCount: 1,
+                    timestamp: UInt64(index), clockRate: 8000))
         }
         sink.finish()
         var kept: [UInt64] = []

@@ -146,7 +146,9 @@ import Testing
             var joined = slice
             joined.insert(contentsOf: [0, 0, 1] + P.pps, at: position)
             let fragments = P.fuA(joined, size: size)
-            let packets = fragments.enumerated().map { i, p in P.rtp(UInt16(i), ts: 0, marker: i == fragments.count - 1, p) }
+            let packets = fragments.enumerated().map { i, p in
+                P.rtp(UInt16(i), ts: 0, marker: i == fragments.count - 1, p)
+            }
             let nals = P.h264(packets).0.map(\.nals)
             #expect(nals == [[Array(slice[..<position]), P.pps + slice[position...]]], "start code at \(position)")
         }

@@ -5,7 +5,8 @@ import Testing
 
 @testable import H26x
 
-/// The start-code scan's vector paths (AVX2 and SSE2 on x86, NEON on AArch64) against the byte-by-byte one and a plain Swift search,
+/// The start-code scan's vector paths (AVX2 and SSE2 on x86, NEON on AArch64) against the byte-by-byte one and a plain
+/// Swift search,
 /// at every position and length around the vector widths, where an off-by-one would hide; the scan that
 /// copies as it goes, the same way.
 @Suite struct StartCodeScanTests {
@@ -26,7 +27,9 @@ import Testing
         var copy = [UInt8](repeating: 0xEE, count: bytes.count + 2)
         let foundWhileCopying = bytes.withUnsafeBufferPointer { source in
             copy.withUnsafeMutableBufferPointer { destination in
-                Int(ch26x_copy_find_start_code_using(path, destination.baseAddress! + 1, source.baseAddress, source.count))
+                Int(
+                    ch26x_copy_find_start_code_using(
+                        path, destination.baseAddress! + 1, source.baseAddress, source.count))
             }
         }
         #expect(foundWhileCopying == found, "copying scan, path \(path), length \(bytes.count)")

@@ -12,16 +12,20 @@ import Testing
     let viewer = SocketAddress(address: .v4(0xC0A8_0105), port: 50_000)
 
     /// A viewer's check as a full agent writes it (RFC 8445 section 7.2.2).
-    func check(username: String = "LoCa:ReMo", password: String = "local-password-0123456789", nominate: Bool = false,
-        controlled: Bool = false, id: UInt8 = 1) -> [UInt8]
-    {
+    func check(
+        username: String = "LoCa:ReMo", password: String = "local-password-0123456789", nominate: Bool = false,
+        controlled: Bool = false, id: UInt8 = 1
+    ) -> [UInt8] {
         var attributes: [STUNAttribute] = [
             .username(username), STUNAttribute(type: STUNAttribute.priority, value: [0x6e, 0, 1, 0xff]),
-            STUNAttribute(type: controlled ? STUNAttribute.iceControlled : STUNAttribute.iceControlling, value: [1, 2, 3, 4, 5, 6, 7, 8]),
+            STUNAttribute(
+                type: controlled ? STUNAttribute.iceControlled : STUNAttribute.iceControlling,
+                value: [1, 2, 3, 4, 5, 6, 7, 8]),
         ]
         if nominate { attributes.append(STUNAttribute(type: STUNAttribute.useCandidate, value: [])) }
         let transaction = [UInt8](repeating: id, count: 12)
-        return STUNMessage(.request, transactionID: transaction, attributes: attributes).serialized(integrityKey: Array(password.utf8))
+        return STUNMessage(.request, transactionID: transaction, attributes: attributes).serialized(
+            integrityKey: Array(password.utf8))
     }
 
     @Test func aChecksAnswerNamesItsSourceAndSelectsIt() throws {

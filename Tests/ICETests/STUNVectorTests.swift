@@ -68,7 +68,8 @@ import Testing
             .successResponse, transactionID: Self.transactionID,
             attributes: [
                 .software("test vector"),
-                .xorMappedAddress(SocketAddress(address: .v4(0xC000_0201), port: 32853), transactionID: Self.transactionID),
+                .xorMappedAddress(
+                    SocketAddress(address: .v4(0xC000_0201), port: 32853), transactionID: Self.transactionID),
             ])
         var written = response.serialized(integrityKey: nil, fingerprint: false)
         written[35] = 0x20  // the RFC's space after "test vector"
@@ -121,7 +122,9 @@ import Testing
             if let message = try? STUNMessage(parsing: bytes) {
                 #expect(!(message.integrityIsValid(key: Self.password) && message.fingerprintIsValid))
             }
-            let random = (0..<Int.random(in: 0..<64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let random = (0..<Int.random(in: 0..<64, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             _ = try? STUNMessage(parsing: random)
         }
     }

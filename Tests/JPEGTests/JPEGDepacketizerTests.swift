@@ -18,7 +18,8 @@ import Testing
         ]
         if let restartInterval { bytes += [UInt8(restartInterval >> 8), UInt8(restartInterval & 0xFF), 0xFF, 0xFF] }
         if let tables {
-            bytes += [0, tables.precision, UInt8(tables.bytes.count >> 8), UInt8(tables.bytes.count & 0xFF)] + tables.bytes
+            bytes +=
+                [0, tables.precision, UInt8(tables.bytes.count >> 8), UInt8(tables.bytes.count & 0xFF)] + tables.bytes
         }
         return bytes + data
     }
@@ -50,7 +51,8 @@ import Testing
         depacketizer.push(
             Self.packet(Self.payload(type: 65, restartInterval: 4, data: [1, 2, 3]), sequence: 1, marker: false))
         #expect(depacketizer.nextAccessUnit() == nil)
-        depacketizer.push(Self.packet(Self.payload(offset: 3, type: 65, restartInterval: 4, data: [4, 5]), sequence: 2))
+        depacketizer.push(
+            Self.packet(Self.payload(offset: 3, type: 65, restartInterval: 4, data: [4, 5]), sequence: 2))
         let next = depacketizer.nextAccessUnit()
         let unit = try #require(next)
         let file = try #require(unit.jpeg)
@@ -138,31 +140,35 @@ import Testing
 
     @Test func aPictureLargerThanTheLimitIsDropped() {
         var depacketizer = JPEGDepacketizer(configuration: .init(maxPictureSize: 2048))
-        depacketizer.push(Self.packet(Self.payload(data: [UInt8](repeating: 1, count: 1000)), sequence: 1, marker: false))
-        depacketizer.push(Self.packet(Self.payload(offset: 1000, data: [UInt8](repeating: 1, count: 1000)), sequence: 2))
+        depacketizer.push(
+            Self.packet(Self.payload(data: [UInt8](repeating: 1, count: 1000)), sequence: 1, marker: false))
+        depacketizer.push(
+            Self.packet(Self.payload(offset: 1000, data: [UInt8](repeating: 1, count: 1000)), sequence: 2))
         #expect(depacketizer.nextAccessUnit() == nil)
         #expect(depacketizer.statistics.droppedPictures == 1)
         #expect(depacketizer.lastError?.reason.contains("maxPictureSize") == true)
     }
 
     /// Each refusal: counted, with a reason, no picture.
-    @Test(arguments: [
-        ([UInt8](repeating: 0, count: 5), "shorter than the 8-byte"),
-        (payload(type: 65).prefix(10).map { $0 }, "restart marker header"),
-        (payload(q: 255, data: []).prefix(9).map { $0 }, "quantization table header"),
-        (payload(q: 255, tables: (0, [UInt8](repeating: 1, count: 64))).prefix(30).map { $0 }, "runs past"),
-        (payload(q: 255, tables: (0, [UInt8](repeating: 1, count: 50))), "not whole tables"),
-        (payload(q: 255, tables: (0, [])), "Q 255 without quantization tables"),
-        (payload(q: 200, tables: (0, [])), "none came before"),
-        (payload(type: 5), "type 5"),
-        (payload(typeSpecific: 1), "interlaced"),
-        (payload(width: 0), "a=x-dimensions"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([UInt8](repeating: 0, count: 5), "shorter than the 8-byte"),
+            (payload(type: 65).prefix(10).map { $0 }, "restart marker header"),
+            (payload(q: 255, data: []).prefix(9).map { $0 }, "quantization table header"),
+            (payload(q: 255, tables: (0, [UInt8](repeating: 1, count: 64))).prefix(30).map { $0 }, "runs past"),
+            (payload(q: 255, tables: (0, [UInt8](repeating: 1, count: 50))), "not whole tables"),
+            (payload(q: 255, tables: (0, [])), "Q 255 without quantization tables"),
+            (payload(q: 200, tables: (0, [])), "none came before"),
+            (payload(type: 5), "type 5"),
+            (payload(typeSpecific: 1), "interlaced"),
+            (payload(width: 0), "a=x-dimensions"),
+        ] as [([UInt8], String)])
     func aPayloadThatCannotBeAPictureIsRefusedWithAReason(payload: [UInt8], reason: String) {
         var depacketizer = JPEGDepacketizer()
         depacketizer.push(Self.packet(payload))
         #expect(depacketizer.nextAccessUnit() == nil)
-        #expect(depacketizer.lastError?.reason.contains(reason) == true, "\(String(describing: depacketizer.lastError))")
+        #expect(
+            depacketizer.lastError?.reason.contains(reason) == true, "\(String(describing: depacketizer.lastError))")
         let statistics = depacketizer.statistics
         #expect(statistics.malformedPackets + statistics.unsupportedPackets == 1)
     }
@@ -191,7 +197,9 @@ import Testing
     }
 
     /// The size in a picture's frame header (height, width), for a payload of `width` × `height` blocks.
-    static func frameSize(_ configuration: JPEGDepacketizer.Configuration, width: UInt8, height: UInt8) throws -> [UInt8] {
+    static func frameSize(_ configuration: JPEGDepacketizer.Configuration, width: UInt8, height: UInt8) throws
+        -> [UInt8]
+    {
         var depacketizer = JPEGDepacketizer(configuration: configuration)
         depacketizer.push(Self.packet(Self.payload(width: width, height: height)))
         let file = try #require(depacketizer.nextAccessUnit()?.jpeg)

@@ -30,7 +30,9 @@ enum MJPEGFixtures {
 
     /// The capture's RTP through a pipeline of one track made from `format` (sniffing without one): the
     /// units, and the track's depacketizer at the end.
-    static func units(_ capture: String, format: MediaFormat?) throws -> (units: [AccessUnit], depacketizer: Depacketizer?) {
+    static func units(_ capture: String, format: MediaFormat?) throws -> (
+        units: [AccessUnit], depacketizer: Depacketizer?
+    ) {
         var file = try CaptureFile(contentsOf: path("\(capture).pcap"))
         var pipeline = format.map { MediaPipeline(formats: [$0]) } ?? MediaPipeline(depacketizers: [.sniffing()])
         var units: [AccessUnit] = []

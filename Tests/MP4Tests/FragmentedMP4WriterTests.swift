@@ -23,7 +23,8 @@ import Testing
     @Test func picturesArePresentedAtTheirTimestampsAndFragmentsStartAtKeyframes() throws {
         let units = try Recordings.units("h264-ffmpeg.pcap")
         let pictures = units.compactMap(\.accessUnit)
-        let (output, writer) = Recordings.record(units, tracks: Self.video, configuration: .init(fragmentDuration: .milliseconds(500)))
+        let (output, writer) = Recordings.record(
+            units, tracks: Self.video, configuration: .init(fragmentDuration: .milliseconds(500)))
         let samples = try #require(Recordings.times(output)[1])
         let first = try #require(pictures.first).timestamp
         #expect(samples.map(\.presentation) == pictures.map { Int64($0.timestamp - first) })
@@ -49,7 +50,8 @@ import Testing
         let units = try Recordings.units("h264-gst.pcap")
         let pictures = units.compactMap(\.accessUnit)
         #expect(pictures.map(\.timestamp) == pictures.map(\.timestamp).sorted())
-        let (output, _) = Recordings.record(units, tracks: Self.video, configuration: .init(fragmentDuration: .milliseconds(200)))
+        let (output, _) = Recordings.record(
+            units, tracks: Self.video, configuration: .init(fragmentDuration: .milliseconds(200)))
         let samples = try #require(Recordings.times(output)[1])
         #expect(samples.map(\.decode) == pictures.map { Int64($0.timestamp - pictures[0].timestamp) })
         #expect(samples.allSatisfy { $0.decode == $0.presentation })
@@ -69,7 +71,8 @@ import Testing
         let units = try Recordings.units("h264-ffmpeg.pcap")
         let pictures = units.compactMap(\.accessUnit)
         #expect(pictures.allSatisfy { $0.captureTime != nil })
-        let (output, _) = Recordings.record(units, tracks: Self.video, configuration: .init(fragmentDuration: .milliseconds(500)))
+        let (output, _) = Recordings.record(
+            units, tracks: Self.video, configuration: .init(fragmentDuration: .milliseconds(500)))
         var index = 0
         for boxes in output.fragmentBoxes {
             let prft = try #require(boxes.first)
@@ -91,7 +94,9 @@ import Testing
         var expected: [AccessUnit] = []
         var waiting = true
         for picture in pictures {
-            if picture.lostPackets > 0 { waiting = true } else if picture.isKeyframe || !waiting {
+            if picture.lostPackets > 0 {
+                waiting = true
+            } else if picture.isKeyframe || !waiting {
                 waiting = false
                 expected.append(picture)
             }
@@ -119,7 +124,9 @@ import Testing
         let (output, writer) = Recordings.record(first + second, tracks: Self.video)
         #expect(output.initializations.count == 2)
         #expect(writer.statistics.segments == 2)
-        let records = output.initializations.map { Box.read($0[...]).first { $0.type == "moov" }?.find("trak/mdia/minf/stbl/stsd/avc1") }
+        let records = output.initializations.map {
+            Box.read($0[...]).first { $0.type == "moov" }?.find("trak/mdia/minf/stbl/stsd/avc1")
+        }
         #expect(records.count == 2 && records[0]?.body != records[1]?.body)
         #expect(writer.statistics.videoSamples == first.count + second.count)
     }
@@ -144,8 +151,11 @@ import Testing
         #expect(output.initializations.count == 3)
         #expect(writer.statistics.changesInBand == 3)
         #expect(writer.statistics.videoSamples == units.count)
-        let flapping = try Recordings.units("h264-gst.pcap") + Recordings.units("h264-ffmpeg.pcap") + Recordings.units("h264-gst.pcap")
-        let (everyChange, _) = Recordings.record(flapping, tracks: Self.video, configuration: .init(changeSegmentInterval: .zero))
+        let flapping =
+            try Recordings.units("h264-gst.pcap") + Recordings.units("h264-ffmpeg.pcap")
+            + Recordings.units("h264-gst.pcap")
+        let (everyChange, _) = Recordings.record(
+            flapping, tracks: Self.video, configuration: .init(changeSegmentInterval: .zero))
         #expect(everyChange.initializations.count == 3)
     }
 
@@ -179,10 +189,12 @@ import Testing
     @Test func audioAloneIsCutByTime() throws {
         let format = try #require(try Recordings.format("audio-pcmu-gst.sdp"))
         let units = try Recordings.units("audio-pcmu-gst.pcap", format: format)
-        let (output, writer) = Recordings.record(units, tracks: [(0, format)], configuration: .init(fragmentDuration: .milliseconds(500)))
+        let (output, writer) = Recordings.record(
+            units, tracks: [(0, format)], configuration: .init(fragmentDuration: .milliseconds(500)))
         #expect(writer.statistics.audioSamples == units.count)
         #expect(output.moofs.count == 4)  // 2 s
-        let entry = Box.read(output.initializations[0][...]).first { $0.type == "moov" }?.find("trak/mdia/minf/stbl/stsd/ulaw")
+        let entry = Box.read(output.initializations[0][...]).first { $0.type == "moov" }?.find(
+            "trak/mdia/minf/stbl/stsd/ulaw")
         #expect(entry != nil)
     }
 
@@ -210,24 +222,28 @@ import Testing
     }
 
     static let pictureAndSoundTracks: [(track: Int, format: MediaFormat)] = [
-        (0, .video(VideoFormat(codec: .jpeg, payloadType: 26))), (1, .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000))),
+        (0, .video(VideoFormat(codec: .jpeg, payloadType: 26))),
+        (1, .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000))),
     ]
 
     /// A track recorded beside video starts where its sender's wall clock puts it, from the first keyframe's.
     @Test func tracksLineUpOnTheSendersWallClock() throws {
-        let (output, _) = Recordings.record(try Self.pictureAndSound(audioClockOffset: 0), tracks: Self.pictureAndSoundTracks)
+        let (output, _) = Recordings.record(
+            try Self.pictureAndSound(audioClockOffset: 0), tracks: Self.pictureAndSoundTracks)
         let times = Recordings.times(output)
         #expect(times[1]?.map(\.decode) == (0..<10).map { Int64(9000 * $0) })
         #expect(times[2]?.first?.decode == 2000)  // 250 ms at 8 kHz
         #expect(times[2]?.count == 20)
-        let entry = Box.read(output.initializations[0][...]).first { $0.type == "moov" }?.find("trak/mdia/minf/stbl/stsd/jpeg")
+        let entry = Box.read(output.initializations[0][...]).first { $0.type == "moov" }?.find(
+            "trak/mdia/minf/stbl/stsd/jpeg")
         #expect(entry.map { Array($0.body.dropFirst(24).prefix(4)) } == [0x01, 0x40, 0x00, 0xF0])  // 320x240
     }
 
     /// A sender whose audio reports another clock (an hour off): the audio starts where the video is when its
     /// first frame comes (the third picture's time), not an hour later.
     @Test func aWallClockFarFromTheStartIsNotBelieved() throws {
-        let (output, _) = Recordings.record(try Self.pictureAndSound(audioClockOffset: 3600), tracks: Self.pictureAndSoundTracks)
+        let (output, _) = Recordings.record(
+            try Self.pictureAndSound(audioClockOffset: 3600), tracks: Self.pictureAndSoundTracks)
         let times = Recordings.times(output)
         #expect(times[2]?.first?.decode == 1600)  // 200 ms (the third picture) at 8 kHz
         #expect(times[2]?.count == 20)
@@ -247,7 +263,8 @@ import Testing
                 units.append(.video(other))
             }
         }
-        let tracks: [(track: Int, format: MediaFormat)] = Self.video + [(1, .video(VideoFormat(codec: .jpeg, payloadType: 26)))]
+        let tracks: [(track: Int, format: MediaFormat)] =
+            Self.video + [(1, .video(VideoFormat(codec: .jpeg, payloadType: 26)))]
         let (output, writer) = Recordings.record(units, tracks: tracks)
         let times = Recordings.times(output)
         let secondKeyframe = try #require(h264.indices.dropFirst().first { h264[$0].isKeyframe })
@@ -291,8 +308,10 @@ import Testing
     @Test func hugeConfiguredDurationsRecord() throws {
         let units = try Recordings.units("h264-gst.pcap")
         let configuration = FragmentedMP4Writer.Configuration(
-            fragmentDuration: .seconds(Int64.max), segmentDuration: .seconds(Int64.max), changeSegmentInterval: .seconds(Int64.max))
-        let (output, writer) = Recordings.record(units, tracks: FragmentedMP4WriterTests.video, configuration: configuration)
+            fragmentDuration: .seconds(Int64.max), segmentDuration: .seconds(Int64.max),
+            changeSegmentInterval: .seconds(Int64.max))
+        let (output, writer) = Recordings.record(
+            units, tracks: FragmentedMP4WriterTests.video, configuration: configuration)
         #expect(output.initializations.count == 1)
         #expect(writer.statistics.videoSamples == units.count)
     }

@@ -79,7 +79,9 @@ enum Recordings {
         var times: [UInt32: [(Int64, Int64, Bool, UInt32)]] = [:]
         for moof in output.moofs {
             for traf in moof.all("traf") {
-                guard let tfhd = traf.find("tfhd"), let tfdt = traf.find("tfdt"), let trun = traf.find("trun") else { continue }
+                guard let tfhd = traf.find("tfhd"), let tfdt = traf.find("tfdt"), let trun = traf.find("trun") else {
+                    continue
+                }
                 let id = tfhd.field32(0)
                 var decode = Int64(tfdt.field64(0))
                 let run = TrackRun(trun)

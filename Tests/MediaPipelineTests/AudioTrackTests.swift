@@ -59,7 +59,8 @@ import Testing
         }
         #expect(units == 90)
         let expected = try String(
-            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/expected/audio-aac-gst.pcap.gst-frames.txt"),
+            contentsOf: MediaPipelineTests.root.appendingPathComponent(
+                "Fixtures/expected/audio-aac-gst.pcap.gst-frames.txt"),
             encoding: .utf8
         ).split(separator: "\n")
         #expect(frames.count == expected.count)

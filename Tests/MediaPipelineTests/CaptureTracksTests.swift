@@ -58,7 +58,8 @@ import Testing
     @Test func aFlowThatChangesSSRCIsOneTrack() throws {
         let (units, tracks, pipeline) = try Self.play("rtsp-h264-udp-ssrc-change.pcap", followsFlows: true)
         let video = (0..<tracks.trackCount).filter {
-            pipeline.depacketizer(track: $0)?.videoCodec != nil && (pipeline.reorderBuffer(track: $0)?.released ?? 0) > 100
+            pipeline.depacketizer(track: $0)?.videoCodec != nil
+                && (pipeline.reorderBuffer(track: $0)?.released ?? 0) > 100
         }
         #expect(video.count == 1)
         let sources = units.filter { $0.track == video.first }.map(\.ssrc)

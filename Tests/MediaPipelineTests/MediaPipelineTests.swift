@@ -196,7 +196,8 @@ import Testing
                 marker: packet.marker, payloadType: 96, sequenceNumber: UInt16(index), timestamp: packet.timestamp,
                 ssrc: 7, payload: packet.payload
             ).bytes()
-            pipeline.push(ReceivedPacket(track: 0, packet: try RTPPacket(bytes[...]), arrival: ArrivalTime(nanoseconds: 0)))
+            pipeline.push(
+                ReceivedPacket(track: 0, packet: try RTPPacket(bytes[...]), arrival: ArrivalTime(nanoseconds: 0)))
             while let unit = pipeline.next()?.accessUnit { units.append(unit) }
         }
         pipeline.finish()
@@ -210,10 +211,11 @@ import Testing
 /// Without an SDP, payloads that are data (KLV, an ONVIF document, gzip) are not taken for H.264: their first
 /// bytes read as plausible NAL unit headers (an SEI, an FU-A), and they were.
 @Suite struct DataPayloadSniffingTests {
-    @Test(arguments: [
-        ([0x06, 0x0E, 0x2B, 0x34, 0x02, 0x0B, 0x01, 0x01], "KLV"), (Array("<?xml version".utf8), "XML"),
-        (Array("<tt:MetadataStream".utf8), "XML"), ([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0], "gzip"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0x06, 0x0E, 0x2B, 0x34, 0x02, 0x0B, 0x01, 0x01], "KLV"), (Array("<?xml version".utf8), "XML"),
+            (Array("<tt:MetadataStream".utf8), "XML"), ([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0], "gzip"),
+        ] as [([UInt8], String)])
     func aDataPayloadIsNotVideo(payload: [UInt8], kind: String) {
         var pipeline = MediaPipeline(depacketizers: [.sniffing()])
         for sequence: UInt16 in 1...3 {
@@ -221,7 +223,8 @@ import Testing
                 marker: true, payloadType: 98, sequenceNumber: sequence, timestamp: UInt32(sequence) * 9000, ssrc: 1,
                 payload: payload
             ).packet()
-            pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: Int64(sequence) * 1000)))
+            pipeline.push(
+                ReceivedPacket(track: 0, packet: packet, arrival: ArrivalTime(nanoseconds: Int64(sequence) * 1000)))
         }
         pipeline.finish()
         #expect(pipeline.next() == nil)

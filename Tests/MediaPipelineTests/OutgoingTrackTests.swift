@@ -27,14 +27,17 @@ struct PacketList: PacketBatch {
     static func picture(_ index: Int, size: Int = 3000) -> MediaUnit {
         var slice = [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: size)
         slice[0] = index == 0 ? 0x65 : 0x41
-        let sets: [[UInt8]] = index == 0 ? [[0x67, 0x42, 0xC0, 0x1E, 0xDA, 0x02, 0x80, 0xBF, 0xE5, 0xC0, 0x44], [0x68, 0xCE, 0x3C, 0x80]] : []
+        let sets: [[UInt8]] =
+            index == 0
+            ? [[0x67, 0x42, 0xC0, 0x1E, 0xDA, 0x02, 0x80, 0xBF, 0xE5, 0xC0, 0x44], [0x68, 0xCE, 0x3C, 0x80]] : []
         return .video(AccessUnit(codec: .h264, timestamp: UInt64(index) * 3000, nalUnits: sets + [slice]))
     }
 
     /// Packets numbered one after another from the sender's first, stamped at the unit's time plus the random
     /// offset, that a pipeline takes back apart into the units.
     @Test func packetsAreNumberedStampedAndDepacketizeBack() throws {
-        let sender = RTPSender(payloadType: 96, clockRate: 90_000, ssrc: 7, firstSequenceNumber: 65_530, timestampOffset: 100)
+        let sender = RTPSender(
+            payloadType: 96, clockRate: 90_000, ssrc: 7, firstSequenceNumber: 65_530, timestampOffset: 100)
         var track = try OutgoingTrack(format: Self.format, maxPayloadSize: 1000, sender: sender)
         var batch = PacketList()
         for index in 0..<5 { #expect(track.send(Self.picture(index), capturedAt: Self.now, into: &batch) > 1) }
@@ -55,7 +58,8 @@ struct PacketList: PacketBatch {
         let key = SRTPKey.random(suite: .aesCM128HMACSHA1_80)
         let sender = RTPSender(payloadType: 96, clockRate: 90_000, ssrc: 9, firstSequenceNumber: 1, timestampOffset: 0)
         var plain = try OutgoingTrack(format: Self.format, maxPayloadSize: 1000, sender: sender)
-        var keyed = try OutgoingTrack(format: Self.format, maxPayloadSize: 1000, sender: sender, protection: try SRTPSender(key: key))
+        var keyed = try OutgoingTrack(
+            format: Self.format, maxPayloadSize: 1000, sender: sender, protection: try SRTPSender(key: key))
         var (plainBatch, keyedBatch) = (PacketList(), PacketList())
         for index in 0..<3 {
             plain.send(Self.picture(index), capturedAt: Self.now, into: &plainBatch)
@@ -71,7 +75,8 @@ struct PacketList: PacketBatch {
 
     /// The opening packet is a header alone, numbered before the media; the BYE carries the last report.
     @Test func theOpeningPacketAndTheGoodbye() throws {
-        let sender = RTPSender(payloadType: 96, clockRate: 90_000, ssrc: 11, firstSequenceNumber: 40, timestampOffset: 0)
+        let sender = RTPSender(
+            payloadType: 96, clockRate: 90_000, ssrc: 11, firstSequenceNumber: 40, timestampOffset: 0)
         var track = try OutgoingTrack(format: Self.format, sender: sender)
         var batch = PacketList()
         track.openingPacket(capturedAt: Self.now, into: &batch)
@@ -81,7 +86,11 @@ struct PacketList: PacketBatch {
         #expect(try RTPPacket(batch.packets[1][...]).sequenceNumber == 41)
         let goodbye = try RTCPPacket.parseCompound(try #require(track.goodbye(at: Self.now, reason: "end"))[...])
         #expect(goodbye.count == 2)
-        if case .senderReport(let report) = goodbye.first { #expect(report.ssrc == 11) } else { Issue.record("no report first") }
+        if case .senderReport(let report) = goodbye.first {
+            #expect(report.ssrc == 11)
+        } else {
+            Issue.record("no report first")
+        }
     }
 
     /// A unit whose timestamp goes back more than a second (a file played again) goes on one step after the

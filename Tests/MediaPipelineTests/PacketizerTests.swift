@@ -39,7 +39,8 @@ import Testing
     /// A capture's format (from the SDP beside it) and every unit a pipeline of that format makes of its packets.
     static func capturedUnits(_ name: String) throws -> (format: MediaFormat, units: [MediaUnit]) {
         let sdp = try String(
-            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name).sdp"), encoding: .utf8)
+            contentsOf: MediaPipelineTests.root.appendingPathComponent("Fixtures/captures/\(name).sdp"), encoding: .utf8
+        )
         let format = try #require(try SessionDescription(sdp).media.first?.mediaFormat)
         var pipeline = MediaPipeline(formats: [format])
         var units: [MediaUnit] = []
@@ -104,10 +105,13 @@ import Testing
         #expect(bare.isKeyframe)
         let format = MediaFormat.video(VideoFormat(parameterSets: sets))
         let packets = try Self.packets(of: [.video(bare)], format: format, maxPayloadSize: 1400)
-        let output = try Self.units(from: packets, format: .video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1)))
+        let output = try Self.units(
+            from: packets, format: .video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1)))
         let types = output.first?.accessUnit?.nalUnits.map(\.type) ?? []
         #expect(types.prefix(2) == [7, 8], "\(types)")
-        #expect(output.first?.accessUnit?.nalUnits.map { Array($0.bytes) }.suffix(bare.nalUnits.count) == bare.nalUnits.map { Array($0.bytes) })
+        #expect(
+            output.first?.accessUnit?.nalUnits.map { Array($0.bytes) }.suffix(bare.nalUnits.count)
+                == bare.nalUnits.map { Array($0.bytes) })
     }
 
     /// GStreamer's depayloader, given this library's packets in a capture, writes the NAL units back: the input's,
@@ -128,7 +132,8 @@ import Testing
             [
                 "-q", "filesrc", "location=\(capture.path)", "!", "pcapparse", "!",
                 "application/x-rtp,media=video,clock-rate=90000,encoding-name=\(name),payload=96", "!",
-                "rtp\(codec.rawValue)depay", "!", "video/x-\(codec.rawValue),stream-format=byte-stream,alignment=nal", "!", "filesink",
+                "rtp\(codec.rawValue)depay", "!", "video/x-\(codec.rawValue),stream-format=byte-stream,alignment=nal",
+                "!", "filesink",
                 "location=\(output.path)",
             ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -139,8 +144,10 @@ import Testing
     }
 
     /// Audio frames of each packetized codec come back as they were, at their timestamps.
-    @Test(arguments: ["audio-aac-gst", "audio-aac-ffmpeg", "audio-pcmu-gst", "audio-pcma-gst", "audio-opus-gst",
-        "audio-l16-gst", "audio-g722-gst", "audio-g726-32-ffmpeg"])
+    @Test(arguments: [
+        "audio-aac-gst", "audio-aac-ffmpeg", "audio-pcmu-gst", "audio-pcma-gst", "audio-opus-gst",
+        "audio-l16-gst", "audio-g722-gst", "audio-g726-32-ffmpeg",
+    ])
     func audioFramesComeBackThroughTheDepacketizer(name: String) throws {
         let (captured, input) = try Self.capturedUnits(name)
         guard case .audio(let format) = captured else {
@@ -154,7 +161,8 @@ import Testing
         let frames = input.compactMap(\.audioFrame)
         if [.aac, .opus].contains(format.codec) {
             #expect(output.map { Array($0.bytes) } == frames.map { Array($0.bytes) })
-            #expect(output.map { $0.timestamp - output[0].timestamp } == frames.map { $0.timestamp - frames[0].timestamp })
+            #expect(
+                output.map { $0.timestamp - output[0].timestamp } == frames.map { $0.timestamp - frames[0].timestamp })
         } else {
             // Cut in pieces: the same bytes at the same times.
             #expect(output.flatMap(\.bytes) == frames.flatMap(\.bytes))
@@ -184,7 +192,9 @@ import Testing
         #expect(input.count >= 10)
         let packets = try Self.packets(of: input, format: format, maxPayloadSize: 1000)
         #expect(packets.count > input.count)
-        let output = try Self.units(from: packets, format: format).compactMap(\.accessUnit).compactMap { $0.jpeg.map(Array.init) }
+        let output = try Self.units(from: packets, format: format).compactMap(\.accessUnit).compactMap {
+            $0.jpeg.map(Array.init)
+        }
         let sent = input.compactMap { $0.accessUnit?.jpeg.map(Array.init) }
         guard name == "mjpeg-ffmpeg" else {
             #expect(output == sent)
@@ -201,7 +211,9 @@ import Testing
                 return file
             }
         }
-        #expect(try await Self.decodedPictures(try files(output, "out")) == (try await Self.decodedPictures(try files(sent, "in"))))
+        #expect(
+            try await Self.decodedPictures(try files(output, "out"))
+                == (try await Self.decodedPictures(try files(sent, "in"))))
     }
 
     /// Writes `packets` as a capture of UDP datagrams (a millisecond apart) into `directory`.
@@ -211,7 +223,8 @@ import Testing
             CaptureBytes.Record(
                 seconds: UInt32(index / 1000), fraction: UInt32(index % 1000) * 1000,
                 frame: CaptureBytes.ethernet(
-                    CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: packet))))
+                    CaptureBytes.ipv4(
+                        payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: packet))))
         }
         try Data(CaptureBytes.pcap(records)).write(to: capture)
         return capture
@@ -223,7 +236,9 @@ import Testing
         for file in files {
             let run = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", file.path, "-f", "framemd5", "-"])
             #expect(run.status == 0, "\(file.lastPathComponent): \(run.stderr)")
-            lines += run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+            lines += run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map {
+                String($0.split(separator: ",").last ?? "")
+            }
         }
         return lines
     }
@@ -244,7 +259,8 @@ import Testing
             "/usr/bin/gst-launch-1.0",
             [
                 "-q", "filesrc", "location=\(capture.path)", "!", "pcapparse", "!",
-                "application/x-rtp,media=video,clock-rate=90000,encoding-name=JPEG,payload=26", "!", "rtpjpegdepay", "!",
+                "application/x-rtp,media=video,clock-rate=90000,encoding-name=JPEG,payload=26", "!", "rtpjpegdepay",
+                "!",
                 "multifilesink", "location=\(directory.path)/gst-%03d.jpg",
             ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -271,8 +287,11 @@ import Testing
             let file = directory.appendingPathComponent("\(huffman).jpg")
             let run = try await runProgram(
                 "/usr/bin/ffmpeg",
-                ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240", "-frames", "1", "-pix_fmt", "yuvj420p", "-c:v", "mjpeg",
-                 "-huffman", huffman, file.path])
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240", "-frames", "1", "-pix_fmt", "yuvj420p",
+                    "-c:v", "mjpeg",
+                    "-huffman", huffman, file.path,
+                ])
             #expect(run.status == 0, "\(run.stderr)")
             pictures[huffman] = file
         }
@@ -289,11 +308,15 @@ import Testing
 
         var packetizer = JPEGPacketizer()
         var payloads = 0
-        packetizer.packetize(AccessUnit(jpeg: Array(try Data(contentsOf: try #require(pictures["optimal"]))), timestamp: 0)) { _, _ in
+        packetizer.packetize(
+            AccessUnit(jpeg: Array(try Data(contentsOf: try #require(pictures["optimal"]))), timestamp: 0)
+        ) { _, _ in
             payloads += 1
         }
         #expect(payloads == 0 && packetizer.droppedPictures == 1)
-        #expect(packetizer.lastError?.code == .unsupportedPicture && "\(packetizer.lastError.map { "\($0)" } ?? "")".contains("Huffman"))
+        #expect(
+            packetizer.lastError?.code == .unsupportedPicture
+                && "\(packetizer.lastError.map { "\($0)" } ?? "")".contains("Huffman"))
     }
 
     /// A picture RFC 2435 cannot carry (progressive) is not sent, and the packetizer says why.

@@ -54,7 +54,8 @@ import Testing
         var depacketizer = MetadataDepacketizer(configuration: .init(gzip: true, maxDocumentSize: 1 << 20))
         for (index, start) in stride(from: 0, to: payload.count, by: 1000).enumerated() {
             let end = min(start + 1000, payload.count)
-            depacketizer.push(Self.packet(Array(payload[start..<end]), sequence: UInt16(index), marker: end == payload.count))
+            depacketizer.push(
+                Self.packet(Array(payload[start..<end]), sequence: UInt16(index), marker: end == payload.count))
         }
         #expect(depacketizer.nextDocument() == nil)
         #expect(depacketizer.statistics.droppedDocuments == 1)

@@ -15,8 +15,10 @@ import VideoDecoding
         .deletingLastPathComponent()
 
     static func sent(_ capture: String) throws -> [String] {
-        try String(contentsOf: root.appendingPathComponent("Fixtures/expected/\(capture).pcap.sent-units.txt"), encoding: .utf8)
-            .split(separator: "\n").map(String.init)
+        try String(
+            contentsOf: root.appendingPathComponent("Fixtures/expected/\(capture).pcap.sent-units.txt"), encoding: .utf8
+        )
+        .split(separator: "\n").map(String.init)
     }
 
     static func format(_ sdp: String) throws -> MediaFormat {
@@ -24,7 +26,9 @@ import VideoDecoding
         return try #require(try SessionDescription(text).media.first?.mediaFormat)
     }
 
-    static func units(_ capture: String, format: MediaFormat) throws -> (units: [MediaUnit], depacketizer: Depacketizer?) {
+    static func units(_ capture: String, format: MediaFormat) throws -> (
+        units: [MediaUnit], depacketizer: Depacketizer?
+    ) {
         var file = try CaptureFile(contentsOf: root.appendingPathComponent("Fixtures/captures/\(capture).pcap").path)
         var pipeline = MediaPipeline(formats: [format])
         var units: [MediaUnit] = []
@@ -52,7 +56,8 @@ import VideoDecoding
         let raw = units.compactMap(\.rawUnit)
         #expect(raw.count == units.count)
         #expect(raw.map { Self.line($0.bytes) } == (try Self.sent("data-klv-gst")))
-        #expect(raw.allSatisfy { $0.endedByMarker && $0.lostPackets == 0 && $0.payloadType == 98 && $0.clockRate == 90000 })
+        #expect(
+            raw.allSatisfy { $0.endedByMarker && $0.lostPackets == 0 && $0.payloadType == 98 && $0.clockRate == 90000 })
         #expect(zip(raw, raw.dropFirst()).allSatisfy { $1.timestamp - $0.timestamp == 9000 })
     }
 
@@ -75,7 +80,8 @@ import VideoDecoding
     @Test func damagedMetadataGivesOnlyWholeDocuments() throws {
         let format = try Self.format("metadata-onvif")
         let sent = try Self.sent("metadata-onvif")
-        let reordered = try Self.units("metadata-onvif-reordered-dup", format: format).units.compactMap(\.metadataDocument)
+        let reordered = try Self.units("metadata-onvif-reordered-dup", format: format).units.compactMap(
+            \.metadataDocument)
         #expect(reordered.map { Self.line($0.bytes) } == sent)
         let (units, depacketizer) = try Self.units("metadata-onvif-dropped", format: format)
         let documents = units.compactMap(\.metadataDocument)

@@ -126,7 +126,8 @@ import Testing
     /// Records the plain path must take, and records it must leave to the general path: whatever it does,
     /// both ways give the same datagrams and the same warnings.
     @Test func editedRecordsGiveTheSameDatagramsBothWays() throws {
-        let udp = B.udp(sourcePort: 5000, destinationPort: 5004, payload: [0x80, 0x60, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0x65])
+        let udp = B.udp(
+            sourcePort: 5000, destinationPort: 5004, payload: [0x80, 0x60, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0x65])
         let ip = B.ipv4(payload: udp)
         var longUDP = udp
         longUDP[5] = UInt8(udp.count + 4)  // UDP length past the IP packet
@@ -159,7 +160,8 @@ import Testing
         for (name, frame, linkType, original) in frames {
             for bigEndian in [false, true] {
                 let records = (0..<3).map { i in
-                    B.Record(seconds: 1_700_000_000 + UInt32(i), fraction: 250_000, frame: frame, originalLength: original)
+                    B.Record(
+                        seconds: 1_700_000_000 + UInt32(i), fraction: 250_000, frame: frame, originalLength: original)
                 }
                 let bytes = B.pcap(records, linkType: linkType, bigEndian: bigEndian)
                 try Self.expectSame("\(name), big-endian \(bigEndian)") { try CaptureFile(bytes: bytes) }

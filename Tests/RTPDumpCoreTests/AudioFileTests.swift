@@ -35,8 +35,10 @@ import VideoDecoding
     }
 
     /// A capture record of one RTP packet (SSRC 0x12345678) from 5000 to 5004, 20 ms after the one before.
-    static func record(payloadType: UInt8, sequence: UInt16, timestamp: UInt32, payload: [UInt8]) -> CaptureBytes.Record {
-        let rtp = [0x80, payloadType] + CaptureBytes.be16(sequence) + CaptureBytes.be32(timestamp)
+    static func record(payloadType: UInt8, sequence: UInt16, timestamp: UInt32, payload: [UInt8]) -> CaptureBytes.Record
+    {
+        let rtp =
+            [0x80, payloadType] + CaptureBytes.be16(sequence) + CaptureBytes.be32(timestamp)
             + CaptureBytes.be32(0x1234_5678) + payload
         let frame = CaptureBytes.ethernet(
             CaptureBytes.ipv4(payload: CaptureBytes.udp(sourcePort: 5000, destinationPort: 5004, payload: rtp)))
@@ -54,8 +56,10 @@ import VideoDecoding
         let output = Self.temporary("out." + capture.file)
         defer { try? FileManager.default.removeItem(atPath: output) }
         let run = try await RTPDumpBinary.run(
-            ["extract", Fixtures.capture(capture.name + ".pcap"), "--sdp", Fixtures.capture(capture.name + ".sdp"),
-             "-o", output])
+            [
+                "extract", Fixtures.capture(capture.name + ".pcap"), "--sdp", Fixtures.capture(capture.name + ".sdp"),
+                "-o", output,
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try await Self.ffmpegPCM(output) == Self.reference(capture.name))
         guard capture.file == "aac" else { return }
@@ -65,7 +69,9 @@ import VideoDecoding
         let adts = Self.temporary("ffmpeg.aac")
         defer { for path in [m4a, adts] { try? FileManager.default.removeItem(atPath: path) } }
         let gst = Fixtures.expected.appendingPathComponent(capture.name + ".pcap.gst.adts").path
-        for arguments in [["-i", gst, "-c", "copy", "-f", "mp4", "-y", m4a], ["-i", m4a, "-c", "copy", "-f", "adts", "-y", adts]] {
+        for arguments in [
+            ["-i", gst, "-c", "copy", "-f", "mp4", "-y", m4a], ["-i", m4a, "-c", "copy", "-f", "adts", "-y", adts],
+        ] {
             let remux = try await runProgram("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error"] + arguments)
             #expect(remux.status == 0, "\(remux.stderr)")
         }
@@ -79,8 +85,10 @@ import VideoDecoding
         let output = Self.temporary("decoded.wav")
         defer { try? FileManager.default.removeItem(atPath: output) }
         let run = try await RTPDumpBinary.run(
-            ["decode", "--audio", Fixtures.capture(capture.name + ".pcap"), "--sdp",
-             Fixtures.capture(capture.name + ".sdp"), "-o", output, "--md5"])
+            [
+                "decode", "--audio", Fixtures.capture(capture.name + ".pcap"), "--sdp",
+                Fixtures.capture(capture.name + ".sdp"), "-o", output, "--md5",
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try await Self.ffmpegPCM(output) == Self.reference(capture.name))
         // Line by line: "<index> <pts> <samples>x<channels> <md5>", the md5 of the next samples of the WAV.
@@ -139,12 +147,16 @@ import VideoDecoding
             if ours[position..<end].contains(where: { $0 != 0 }) {
                 kept += ours[position..<end]
                 let offset = position - ours.startIndex
-                if keepsTime { expected += reference[min(reference.count, offset)..<min(reference.count, offset + end - position)] }
+                if keepsTime {
+                    expected += reference[min(reference.count, offset)..<min(reference.count, offset + end - position)]
+                }
             }
             position = end
         }
         if keepsTime { #expect(ours.count == reference.count) } else { expected = reference }
-        #expect(kept.count == expected.count && kept == expected, "\(kept.count) bytes of frames, \(expected.count) expected")
+        #expect(
+            kept.count == expected.count && kept == expected,
+            "\(kept.count) bytes of frames, \(expected.count) expected")
     }
 
     /// Packets lost from a G.711 stream: the WAV keeps the time, silence where they were (the lost packets'
@@ -153,8 +165,11 @@ import VideoDecoding
         let output = Self.temporary("dropped.wav")
         defer { try? FileManager.default.removeItem(atPath: output) }
         let run = try await RTPDumpBinary.run(
-            ["extract", Fixtures.capture("audio-pcmu-gst-dropped.pcap"), "--sdp", Fixtures.capture("audio-pcmu-gst.sdp"),
-             "-o", output])
+            [
+                "extract", Fixtures.capture("audio-pcmu-gst-dropped.pcap"), "--sdp",
+                Fixtures.capture("audio-pcmu-gst.sdp"),
+                "-o", output,
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         let lost = try #require(
             run.stderr.split(separator: ";").first { $0.contains("samples of silence") }?
@@ -163,8 +178,10 @@ import VideoDecoding
         let whole = try await Self.ffmpegPCM(output).split(separator: " ")
         #expect(whole.first == "16000")  // as long as the undamaged capture
         let wrong = try await RTPDumpBinary.run(
-            ["extract", Fixtures.capture("audio-aac-gst.pcap"), "--sdp", Fixtures.capture("audio-aac-gst.sdp"), "-o",
-             Self.temporary("x.wav")])
+            [
+                "extract", Fixtures.capture("audio-aac-gst.pcap"), "--sdp", Fixtures.capture("audio-aac-gst.sdp"), "-o",
+                Self.temporary("x.wav"),
+            ])
         #expect(wrong.status != 0)
         #expect(wrong.stderr.contains("MPEG4-GENERIC, which is written as .aac"))
     }
@@ -173,14 +190,17 @@ import VideoDecoding
     /// 2³¹ would ask for 2 GB of silence; the gap is left unfilled and counted, the file stays small.
     @Test func silenceHasABound() async throws {
         func packet(sequence: UInt16, timestamp: UInt32) -> CaptureBytes.Record {
-            Self.record(payloadType: 0, sequence: sequence, timestamp: timestamp, payload: .init(repeating: 0x55, count: 160))
+            Self.record(
+                payloadType: 0, sequence: sequence, timestamp: timestamp, payload: .init(repeating: 0x55, count: 160))
         }
         let capture = Self.temporary("jump.pcap")
         let sdp = Self.temporary("jump.sdp")
         let output = Self.temporary("jump.wav")
         defer { for path in [capture, sdp, output] { try? FileManager.default.removeItem(atPath: path) } }
-        let records = [packet(sequence: 1, timestamp: 0), packet(sequence: 2, timestamp: 160),
-                       packet(sequence: 3, timestamp: 0x8000_0000), packet(sequence: 4, timestamp: 0x8000_00A0)]
+        let records = [
+            packet(sequence: 1, timestamp: 0), packet(sequence: 2, timestamp: 160),
+            packet(sequence: 3, timestamp: 0x8000_0000), packet(sequence: 4, timestamp: 0x8000_00A0),
+        ]
         try Data(CaptureBytes.pcap(records)).write(to: URL(fileURLWithPath: capture))
         try "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 5004 RTP/AVP 0\r\na=rtpmap:0 PCMU/10000000\r\n"
             .write(toFile: sdp, atomically: true, encoding: .utf8)
@@ -196,7 +216,8 @@ import VideoDecoding
     @Test func framesSaysWhenEveryPacketIsMalformed() async throws {
         let records = (1...5).map { sequence in
             Self.record(
-                payloadType: 97, sequence: UInt16(sequence), timestamp: UInt32(sequence) * 1024, payload: [0, 0, 1, 2, 3, 4])
+                payloadType: 97, sequence: UInt16(sequence), timestamp: UInt32(sequence) * 1024,
+                payload: [0, 0, 1, 2, 3, 4])
         }
         let capture = Self.temporary("malformed.pcap")
         defer { try? FileManager.default.removeItem(atPath: capture) }
@@ -221,7 +242,8 @@ import VideoDecoding
         let sdp = Self.temporary("gaps.sdp")
         let output = Self.temporary("gaps.wav")
         defer { for path in [capture, sdp, output] { try? FileManager.default.removeItem(atPath: path) } }
-        try Data(CaptureBytes.pcap((1...40).map { packet(sequence: UInt16($0)) })).write(to: URL(fileURLWithPath: capture))
+        try Data(CaptureBytes.pcap((1...40).map { packet(sequence: UInt16($0)) })).write(
+            to: URL(fileURLWithPath: capture))
         try "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 5004 RTP/AVP 11\r\na=rtpmap:11 L16/48000/2\r\n"
             .write(toFile: sdp, atomically: true, encoding: .utf8)
         let run = try await RTPDumpBinary.run(["extract", capture, "--sdp", sdp, "-o", output])

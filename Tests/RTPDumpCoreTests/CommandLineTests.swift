@@ -22,14 +22,14 @@ import Testing
     /// without them (CFFmpegLoader). The dynamic loader's own log says which libraries a run opened.
     @Test(.enabled(if: present)) func onlyDecodingLoadsFFmpeg() async throws {
         #if os(Linux)
-        let capture = Fixtures.capture("h264-ffmpeg.pcap")
-        let streams = try await RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
-        #expect(streams.status == 0)
-        #expect(streams.stderr.contains("libc.so"))  // the log is there (the Swift runtime is linked in)...
-        #expect(!streams.stderr.contains("libavcodec"))  // ...and FFmpeg is not in it
-        let decode = try await RTPDumpBinary.run(["decode", capture, "--md5"], environment: ["LD_DEBUG": "files"])
-        #expect(decode.status == 0)
-        #expect(decode.stderr.contains("libavcodec.so"))
+            let capture = Fixtures.capture("h264-ffmpeg.pcap")
+            let streams = try await RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
+            #expect(streams.status == 0)
+            #expect(streams.stderr.contains("libc.so"))  // the log is there (the Swift runtime is linked in)...
+            #expect(!streams.stderr.contains("libavcodec"))  // ...and FFmpeg is not in it
+            let decode = try await RTPDumpBinary.run(["decode", capture, "--md5"], environment: ["LD_DEBUG": "files"])
+            #expect(decode.status == 0)
+            #expect(decode.stderr.contains("libavcodec.so"))
         #endif
     }
 
@@ -65,10 +65,10 @@ import Testing
     /// did), along with a thousand protocol conformance records that the Swift runtime searches at start-up.
     @Test(.enabled(if: present)) func rtpdumpCarriesNoICU() throws {
         #if os(Linux)
-        let binary = try Data(contentsOf: URL(fileURLWithPath: RTPDumpBinary.path), options: .alwaysMapped)
-        #expect(binary.count > 1_000_000)
-        #expect(binary.range(of: Data("swift_".utf8)) != nil)  // the search works on this file...
-        #expect(binary.range(of: Data("icudt".utf8)) == nil)  // ...and ICU's data (icudt76l...) is not in it
+            let binary = try Data(contentsOf: URL(fileURLWithPath: RTPDumpBinary.path), options: .alwaysMapped)
+            #expect(binary.count > 1_000_000)
+            #expect(binary.range(of: Data("swift_".utf8)) != nil)  // the search works on this file...
+            #expect(binary.range(of: Data("icudt".utf8)) == nil)  // ...and ICU's data (icudt76l...) is not in it
         #endif
     }
 
@@ -76,18 +76,19 @@ import Testing
     /// (CSRTPLoader), and that run still unprotects the packets.
     @Test(.enabled(if: present)) func onlySRTPLoadsLibsrtp() async throws {
         #if os(Linux)
-        let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
-        let hex = try #require(manifest["key"] as? String)
-        let key = Data(try #require(bytes(hex: hex))).base64EncodedString()
-        let capture = Fixtures.capture("h264-srtp.pcap")
-        let plain = try await RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
-        #expect(plain.status == 0)
-        #expect(plain.stderr.contains("libc.so"))
-        #expect(!plain.stderr.contains("libsrtp2"))
-        let srtp = try await RTPDumpBinary.run(["streams", capture, "--srtp-key", key, "--json"], environment: ["LD_DEBUG": "files"])
-        #expect(srtp.status == 0)
-        #expect(srtp.stderr.contains("libsrtp2.so"))
-        #expect(srtp.stdout.contains("\"packets\": 1485") && srtp.stdout.contains("\"srtpAuthFailures\": 0"))
+            let manifest = try #require(try Fixtures.json("h264-srtp.json") as? [String: Any])
+            let hex = try #require(manifest["key"] as? String)
+            let key = Data(try #require(bytes(hex: hex))).base64EncodedString()
+            let capture = Fixtures.capture("h264-srtp.pcap")
+            let plain = try await RTPDumpBinary.run(["streams", capture], environment: ["LD_DEBUG": "files"])
+            #expect(plain.status == 0)
+            #expect(plain.stderr.contains("libc.so"))
+            #expect(!plain.stderr.contains("libsrtp2"))
+            let srtp = try await RTPDumpBinary.run(
+                ["streams", capture, "--srtp-key", key, "--json"], environment: ["LD_DEBUG": "files"])
+            #expect(srtp.status == 0)
+            #expect(srtp.stderr.contains("libsrtp2.so"))
+            #expect(srtp.stdout.contains("\"packets\": 1485") && srtp.stdout.contains("\"srtpAuthFailures\": 0"))
         #endif
     }
 
@@ -203,7 +204,9 @@ import Testing
         let md5s: [String] = decode.stdout.split(separator: "\n").map { String($0.split(separator: " ")[3]) }
         #expect(md5s == expected.split(separator: "\n").map(String.init))
 
-        let streams = try await Self.run(["streams", Fixtures.capture("h264-srtp-flipped.pcap"), "--srtp-key", key, "--json"])
+        let streams = try await Self.run([
+            "streams", Fixtures.capture("h264-srtp-flipped.pcap"), "--srtp-key", key, "--json",
+        ])
         #expect(streams.status == 0)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(streams.stdout.utf8)) as? [[String: Any]])
         let flipped = try #require(manifest["flippedSequenceNumbers"] as? [Int])
@@ -250,7 +253,9 @@ extension CommandLineTests {
         #expect(media(written).count > 100)
         #expect(media(written) == media(expected))
 
-        let missing = try await Self.run(["extract", Fixtures.capture("h264-gst.pcap"), "-o", directory.path + "/no/out.h264"])
+        let missing = try await Self.run([
+            "extract", Fixtures.capture("h264-gst.pcap"), "-o", directory.path + "/no/out.h264",
+        ])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("cannot create \(directory.path)/no/out.h264"))
         #if os(Linux)

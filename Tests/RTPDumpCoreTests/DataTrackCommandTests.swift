@@ -7,8 +7,10 @@ import VideoDecoding
 /// the documents in order; each against what the sender sent (expected/<capture>.sent-units.txt).
 @Suite(.enabled(if: RTPDumpBinary.present)) struct DataTrackCommandTests {
     static func sent(_ capture: String) throws -> [String] {
-        try String(contentsOf: Fixtures.expected.appendingPathComponent("\(capture).pcap.sent-units.txt"), encoding: .utf8)
-            .split(separator: "\n").map(String.init)
+        try String(
+            contentsOf: Fixtures.expected.appendingPathComponent("\(capture).pcap.sent-units.txt"), encoding: .utf8
+        )
+        .split(separator: "\n").map(String.init)
     }
 
     @Test(arguments: [("metadata-onvif-gzip", "metadata"), ("data-klv-gst", "raw")])
@@ -20,7 +22,9 @@ import VideoDecoding
         let sizes = try Self.sent(capture).map { $0.split(separator: " ")[0] }
         #expect(lines.count == sizes.count)
         for (index, (line, size)) in zip(lines, sizes).enumerated() {
-            #expect(line.hasPrefix("\(kind) ") && line.contains(" index=\(index) ") && line.contains(" bytes=\(size) "), "\(line)")
+            #expect(
+                line.hasPrefix("\(kind) ") && line.contains(" index=\(index) ") && line.contains(" bytes=\(size) "),
+                "\(line)")
         }
     }
 
@@ -28,8 +32,11 @@ import VideoDecoding
         let output = AudioFileTests.temporary("metadata.xml")
         defer { try? FileManager.default.removeItem(atPath: output) }
         let run = try await RTPDumpBinary.run(
-            ["extract", Fixtures.capture("metadata-onvif-gzip.pcap"), "--sdp", Fixtures.capture("metadata-onvif-gzip.sdp"),
-             "-o", output])
+            [
+                "extract", Fixtures.capture("metadata-onvif-gzip.pcap"), "--sdp",
+                Fixtures.capture("metadata-onvif-gzip.sdp"),
+                "-o", output,
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("metadata: 30 documents"))
         // The file is the documents back to back: cut at each XML declaration, each is one the sender sent.

@@ -70,7 +70,8 @@ import VideoDecoding
             let received =
                 switch kind {
                 case .announced, .announcedMidStream, .announcedMidPicture:
-                    ReceivedPacket(track: 0, packet: packet, arrival: later, isDiscontinuity: index == secondPass.startIndex)
+                    ReceivedPacket(
+                        track: 0, packet: packet, arrival: later, isDiscontinuity: index == secondPass.startIndex)
                 case .newSource: ReceivedPacket(track: 0, packet: try withSSRC(packet, 0xFEED_0001), arrival: later)
                 }
             pipeline.push(received)

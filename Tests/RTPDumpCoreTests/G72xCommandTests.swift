@@ -8,16 +8,20 @@ import VideoDecoding
 /// raw file is those code words.
 @Suite(.enabled(if: RTPDumpBinary.present)) struct G72xCommandTests {
     static func sent(_ capture: String) throws -> String {
-        try String(contentsOf: Fixtures.expected.appendingPathComponent("\(capture).pcap.sent-pcm.txt"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try String(
+            contentsOf: Fixtures.expected.appendingPathComponent("\(capture).pcap.sent-pcm.txt"), encoding: .utf8
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func decode(_ capture: String, _ extra: [String] = []) async throws -> (run: ProgramRun, pcm: String) {
         let output = AudioFileTests.temporary("\(capture).wav")
         defer { try? FileManager.default.removeItem(atPath: output) }
         let run = try await RTPDumpBinary.run(
-            ["decode", "--audio", Fixtures.capture("\(capture).pcap"), "--sdp", Fixtures.capture("\(capture).sdp"),
-             "-o", output] + extra)
+            [
+                "decode", "--audio", Fixtures.capture("\(capture).pcap"), "--sdp", Fixtures.capture("\(capture).sdp"),
+                "-o", output,
+            ] + extra)
         #expect(run.status == 0, "\(run.stderr)")
         return (run, try await AudioFileTests.ffmpegPCM(output))
     }
@@ -45,8 +49,11 @@ import VideoDecoding
         #expect(run.status == 0, "\(run.stderr)")
         let decoded = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-hide_banner", "-loglevel", "error", "-f", "g726le", "-code_size", "2", "-sample_rate", "8000", "-i", output,
-             "-f", "s16le", "-y", pcm])
+            [
+                "-hide_banner", "-loglevel", "error", "-f", "g726le", "-code_size", "2", "-sample_rate", "8000", "-i",
+                output,
+                "-f", "s16le", "-y", pcm,
+            ])
         #expect(decoded.status == 0, "\(decoded.stderr)")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pcm)))
         var digest = MD5()

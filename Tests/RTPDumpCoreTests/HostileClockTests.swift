@@ -27,9 +27,12 @@ import Testing
 
     /// NTP 0 (RFC 3550: a sender with no wall clock) dates nothing; a time before 1970 prints as negative Unix
     /// seconds; the last NTP time's successors wrap to 1900. Every unit is listed, and the run succeeds.
-    @Test(.enabled(if: RTPDumpBinary.present), arguments: [
-        (UInt64(0), nil), (UInt64(1) << 32, "-2208988799."), (UInt64(0x7000_0000) << 32, "-329940608."), (UInt64.max, nil),
-    ] as [(UInt64, String?)])
+    @Test(
+        .enabled(if: RTPDumpBinary.present),
+        arguments: [
+            (UInt64(0), nil), (UInt64(1) << 32, "-2208988799."), (UInt64(0x7000_0000) << 32, "-329940608."),
+            (UInt64.max, nil),
+        ] as [(UInt64, String?)])
     func oddReportTimesListEveryUnit(ntp: UInt64, prefix: String?) async throws {
         let path = try Self.reportingAt(ntp)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -77,7 +80,8 @@ import Testing
     @Test(.enabled(if: RTPDumpBinary.present)) func randomReplayExtensionsListEveryUnit() async throws {
         var random = SplitMix64(seed: 0xABAC)
         let bytes = try CaptureRewriting.rewritten("h264-gst.pcap") { _, payload in
-            CaptureRewriting.withExtension(payload, profile: 0xABAC, data: (0..<12).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            CaptureRewriting.withExtension(
+                payload, profile: 0xABAC, data: (0..<12).map { _ in UInt8(truncatingIfNeeded: random.next()) })
         }
         let path = try CaptureRewriting.file(bytes, named: "abac.pcap")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -88,4 +92,3 @@ import Testing
         #expect(units.filter { $0.contains("wallclock=") }.count >= 89)
     }
 }
-

@@ -32,8 +32,10 @@ import Testing
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/strip") && cpu.contains(" avx2")
     }
 
-    @Test(.enabled(if: RTPDumpBinary.present && canMeasure)) func extractStaysWithinItsInstructionBudget() async throws {
-        let stripped = FileManager.default.temporaryDirectory.appendingPathComponent("rtpdump-\(UUID().uuidString)").path
+    @Test(.enabled(if: RTPDumpBinary.present && canMeasure)) func extractStaysWithinItsInstructionBudget() async throws
+    {
+        let stripped = FileManager.default.temporaryDirectory.appendingPathComponent("rtpdump-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: stripped) }
         let strip = try await runProgram("/usr/bin/strip", ["--strip-debug", "-o", stripped, RTPDumpBinary.path])
         #expect(strip.status == 0, "\(strip.stderr)")
@@ -44,9 +46,12 @@ import Testing
                 "extract", Fixtures.capture("h264-gst.pcap"), "-o", "/dev/null",
             ], environment: ["SWIFT_DETERMINISTIC_HASHING": "1"])
         let collected = run.stderr.split(separator: "\n").first { $0.contains("Collected :") }
-        let count = try #require(collected.flatMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") })
+        let count = try #require(
+            collected.flatMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") })
         #expect(count > 0, "callgrind counted nothing in \(Self.function): was it renamed? \(run.stderr.suffix(400))")
         let perPacket = count / Self.packets
-        #expect(perPacket <= Self.budget, "extract spends \(perPacket) instructions a packet, past its budget of \(Self.budget)")
+        #expect(
+            perPacket <= Self.budget,
+            "extract spends \(perPacket) instructions a packet, past its budget of \(Self.budget)")
     }
 }

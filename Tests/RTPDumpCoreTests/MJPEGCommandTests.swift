@@ -6,8 +6,10 @@ import TestSupport
 /// opens), `streams` naming the codec; each against the pictures the sender wrote (mjpeg_references.sh).
 @Suite(.enabled(if: RTPDumpBinary.present)) struct MJPEGCommandTests {
     static func sent(_ capture: String) throws -> [String] {
-        try String(contentsOf: Fixtures.expected.appendingPathComponent("\(capture).pcap.sent-i420.md5"), encoding: .utf8)
-            .split(separator: "\n").map(String.init)
+        try String(
+            contentsOf: Fixtures.expected.appendingPathComponent("\(capture).pcap.sent-i420.md5"), encoding: .utf8
+        )
+        .split(separator: "\n").map(String.init)
     }
 
     static func temporary(_ name: String) -> String {
@@ -52,7 +54,10 @@ import TestSupport
     /// Above 2040 pixels the size is the SDP's.
     @Test func decodeTakesTheSizeFromTheSDP() async throws {
         let run = try await RTPDumpBinary.run(
-            ["decode", Fixtures.capture("mjpeg-2560-gst.pcap"), "--sdp", Fixtures.capture("mjpeg-2560-gst.sdp"), "--md5"])
+            [
+                "decode", Fixtures.capture("mjpeg-2560-gst.pcap"), "--sdp", Fixtures.capture("mjpeg-2560-gst.sdp"),
+                "--md5",
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").allSatisfy { $0.contains(" 2560x64 ") })
         #expect(run.stdout.split(separator: "\n").count == 6)

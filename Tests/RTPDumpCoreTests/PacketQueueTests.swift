@@ -105,7 +105,8 @@ import Testing
     @Test func aReaderThatStopsReadingCostsAtMostTheBoundsInBytes() throws {
         let queue = PacketQueue()
         let large = try (1...100).map { sequence -> RTSPReceivedPacket in
-            let bytes = [0x80, 96, 0, UInt8(sequence), 0, 0, 0, 1, 0, 0, 0, 2] + [UInt8](repeating: 0xAB, count: 60_000)
+            let bytes =
+                [0x80, 96, 0, UInt8(sequence), 0, 0, 0, 1, 0, 0, 0, 2] + [UInt8](repeating: 0xAB, count: 60_000)
             return RTSPReceivedPacket(track: 0, packet: try RTPPacket(bytes), arrival: ArrivalTime(nanoseconds: 0))
         }
         for _ in 0..<30 { queue.push(large[...]) }  // 180 MB pushed

@@ -60,7 +60,8 @@ import VideoDecoding
     /// unit boundaries (Fixtures/scripts/ssrc_change.py): the track is followed across the 22 changes and
     /// every picture decodes as GStreamer decodes the clean capture. Keyed by SSRC, 4 of 89 came out.
     @Test func aTrackIsFollowedAcrossChangesOfSSRC() throws {
-        #expect(try Self.md5s("rtsp-h264-udp-ssrc-change.pcap") == (try FrameDecodingTests.expected("rtsp-h264-udp.pcap")))
+        #expect(
+            try Self.md5s("rtsp-h264-udp-ssrc-change.pcap") == (try FrameDecodingTests.expected("rtsp-h264-udp.pcap")))
     }
 
     @Test func reorderedAndRetransmittedTCPSegmentsGiveTheSameFrames() throws {
@@ -91,14 +92,18 @@ extension RTSPSessionCaptureTests {
         let records = (0..<count).map { i in
             let payload: [UInt8] =
                 i % 2 == 0
-                ? [0x12, UInt8(i & 0xff), 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0] + Array("\u{6}camera\u{5}local\0".utf8) + [0, 1, 0, 1]
-                : [0x80, 0x00, 0, UInt8(i & 0xff), 0, 0, 0, 160, 0xAB, 0xCD, 0, 1] + [UInt8](repeating: 0xD5, count: 160)
+                ? [0x12, UInt8(i & 0xff), 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0] + Array("\u{6}camera\u{5}local\0".utf8)
+                    + [0, 1, 0, 1]
+                : [0x80, 0x00, 0, UInt8(i & 0xff), 0, 0, 0, 160, 0xAB, 0xCD, 0, 1]
+                    + [UInt8](repeating: 0xD5, count: 160)
             let udp = CaptureBytes.udp(sourcePort: 40000, destinationPort: i % 2 == 0 ? 53 : 7078, payload: payload)
             return CaptureBytes.Record(
-                seconds: 1_700_000_000, fraction: UInt32(i), frame: CaptureBytes.ethernet(CaptureBytes.ipv4(payload: udp)))
+                seconds: 1_700_000_000, fraction: UInt32(i),
+                frame: CaptureBytes.ethernet(CaptureBytes.ipv4(payload: udp)))
         }
         let noise = CaptureBytes.pcap(records).dropFirst(24)  // its records, behind the fixture's own header
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("noise-\(count)-\(UUID())-\(capture)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("noise-\(count)-\(UUID())-\(capture)")
+            .path
         try Data(bytes[..<24] + noise + bytes[24...]).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -126,7 +131,9 @@ extension RTSPSessionCaptureTests {
     /// reading of the capture.
     @Test(arguments: ["h264-gst.pcap", "rtsp-h264-udp.pcap", "noise"])
     func theDatagramsReadAheadAreHandedOnInOrder(capture: String) throws {
-        let path = capture == "noise" ? try Self.withDatagramsBefore("rtsp-h264-udp.pcap", count: 30) : Fixtures.capture(capture)
+        let path =
+            capture == "noise"
+            ? try Self.withDatagramsBefore("rtsp-h264-udp.pcap", count: 30) : Fixtures.capture(capture)
         defer { if capture == "noise" { try? FileManager.default.removeItem(atPath: path) } }
         var (source, _) = try CaptureInput.openWithSession(path)
         var plain = try CaptureFile(contentsOf: path)
@@ -150,7 +157,9 @@ extension RTSPSessionCaptureTests {
         }
         var again = try CaptureFile(contentsOf: path)
         var expected: [(Int, Int)] = []
-        while let datagram = try again.nextDatagram() { expected.append((datagram.recordIndex, datagram.payload.count)) }
+        while let datagram = try again.nextDatagram() {
+            expected.append((datagram.recordIndex, datagram.payload.count))
+        }
         #expect(records == expected.map(\.0))
         #expect(sizes == expected.map(\.1))
     }

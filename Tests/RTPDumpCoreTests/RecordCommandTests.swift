@@ -24,11 +24,15 @@ import Testing
 
     /// FFmpeg's frames of a file as I420 MD5s (`-f framemd5`), and their presentation times.
     /// JPEG pictures stay full range (`yuvj420p`), as `rtpdump decode` keeps them.
-    static func ffmpegFrames(_ path: String, pixelFormat: String = "yuv420p") async throws -> (md5s: [String], times: [Int]) {
+    static func ffmpegFrames(_ path: String, pixelFormat: String = "yuv420p") async throws -> (
+        md5s: [String], times: [Int]
+    ) {
         let run = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-hide_banner", "-loglevel", "error", "-i", path, "-map", "0:v:0", "-pix_fmt", pixelFormat,
-             "-f", "framemd5", "-"])
+            [
+                "-hide_banner", "-loglevel", "error", "-i", path, "-map", "0:v:0", "-pix_fmt", pixelFormat,
+                "-f", "framemd5", "-",
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -51,7 +55,8 @@ import Testing
         let run = try await RTPDumpBinary.run(["record", Fixtures.capture(capture), "-o", output])
         #expect(run.status == 0, "\(run.stderr)")
         let expected = try await Self.decodedMD5s([Fixtures.capture(capture)])
-        let recorded = try await Self.ffmpegFrames(output, pixelFormat: capture.hasPrefix("mjpeg") ? "yuvj420p" : "yuv420p")
+        let recorded = try await Self.ffmpegFrames(
+            output, pixelFormat: capture.hasPrefix("mjpeg") ? "yuvj420p" : "yuv420p")
         #expect(expected.count >= 20)
         #expect(recorded.md5s == expected)
         #expect(recorded.times == recorded.times.sorted(), "presentation order: \(recorded.times)")
@@ -116,7 +121,8 @@ import Testing
         var video = try CaptureFile(contentsOf: Fixtures.capture("h264-gst.pcap"))
         var audio = try CaptureFile(contentsOf: Fixtures.capture("audio-pcmu-gst.pcap"))
         let formats: [UInt8: MediaFormat] = [
-            96: .video(VideoFormat(codec: .h264, payloadType: 96)), 0: .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)),
+            96: .video(VideoFormat(codec: .h264, payloadType: 96)),
+            0: .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)),
         ]
         var streams = RecordingStreams(formats: formats, configuration: .init())
         var initializations: [[UInt8]] = []
@@ -158,8 +164,10 @@ import Testing
         let decoded = try await runProgram(
             "/usr/bin/ffmpeg", ["-v", "error", "-i", output, "-f", "framemd5", "-pix_fmt", "yuv420p", "-"])
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
-        let frames = decoded.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let frames = decoded.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last
+        }
+        .map { $0.trimmingCharacters(in: .whitespaces) }
         let expected = try await RecordCommandTests.decodedMD5s([Fixtures.capture("h264-gst.pcap")])
         #expect(frames.count >= 10 && frames == Array(expected.prefix(frames.count)))
     }

@@ -38,8 +38,10 @@ import Testing
         let compressed = [UInt8](try Data(contentsOf: file))
         try? FileManager.default.removeItem(at: file)
         #expect(compressed.count < 4000)
-        let packet = RTPPacketBuilder(marker: true, payloadType: 107, sequenceNumber: 1, timestamp: 0, ssrc: 0xB0B, payload: compressed)
-            .bytes()
+        let packet = RTPPacketBuilder(
+            marker: true, payloadType: 107, sequenceNumber: 1, timestamp: 0, ssrc: 0xB0B, payload: compressed
+        )
+        .bytes()
         let udp = CaptureBytes.udp(sourcePort: 40000, destinationPort: 5084, payload: packet)
         let capture = CaptureBytes.pcap([
             CaptureBytes.Record(seconds: 1, fraction: 0, frame: CaptureBytes.ethernet(CaptureBytes.ipv4(payload: udp)))

@@ -25,7 +25,9 @@ import VideoDecoding
         let run = try await RTPDumpBinary.run(["decode", Self.capture, "--md5"])
         #expect(run.status == 0, "\(run.stderr)")
         let md5s = run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
-        #expect(md5s == (try Self.expected("rtsp-payloads-tcp.pcap.gst-frames.md5")).split(separator: "\n").map(String.init))
+        #expect(
+            md5s == (try Self.expected("rtsp-payloads-tcp.pcap.gst-frames.md5")).split(separator: "\n").map(String.init)
+        )
     }
 
     @Test func theG726DecodesToWhatFFmpegsClientDecoded() async throws {
@@ -36,7 +38,8 @@ import VideoDecoding
         #expect(run.stderr.contains("G726"), "\(run.stderr)")
         #expect(
             try await AudioFileTests.ffmpegPCM(output)
-                == (try Self.expected("rtsp-payloads-tcp.pcap.ffmpeg-g726-pcm.txt")).trimmingCharacters(in: .whitespacesAndNewlines))
+                == (try Self.expected("rtsp-payloads-tcp.pcap.ffmpeg-g726-pcm.txt")).trimmingCharacters(
+                    in: .whitespacesAndNewlines))
     }
 
     @Test func theMetadataDocumentsAreThoseTheServerSent() async throws {

@@ -19,8 +19,11 @@ import Testing
         var stepping = false
         let bytes = try CaptureRewriting.rewritten("h264-gst.pcap") { _, payload in
             var payload = payload
-            guard payload.count >= 12, payload[0] >> 6 == 2, !RTPPacket.looksLikeRTCP(payload[...]) else { return payload }
-            let timestamp = UInt32(payload[4]) << 24 | UInt32(payload[5]) << 16 | UInt32(payload[6]) << 8 | UInt32(payload[7])
+            guard payload.count >= 12, payload[0] >> 6 == 2, !RTPPacket.looksLikeRTCP(payload[...]) else {
+                return payload
+            }
+            let timestamp =
+                UInt32(payload[4]) << 24 | UInt32(payload[5]) << 16 | UInt32(payload[6]) << 8 | UInt32(payload[7])
             defer {
                 rtp += 1
                 previous = timestamp

@@ -13,8 +13,10 @@ import Testing
 
     /// RFC 4648 section 10's test vectors, and back.
     @Test func encodesRFC4648sVectors() {
-        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
-                       "foobar": "Zm9vYmFy"]
+        let vectors = [
+            "": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
+            "foobar": "Zm9vYmFy",
+        ]
         for (plain, encoded) in vectors {
             #expect(String(decoding: Base64.encode(Array(plain.utf8)), as: UTF8.self) == encoded)
             #expect(Base64.decode(Substring(encoded)) == Array(plain.utf8))

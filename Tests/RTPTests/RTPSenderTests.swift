@@ -6,7 +6,9 @@ import Testing
     static let start = WallClockTime(ntp: (WallClockTime.unixEpochOffset + 1_800_000_000) << 32)
 
     @Test func packetsAreNumberedAndStampedAsRTPPacketReadsThem() throws {
-        var sender = RTPSender(payloadType: 96, clockRate: 90_000, ssrc: 0xCAFE_0001, firstSequenceNumber: 65_535, timestampOffset: 0xFFFF_FF00)
+        var sender = RTPSender(
+            payloadType: 96, clockRate: 90_000, ssrc: 0xCAFE_0001, firstSequenceNumber: 65_535,
+            timestampOffset: 0xFFFF_FF00)
         var first: [UInt8] = []
         sender.append(payload: [1, 2, 3], marker: false, timestamp: 0, capturedAt: Self.start, to: &first)
         var second: [UInt8] = []

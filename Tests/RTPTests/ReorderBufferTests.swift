@@ -216,7 +216,8 @@ import Testing
         buffer.insert(Self.packet(506), arrival: Self.at(ms: 1))
         out += Self.drain(&buffer, now: Self.at(ms: 1))
         while let o = buffer.flush() { out.append(Self.describe(o)) }
-        let expected: [Out] = (505...514).map { .packet(UInt16($0)) } + [.loss(1_191)]
+        let expected: [Out] =
+            (505...514).map { .packet(UInt16($0)) } + [.loss(1_191)]
             + (1_706...1_709).map { .packet(UInt16($0)) }
         #expect(out == expected)
         #expect(buffer.lost == 1_191 && buffer.duplicates == 0 && buffer.late == 0)

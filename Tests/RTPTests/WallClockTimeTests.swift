@@ -44,7 +44,9 @@ import Testing
     /// the era moves it by that step (modulo the era, as NTP's arithmetic wraps).
     @Test func addingAnyStepNeverTraps() {
         var random = SplitMix64(seed: 38)
-        let steps: [Double] = [0, 1, -1, 0.5, -0.25, 1e9, -1e9, 4.3e9, -4.3e9, 1e300, -1e300, .infinity, -.infinity, .nan]
+        let steps: [Double] = [
+            0, 1, -1, 0.5, -0.25, 1e9, -1e9, 4.3e9, -4.3e9, 1e300, -1e300, .infinity, -.infinity, .nan,
+        ]
         for _ in 0..<10_000 {
             let time = WallClockTime(ntp: random.next())
             for step in steps {
@@ -67,15 +69,19 @@ import Testing
         #expect(WallClockTime(ntp: epoch - (1 << 32) - (1 << 30)).unixSeconds == "-1.250000")
         #expect(WallClockTime(ntp: 0).unixSeconds == "-2208988800.000000")
         #expect(WallClockTime(ntp: UInt64.max).unixSeconds == "2085978496.000000")
-        #expect(WallClockTime(ntp: (1_767_225_600 + WallClockTime.unixEpochOffset) << 32 | 1 << 31).unixSeconds == "1767225600.500000")
+        #expect(
+            WallClockTime(ntp: (1_767_225_600 + WallClockTime.unixEpochOffset) << 32 | 1 << 31).unixSeconds
+                == "1767225600.500000")
     }
 
     /// A sender report of NTP time 0 (RFC 3550: a sender without a wall clock) dates nothing; one of 1900 does.
     @Test func aReportOfNTPZeroDatesNothing() throws {
         var clock = SenderClock(clockRate: 90_000)
-        clock.update(with: RTCPSenderReport(ssrc: 1, ntpTimestamp: 0, rtpTimestamp: 1000, packetCount: 0, octetCount: 0))
+        clock.update(
+            with: RTCPSenderReport(ssrc: 1, ntpTimestamp: 0, rtpTimestamp: 1000, packetCount: 0, octetCount: 0))
         #expect(clock.wallClock(rtpTimestamp: 1000) == nil)
-        clock.update(with: RTCPSenderReport(ssrc: 1, ntpTimestamp: 10 << 32, rtpTimestamp: 1000, packetCount: 0, octetCount: 0))
+        clock.update(
+            with: RTCPSenderReport(ssrc: 1, ntpTimestamp: 10 << 32, rtpTimestamp: 1000, packetCount: 0, octetCount: 0))
         let time = try #require(clock.wallClock(rtpTimestamp: UInt64(UInt32(1000) &- 180_000)))
         #expect(time.unixSeconds == "-2208988792.000000")
         // Before the era's start, NTP's arithmetic wraps to its end (2036), as every NTP implementation does.
@@ -89,8 +95,12 @@ import Testing
         #expect(WallClockTime(ntp: WallClockTime.unixEpochOffset << 32).description == "1970-01-01T00:00:00.000000Z")
         #expect(WallClockTime(ntp: 0).description == "1900-01-01T00:00:00.000000Z")
         #expect(WallClockTime(ntp: UInt64.max).description == "2036-02-07T06:28:16.000000Z")
-        #expect(WallClockTime(ntp: (WallClockTime.unixEpochOffset << 32) - (1 << 31)).description == "1969-12-31T23:59:59.500000Z")
-        #expect(WallClockTime(ntp: (1_767_225_600 + WallClockTime.unixEpochOffset) << 32 | 1 << 31).description == "2026-01-01T00:00:00.500000Z")
+        #expect(
+            WallClockTime(ntp: (WallClockTime.unixEpochOffset << 32) - (1 << 31)).description
+                == "1969-12-31T23:59:59.500000Z")
+        #expect(
+            WallClockTime(ntp: (1_767_225_600 + WallClockTime.unixEpochOffset) << 32 | 1 << 31).description
+                == "2026-01-01T00:00:00.500000Z")
         var random = SplitMix64(seed: 39)
         for _ in 0..<20_000 {
             let time = WallClockTime(ntp: random.next())
@@ -98,7 +108,8 @@ import Testing
             let parts = text.split(whereSeparator: { "-T:.Z".contains($0) }).compactMap { Int($0) }
             try #require(parts.count == 7, "\(text)")
             let days = CivilDateCheck.days(year: parts[0], month: parts[1], day: parts[2])
-            let micros = (Int64(days) * 86_400 + Int64(parts[3] * 3600 + parts[4] * 60 + parts[5])) * 1_000_000 + Int64(parts[6])
+            let micros =
+                (Int64(days) * 86_400 + Int64(parts[3] * 3600 + parts[4] * 60 + parts[5])) * 1_000_000 + Int64(parts[6])
             #expect(micros == time.microsecondsSince1970, "\(time.ntp): \(text)")
         }
     }

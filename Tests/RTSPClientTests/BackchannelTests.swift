@@ -17,7 +17,10 @@ import Testing
         let wav = temporary("in.wav")
         let run = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-ar", "\(rate)", "-ac", "1", "-c:a", "pcm_s16le", wav.path])
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-ar", "\(rate)", "-ac",
+                "1", "-c:a", "pcm_s16le", wav.path,
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         return wav
     }
@@ -40,9 +43,11 @@ import Testing
         let decoded = temporary("ref.raw")
         defer { try? FileManager.default.removeItem(at: coded) }
         defer { try? FileManager.default.removeItem(at: decoded) }
-        _ = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path, "-c:a", "pcm_mulaw", "-f", "mulaw", coded.path])
         _ = try await runProgram(
-            "/usr/bin/ffmpeg", ["-v", "error", "-f", "mulaw", "-ar", "8000", "-ac", "1", "-i", coded.path, "-f", "s16le", decoded.path])
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path, "-c:a", "pcm_mulaw", "-f", "mulaw", coded.path])
+        _ = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-f", "mulaw", "-ar", "8000", "-ac", "1", "-i", coded.path, "-f", "s16le", decoded.path])
         return try Data(contentsOf: decoded)
     }
 
@@ -73,7 +78,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: wav) }
         let heard = Self.temporary("heard.raw")
         defer { try? FileManager.default.removeItem(at: heard) }
-        let server = try await RealServer(["--backchannel", heard.path, "--backchannel-codec", codec, "--frames", "300"])
+        let server = try await RealServer([
+            "--backchannel", heard.path, "--backchannel-codec", codec, "--frames", "300",
+        ])
         defer { server.stop() }
         let run = try await RTPDumpBinary.run(["talk", server.url, "--input", wav.path])
         #expect(run.status == 0, "\(run.stderr)")
@@ -85,13 +92,19 @@ import Testing
         defer { try? FileManager.default.removeItem(at: decoded) }
         var skip = 0
         if codec == "aac" {
-            _ = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path, "-c:a", "aac", "-f", "adts", coded.path])
+            _ = try await runProgram(
+                "/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path, "-c:a", "aac", "-f", "adts", coded.path])
             _ = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", coded.path, "-f", "f32le", decoded.path])
         } else {
             _ = try await runProgram(
-                "/usr/bin/ffmpeg", ["-v", "error", "-i", wav.path, "-c:a", "libopus", "-ar", "48000", "-ac", "2", "-f", "ogg", coded.path])
+                "/usr/bin/ffmpeg",
+                ["-v", "error", "-i", wav.path, "-c:a", "libopus", "-ar", "48000", "-ac", "2", "-f", "ogg", coded.path])
             _ = try await runProgram(
-                "/usr/bin/ffmpeg", ["-v", "error", "-c:a", "libopus", "-i", coded.path, "-f", "s16le", "-ar", "48000", "-ac", "2", decoded.path])
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-c:a", "libopus", "-i", coded.path, "-f", "s16le", "-ar", "48000", "-ac", "2",
+                    decoded.path,
+                ])
             // OpusHead: "OpusHead", version, channels, pre-skip (16 bits, little-endian), in stereo 16-bit bytes.
             let ogg = [UInt8](try Data(contentsOf: coded))
             let head = try #require(ogg.firstRange(of: Array("OpusHead".utf8)))
@@ -100,7 +113,8 @@ import Testing
         let expected = try Data(contentsOf: decoded)
         #expect(expected.count > 100_000)
         let received = try await Self.heard(heard, atLeast: skip + expected.count)
-        #expect(received.count >= skip + expected.count, "\(received.count) bytes, \(skip) + \(expected.count) expected")
+        #expect(
+            received.count >= skip + expected.count, "\(received.count) bytes, \(skip) + \(expected.count) expected")
         #expect(received.dropFirst(skip).prefix(expected.count) == expected)
     }
 

@@ -79,7 +79,8 @@ import VideoDecoding
     }
 
     /// Through the library: every picture decodes as GStreamer decodes it, none damaged, nothing lost.
-    /// The BYE comes after the first packets and the media goes on for a second after it: the session ends once the track has
+    /// The BYE comes after the first packets and the media goes on for a second after it: the session ends once the
+    /// track has
     /// been quiet, not at a fixed time after the BYE, and every picture is there (a fixed 300 ms lost the rest).
     @Test func mediaThatOutlastsTheByeIsPlayedToItsEnd() async throws {
         let (server, sender) = try await Self.h264DVR(byeFirst: true)

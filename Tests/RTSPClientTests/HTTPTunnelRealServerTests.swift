@@ -77,10 +77,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let ffmpeg = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-hide_banner", "-loglevel", "error", "-rtsp_transport", "http", "-i", server.url, "-c", "copy", "-f",
-             "h264", "-y", folder + "/ffmpeg.h264"])
+            [
+                "-hide_banner", "-loglevel", "error", "-rtsp_transport", "http", "-i", server.url, "-c", "copy", "-f",
+                "h264", "-y", folder + "/ffmpeg.h264",
+            ])
         #expect(ffmpeg.status == 0, "\(ffmpeg.stderr)")
-        let ours = try await RTPDumpBinary.run(["extract", server.url, "--transport", "http", "-o", folder + "/ours.h264"])
+        let ours = try await RTPDumpBinary.run([
+            "extract", server.url, "--transport", "http", "-o", folder + "/ours.h264",
+        ])
         #expect(ours.status == 0, "\(ours.stderr)")
         func slices(_ name: String) throws -> [[UInt8]] {
             AnnexBSplitter.nalUnits([UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))))

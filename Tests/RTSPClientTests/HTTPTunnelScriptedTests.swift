@@ -24,9 +24,11 @@ import Testing
     /// A 401 on the GET is answered once with the session's credentials, and the POST carries them too;
     /// the RTSP requests inside come through, and the media with them.
     @Test func aTunnelGuardedByHTTPAuthenticationGetsTheCredentials() async throws {
-        let server = try await ScriptedTunnelServer(answerGet: { headers in
-            headers["authorization"] == Self.basic ? nil : "HTTP/1.0 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"axis\""
-        }, Self.streaming)
+        let server = try await ScriptedTunnelServer(
+            answerGet: { headers in
+                headers["authorization"] == Self.basic
+                    ? nil : "HTTP/1.0 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"axis\""
+            }, Self.streaming)
         defer { Task { await server.stop() } }
         var options = Self.options
         options.credentials = Credentials(user: "viewer", password: "Tunn3lPass")
@@ -79,9 +81,10 @@ import Testing
     /// Without credentials, or with wrong ones: `.unauthorized`, naming the tunnel, never the password.
     @Test(arguments: [nil, Credentials(user: "viewer", password: "Wr0ngPass")])
     func aRefusedTunnelIsUnauthorized(credentials: Credentials?) async throws {
-        let server = try await ScriptedTunnelServer(answerGet: { _ in
-            "HTTP/1.0 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"axis\""
-        }, Self.streaming)
+        let server = try await ScriptedTunnelServer(
+            answerGet: { _ in
+                "HTTP/1.0 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"axis\""
+            }, Self.streaming)
         defer { Task { await server.stop() } }
         var options = Self.options
         options.credentials = credentials

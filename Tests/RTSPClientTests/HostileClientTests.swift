@@ -22,7 +22,8 @@ import Testing
     static func started(_ configure: (inout RTSPServer.Configuration) -> Void = { _ in }) async throws
         -> (RTSPServer, MediaSource, Int)
     {
-        let source = try MediaSource(formats: [.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))])
+        let source = try MediaSource(formats: [.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))]
+        )
         var configuration = RTSPServer.Configuration(host: "127.0.0.1", port: 0)
         configure(&configuration)
         let server = RTSPServer(configuration: configuration)
@@ -55,7 +56,9 @@ import Testing
     @Test(arguments: [false, true]) func aClientThatNeverReadsIsNotReadEither(authenticates: Bool) async throws {
         let (server, source, port) = try await Self.started {
             $0.writeBufferLimit = 256 << 10
-            if authenticates { $0.authentication = ServerAuthentication(users: [Credentials(user: "u", password: "p")]) }
+            if authenticates {
+                $0.authentication = ServerAuthentication(users: [Credentials(user: "u", password: "p")])
+            }
         }
         let flooder = try await HostilePeer(port: port)
         // Requests the server answers (a 200, or a 401 that is not a guess: it carries no Authorization).
@@ -99,13 +102,16 @@ import Testing
             $0.maxRequestBodyBytes = 4096
         }
         let large = try await HostilePeer(port: port, reads: true)
-        try await large.send("SET_PARAMETER rtsp://127.0.0.1/live RTSP/1.0\r\nCSeq: 1\r\nContent-Length: 1048575\r\n\r\nx")
+        try await large.send(
+            "SET_PARAMETER rtsp://127.0.0.1/live RTSP/1.0\r\nCSeq: 1\r\nContent-Length: 1048575\r\n\r\nx")
         #expect(await large.closed(within: .seconds(2)) != nil)
         #expect(large.text.hasPrefix("RTSP/1.0 400"), "\(large.text)")
         let held = try await HostilePeer(port: port, reads: true)
-        try await held.send("SET_PARAMETER rtsp://127.0.0.1/live RTSP/1.0\r\nCSeq: 1\r\nContent-Length: 4000\r\n\r\nxyz")
+        try await held.send(
+            "SET_PARAMETER rtsp://127.0.0.1/live RTSP/1.0\r\nCSeq: 1\r\nContent-Length: 4000\r\n\r\nxyz")
         let closedAfter = await held.closed(within: .seconds(5))
-        #expect(closedAfter != nil && closedAfter! > .milliseconds(900), "closed after \(String(describing: closedAfter))")
+        #expect(
+            closedAfter != nil && closedAfter! > .milliseconds(900), "closed after \(String(describing: closedAfter))")
         #expect(held.text.hasPrefix("RTSP/1.0 408"), "\(held.text)")
         await server.stop()
     }
@@ -131,7 +137,8 @@ import Testing
     /// ones held), and the connection ends after the most it may give.
     @Test func guessesAreSlowedAndEndTheConnection() async throws {
         let (server, _, port) = try await Self.started {
-            $0.authentication = ServerAuthentication(users: [Credentials(user: "admin", password: "right")], schemes: [.basic])
+            $0.authentication = ServerAuthentication(
+                users: [Credentials(user: "admin", password: "right")], schemes: [.basic])
             $0.maxAuthenticationFailures = 5
         }
         let guesser = try await HostilePeer(port: port, from: "127.0.0.3", reads: true)
@@ -139,7 +146,8 @@ import Testing
         var burst = ""
         for (index, guess) in ["a", "b", "c", "d", "e", "f", "g"].enumerated() {
             let value = Array("admin:\(guess)".utf8)
-            burst += "DESCRIBE rtsp://127.0.0.1/live RTSP/1.0\r\nCSeq: \(index + 1)\r\nAuthorization: Basic \(Self.base64(value))\r\n\r\n"
+            burst +=
+                "DESCRIBE rtsp://127.0.0.1/live RTSP/1.0\r\nCSeq: \(index + 1)\r\nAuthorization: Basic \(Self.base64(value))\r\n\r\n"
         }
         try await guesser.send(burst)
         let closedAfter = await guesser.closed(within: .seconds(10))
@@ -175,14 +183,16 @@ import Testing
         let before = try Self.residentMB(served.processIdentifier)
         var flooders: [HostilePeer] = []
         for index in 0..<4 { flooders.append(try await HostilePeer(port: port, from: "127.0.0.\(10 + index)")) }
-        let request = String(repeating: authenticates ? HostileClientTests.describe : HostileClientTests.options, count: 1000)
+        let request = String(
+            repeating: authenticates ? HostileClientTests.describe : HostileClientTests.options, count: 1000)
         async let floods = withTaskGroup(of: Int.self) { group in
             for flooder in flooders { group.addTask { await flooder.flood(request, for: .seconds(6)) } }
             return await group.reduce(0, +)
         }
         // A viewer decodes the capture's frames while they flood.
         let viewer = try await RTPDumpBinary.run(
-            ["decode", served.url, "--md5", "--duration", "3"] + (authenticates ? ["--user", "viewer", "--password", "secret"] : []))
+            ["decode", served.url, "--md5", "--duration", "3"]
+                + (authenticates ? ["--user", "viewer", "--password", "secret"] : []))
         #expect(viewer.status == 0, "\(viewer.stderr)")
         #expect(viewer.stdout.split(separator: "\n").count > 30)
         let sent = await floods

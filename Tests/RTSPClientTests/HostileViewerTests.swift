@@ -13,7 +13,8 @@ import Testing
 @Suite(.serialized) struct HostileViewerTests {
     static let offer = RealServer.root.appendingPathComponent("Tests/WebRTCTests/Offers/chromium-recvonly.sdp").path
 
-    static func server(_ configure: (inout WebRTCServer.Configuration) -> Void = { _ in }) async throws -> WebRTCServer {
+    static func server(_ configure: (inout WebRTCServer.Configuration) -> Void = { _ in }) async throws -> WebRTCServer
+    {
         var configuration = WebRTCServer.Configuration(httpPort: 0, host: "127.0.0.1")
         configure(&configuration)
         let server = try WebRTCServer(configuration: configuration)
@@ -25,7 +26,8 @@ import Testing
     /// POSTs `count` times, from one curl (so that a busy machine's process starts do not space them out); the
     /// statuses in order.
     static func post(_ url: String, _ arguments: [String], count: Int = 1) async throws -> [Int] {
-        let each = ["-s", "-o", "/dev/null", "-w", "%{http_code}\\n", "-X", "POST", "-H", "Content-Type: application/sdp"]
+        let each =
+            ["-s", "-o", "/dev/null", "-w", "%{http_code}\\n", "-X", "POST", "-H", "Content-Type: application/sdp"]
             + arguments + [url]
         let run = try await runProgram(
             "/usr/bin/curl", ["--max-time", "30"] + Array(repeating: each, count: count).joined(separator: ["--next"]))
@@ -68,14 +70,18 @@ import Testing
         let replies = NIOLockedValueBox(0)
         let client = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Counter(replies)) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Counter(replies))
+                }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         let target = try SocketAddress(ipAddress: "127.0.0.1", port: port)
         let stranger = STUNMessage(
             .request, transactionID: [UInt8](repeating: 7, count: 12), attributes: [.username("nobody:else")]
         ).serialized(integrityKey: Array("password".utf8))
-        for datagram in [stranger, [UInt8](repeating: 0x16, count: 100), [0x80, 0xC8] + [UInt8](repeating: 0, count: 40)] {
+        for datagram in [
+            stranger, [UInt8](repeating: 0x16, count: 100), [0x80, 0xC8] + [UInt8](repeating: 0, count: 40),
+        ] {
             try await client.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: ByteBuffer(bytes: datagram)))
         }
         try await Task.sleep(for: .seconds(1))

@@ -15,7 +15,9 @@ import Testing
         #expect(inURL.status != 0)
         #expect(inURL.stderr.contains("401 Unauthorized"))
         #expect(!inURL.all.contains("Wr0ngPass"))
-        let asOption = try await Self.run(["decode", server.url, "--md5", "--user", "viewer", "--password", "Wr0ngPass"])
+        let asOption = try await Self.run([
+            "decode", server.url, "--md5", "--user", "viewer", "--password", "Wr0ngPass",
+        ])
         #expect(asOption.status != 0)
         #expect(asOption.stderr.contains("401 Unauthorized"))
         #expect(!asOption.all.contains("Wr0ngPass"))
@@ -83,8 +85,11 @@ import Testing
         #expect(extract.status == 0, "\(extract.stderr)")
         let probe = try await runProgram(
             "/usr/bin/ffprobe",
-            ["-v", "error", "-count_packets", "-show_entries", "stream=codec_name,sample_rate,channels,nb_read_packets",
-             "-of", "csv=p=0", output])
+            [
+                "-v", "error", "-count_packets", "-show_entries",
+                "stream=codec_name,sample_rate,channels,nb_read_packets",
+                "-of", "csv=p=0", output,
+            ])
         let fields = probe.stdout.split(whereSeparator: { $0 == "\n" || $0 == "," }).map(String.init)
         #expect(Array(fields.prefix(3)) == ["aac", "48000", "1"], "\(probe.stdout)")
         let frames = fields.count > 3 ? Int(fields[3]) ?? 0 : 0

@@ -19,9 +19,12 @@ import Testing
         let isKeyframe = index % keyframeEvery == 0
         var slice = [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: size)
         slice[0] = isKeyframe ? 0x65 : 0x41
-        let sps: [UInt8] = [0x67, 0x42, 0xC0, 0x1E, 0xDA, 0x02, 0x80, 0xBF, 0xE5, 0xC0, 0x44, 0x00, 0x00, 0x03, 0x00, 0x04]
+        let sps: [UInt8] = [
+            0x67, 0x42, 0xC0, 0x1E, 0xDA, 0x02, 0x80, 0xBF, 0xE5, 0xC0, 0x44, 0x00, 0x00, 0x03, 0x00, 0x04,
+        ]
         let pps: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
-        return AccessUnit(codec: .h264, timestamp: UInt64(index) * 3000, nalUnits: isKeyframe ? [sps, pps, slice] : [slice])
+        return AccessUnit(
+            codec: .h264, timestamp: UInt64(index) * 3000, nalUnits: isKeyframe ? [sps, pps, slice] : [slice])
     }
 
     static func started(_ source: MediaSource, writeBufferLimit: Int = 2 << 20) async throws -> (RTSPServer, String) {
@@ -98,7 +101,8 @@ import Testing
     /// Connections are bounded: one over the limit is closed at once, and one that sends nothing and holds no
     /// session is closed after the session timeout, so idle peers cannot hold every place.
     @Test(.timeLimit(.minutes(1))) func idleAndExcessConnectionsAreClosed() async throws {
-        let source = try MediaSource(formats: [.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))])
+        let source = try MediaSource(formats: [.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))]
+        )
         var configuration = RTSPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.maxConnections = 1
         configuration.sessionTimeout = .seconds(2)
@@ -132,7 +136,8 @@ import Testing
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) }
             }
             .connect(host: path.host, port: path.port).get()
-        let setup = "SETUP \(url)/trackID=0 RTSP/1.0\r\nCSeq: 1\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n"
+        let setup =
+            "SETUP \(url)/trackID=0 RTSP/1.0\r\nCSeq: 1\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: setup))
         // Reads until the SETUP answer (and its session) is in; then PLAY, and nothing more is read.
         var session: String?
@@ -142,7 +147,8 @@ import Testing
             session = collector.session
         }
         guard let session else { throw ServerError(description: "no SETUP answer") }
-        try await channel.writeAndFlush(ByteBuffer(string: "PLAY \(url) RTSP/1.0\r\nCSeq: 2\r\nSession: \(session)\r\n\r\n"))
+        try await channel.writeAndFlush(
+            ByteBuffer(string: "PLAY \(url) RTSP/1.0\r\nCSeq: 2\r\nSession: \(session)\r\n\r\n"))
         return channel
     }
 }
@@ -234,6 +240,7 @@ final class SessionCollector: ChannelInboundHandler, @unchecked Sendable {  // r
         unit.captureTime = WallClockTime(ntp: (1_767_225_600 + WallClockTime.unixEpochOffset) << 32 | 1 << 31)
         #expect(
             "\(MediaUnit.video(unit))"
-                == "H.264 picture, track 0, RTP time 0: keyframe, 3 NAL units, 1020 bytes, complete, captured 2026-01-01T00:00:00.500000Z")
+                == "H.264 picture, track 0, RTP time 0: keyframe, 3 NAL units, 1020 bytes, complete, captured 2026-01-01T00:00:00.500000Z"
+        )
     }
 }

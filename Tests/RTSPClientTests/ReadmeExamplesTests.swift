@@ -114,8 +114,10 @@ import Testing
             #expect(probe.stdout.split(separator: "\n").sorted() == ["aac", "h264", "pcm_mulaw"], "\(file)")
             let first = try await runProgram(
                 "/usr/bin/ffprobe",
-                ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-read_intervals", "%+#1",
-                 "-of", "csv=p=0", file])
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-read_intervals", "%+#1",
+                    "-of", "csv=p=0", file,
+                ])
             #expect(first.stdout.hasPrefix("K"), "\(file) starts with \(first.stdout)")
             let decode = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-f", "null", "-"])
             #expect(decode.status == 0 && decode.stderr.isEmpty, "\(file): \(decode.stderr)")
@@ -153,10 +155,12 @@ import Testing
         let server = try await relay(camera.url, port: 0)
         let url = "rtsp://127.0.0.1:\(try #require(server.port))/camera"
         let probe = try await runProgram(
-            "/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name", "-of", "csv=p=0", url])
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name", "-of", "csv=p=0", url])
         #expect(probe.stdout.split(separator: "\n").sorted() == ["aac", "h264", "pcm_mulaw"], "\(probe.all)")
         let play = try await runProgram(
-            "/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "udp", "-i", url, "-map", "0", "-t", "3", "-f", "null", "-"])
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-rtsp_transport", "udp", "-i", url, "-map", "0", "-t", "3", "-f", "null", "-"])
         // FFmpeg says this of the camera's own stream too (played directly): its timestamps, not a fault here.
         let faults = play.stderr.split(separator: "\n").filter { !$0.contains("non monotonically increasing dts") }
         #expect(play.status == 0 && faults.isEmpty, "\(play.stderr)")
@@ -172,8 +176,10 @@ import Testing
         let page = "http://127.0.0.1:\(try #require(browsers.httpPort))/camera/"
         async let probe = runProgram(
             "/usr/bin/ffprobe",
-            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
-             "rtsp://127.0.0.1:\(try #require(rtsp.port))/camera"])
+            [
+                "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
+                "rtsp://127.0.0.1:\(try #require(rtsp.port))/camera",
+            ])
         let played = try await WebRTCBrowserTests.play(page, seconds: 4)
         let video = try #require(played.tracks?.first { $0.kind == "video" }, "\(played)")
         #expect(video.codec == "video/H264" && video.frameWidth == 320 && video.framesDecoded >= 30, "\(video)")

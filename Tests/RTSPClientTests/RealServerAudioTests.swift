@@ -50,12 +50,14 @@ import Testing
             switch unit {
             case .video(let accessUnit):
                 #expect(accessUnit.isComplete)
-                note(track: accessUnit.track, timestamp: accessUnit.timestamp, clockRate: 90_000,
-                     captureTime: accessUnit.captureTime)
+                note(
+                    track: accessUnit.track, timestamp: accessUnit.timestamp, clockRate: 90_000,
+                    captureTime: accessUnit.captureTime)
             case .audio(let frame):
                 tracks[frame.track].lost += frame.lostPacketsBefore
-                note(track: frame.track, timestamp: frame.timestamp, clockRate: frame.clockRate,
-                     captureTime: frame.captureTime)
+                note(
+                    track: frame.track, timestamp: frame.timestamp, clockRate: frame.clockRate,
+                    captureTime: frame.captureTime)
                 try decoders[frame.track]?.decode(frame) { pcm in
                     tracks[frame.track].samples += pcm.sampleCount
                     let loudest = pcm.int16Interleaved.map { $0 == .min ? .max : abs($0) }.max() ?? 0

@@ -21,7 +21,8 @@ import VideoDecoding
         var options = RTSPSessionOptions(transport: transport)
         options.mediaKinds = [.video, .audio, .application, .metadata]
         let session = try await RTSPSession.connect(to: server.url, options: options)
-        #expect(session.tracks.map(\.format.encodingName) == ["H264", "G726-32", "G722", "X-GST", "VND.ONVIF.METADATA"])
+        #expect(
+            session.tracks.map(\.format.encodingName) == ["H264", "G726-32", "G722", "X-GST", "VND.ONVIF.METADATA"])
         #expect(session.tracks.map(\.format.kind) == [.video, .audio, .audio, .application, .metadata])
         var decoders: [Int: FFmpegAudioDecoder] = [:]
         for (index, track) in session.tracks.enumerated() {
@@ -69,7 +70,8 @@ import VideoDecoding
         // The metadata documents, each whole: the fixture's first 20, as sent.
         let sent = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("Fixtures/expected/metadata-onvif.pcap.sent-units.txt"),
+                .deletingLastPathComponent().appendingPathComponent(
+                    "Fixtures/expected/metadata-onvif.pcap.sent-units.txt"),
             encoding: .utf8
         ).split(separator: "\n").map(String.init)
         #expect(documents == Array(sent.prefix(20)))

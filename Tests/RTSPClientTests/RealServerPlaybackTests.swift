@@ -16,11 +16,14 @@ import VideoDecoding
 @Suite(.serialized) struct RealServerPlaybackTests {
     /// The recording's file and FFmpeg's frames of it (I420 MD5s, in order).
     static func recording() async throws -> (path: String, frames: [String]) {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString).mp4").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString).mp4")
+            .path
         let made = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=rate=30:size=320x240", "-t", "10", "-g", "30", "-bf", "0",
-             "-c:v", "libx264", "-pix_fmt", "yuv420p", path])
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=rate=30:size=320x240", "-t", "10", "-g", "30", "-bf", "0",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
+            ])
         #expect(made.status == 0, "\(made.stderr)")
         let decoded = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "framemd5", "-"])
         let frames = decoded.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {

@@ -14,7 +14,10 @@ import Testing
     static func ffmpegReads(_ file: String) async throws -> (codecs: [String], videoFrames: Int, errors: String) {
         let probe = try await runProgram(
             "/usr/bin/ffprobe",
-            ["-v", "error", "-count_frames", "-show_entries", "stream=codec_name,nb_read_frames", "-of", "csv=p=0", file])
+            [
+                "-v", "error", "-count_frames", "-show_entries", "stream=codec_name,nb_read_frames", "-of", "csv=p=0",
+                file,
+            ])
         var codecs: [String] = []
         var videoFrames = 0
         for line in probe.stdout.split(separator: "\n") {
@@ -30,10 +33,12 @@ import Testing
     static func gstreamerBuffers(_ file: String) async throws -> [String: Int] {
         let run = try await runProgram(
             "/usr/bin/gst-launch-1.0",
-            ["-v", "filesrc", "location=\(file)", "!", "qtdemux", "name=d",
-             "d.video_0", "!", "queue", "!", "decodebin", "!", "fakesink", "name=video", "silent=false",
-             "d.audio_0", "!", "queue", "!", "decodebin", "!", "fakesink", "name=audio0", "silent=false",
-             "d.audio_1", "!", "queue", "!", "decodebin", "!", "fakesink", "name=audio1", "silent=false"])
+            [
+                "-v", "filesrc", "location=\(file)", "!", "qtdemux", "name=d",
+                "d.video_0", "!", "queue", "!", "decodebin", "!", "fakesink", "name=video", "silent=false",
+                "d.audio_0", "!", "queue", "!", "decodebin", "!", "fakesink", "name=audio0", "silent=false",
+                "d.audio_1", "!", "queue", "!", "decodebin", "!", "fakesink", "name=audio1", "silent=false",
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         var buffers: [String: Int] = [:]
         for sink in ["video", "audio0", "audio1"] {
@@ -63,8 +68,10 @@ import Testing
             #expect(read.errors.isEmpty, "\(file): \(read.errors)")
             let first = try await runProgram(
                 "/usr/bin/ffprobe",
-                ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-read_intervals", "%+#1",
-                 "-of", "csv=p=0", file])
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-read_intervals", "%+#1",
+                    "-of", "csv=p=0", file,
+                ])
             #expect(first.stdout.hasPrefix("K"), "\(file) starts with \(first.stdout)")
             let buffers = try await Self.gstreamerBuffers(file)
             #expect(buffers.count == 3 && buffers.values.allSatisfy { $0 >= (whole ? 20 : 1) }, "\(file): \(buffers)")

@@ -23,7 +23,9 @@ import Testing
     final class Log: Sendable {
         private let box = NIOLockedValueBox<[Int: [(method: String, session: String?)]]>([:])
         func note(_ request: RTSPMessage, _ connection: ScriptedServer.Connection) {
-            box.withLockedValue { $0[connection.index, default: []].append((request.method ?? "", request.header("Session"))) }
+            box.withLockedValue {
+                $0[connection.index, default: []].append((request.method ?? "", request.header("Session")))
+            }
         }
         func methods(_ connection: Int) -> [String] { box.withLockedValue { $0[connection]?.map(\.method) ?? [] } }
         func sessions(_ connection: Int) -> [String?] { box.withLockedValue { $0[connection]?.map(\.session) ?? [] } }
@@ -55,8 +57,12 @@ import Testing
             packets.append(packet)
             if packets.count == 20 { break }
         }
-        #expect(packets.map(\.packet.ssrc) == Array(repeating: 0x1234_5678, count: 10) + Array(repeating: 0xABCD_0001, count: 10))
-        #expect(packets.map(\.isDiscontinuity) == Array(repeating: false, count: 10) + [true] + Array(repeating: false, count: 9))
+        #expect(
+            packets.map(\.packet.ssrc) == Array(repeating: 0x1234_5678, count: 10)
+                + Array(repeating: 0xABCD_0001, count: 10))
+        #expect(
+            packets.map(\.isDiscontinuity) == Array(repeating: false, count: 10) + [true]
+                + Array(repeating: false, count: 9))
         let statistics = await session.statistics()
         #expect(statistics.reconnects == 1)
         #expect(statistics.timeWithoutMedia > .zero && statistics.timeWithoutMedia < .seconds(3))
@@ -166,7 +172,9 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").filter { $0.contains("0x12345678") }.count > 10)
         let down = try await ScriptedServer.freePort()
-        let never = try await RTPDumpBinary.run(["packets", "rtsp://127.0.0.1:\(down)/x", "--reconnect", "--duration", "2"])
+        let never = try await RTPDumpBinary.run([
+            "packets", "rtsp://127.0.0.1:\(down)/x", "--reconnect", "--duration", "2",
+        ])
         #expect(never.status != 0)
         #expect(never.stderr.contains("Connection refused"), "\(never.stderr)")
         #expect(never.duration < .seconds(15))  // --duration 2: it ends then, not never
@@ -401,7 +409,8 @@ import Testing
         let huge = RTSPSessionOptions.Reconnection(initialDelay: .seconds(1), maxDelay: .seconds(5), multiplier: 1e308)
         #expect(huge.delay(attempt: 1000, random: 0.5) == .seconds(5))
         // A bound of Int64.max seconds (its nanoseconds overflowed): the delay is at most a century.
-        let endless = RTSPSessionOptions.Reconnection(initialDelay: .seconds(1), maxDelay: .seconds(Int64.max), multiplier: 10)
+        let endless = RTSPSessionOptions.Reconnection(
+            initialDelay: .seconds(1), maxDelay: .seconds(Int64.max), multiplier: 10)
         #expect(endless.delay(attempt: 1000, random: 0.5) == .seconds(3_000_000_000))
     }
 }

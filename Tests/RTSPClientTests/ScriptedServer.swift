@@ -79,7 +79,8 @@ final class ScriptedServer: Sendable {
     /// A server on `host` (any address of 127.0.0.0/8 is this machine's loopback: a second host for a test),
     /// on `port` (0: any free one).
     init(host: String = "127.0.0.1", port: Int = 0, _ script: @escaping Script) async throws {
-        let state = NIOLockedValueBox<(requests: [RTSPMessage], connections: Int, interleaved: [(UInt8, [UInt8])])>(([], 0, []))
+        let state = NIOLockedValueBox<(requests: [RTSPMessage], connections: Int, interleaved: [(UInt8, [UInt8])])>(
+            ([], 0, []))
         self.state = state
         self.host = host
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

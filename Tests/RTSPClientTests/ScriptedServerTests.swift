@@ -684,7 +684,8 @@ extension RTSPMessage {
             connection.sendInterleaved(packets)
             connection.channel.eventLoop.scheduleTask(in: .milliseconds(300)) {
                 var bye = RTCPCompoundBuilder()
-                bye.appendReceiverReport(RTCPReceiverReport(ssrc: 0x1000_0000 + UInt32(packets.count / 30 - 1), reportBlocks: []))
+                bye.appendReceiverReport(
+                    RTCPReceiverReport(ssrc: 0x1000_0000 + UInt32(packets.count / 30 - 1), reportBlocks: []))
                 bye.appendGoodbye(ssrcs: [0x1000_0000 + UInt32((packets.count - 1) / 30)], reason: "end")
                 connection.sendInterleaved([bye.bytes], channel: 1)
             }
@@ -720,7 +721,9 @@ extension RTSPMessage {
         """
 
     @Test func rtpOnTheBackchannelIsDroppedUnread() async throws {
-        let frame = RTPPacketBuilder(payloadType: 0, sequenceNumber: 1, ssrc: 9, payload: [UInt8](repeating: 0xFF, count: 60_000)).bytes()
+        let frame = RTPPacketBuilder(
+            payloadType: 0, sequenceNumber: 1, ssrc: 9, payload: [UInt8](repeating: 0xFF, count: 60_000)
+        ).bytes()
         let server = try await ScriptedServer { request, connection in
             connection.answerNormally(request, sdp: Self.sdp)
             guard request.method == "PLAY" else { return }
@@ -805,7 +808,9 @@ extension RTSPMessage {
             try await Task.sleep(for: .milliseconds(20))
         }
         let receiver = try SRTPReceiver(key: key)
-        let packets = try frames.filter { $0.channel == 0 }.map { try RTPPacket(try receiver.unprotect($0.payload)[...]) }
+        let packets = try frames.filter { $0.channel == 0 }.map {
+            try RTPPacket(try receiver.unprotect($0.payload)[...])
+        }
         #expect(packets.count == 10)
         #expect(packets.flatMap { Array($0.payload) } == G711.encode(tone, codec: .pcmu))
         await session.teardown()

@@ -84,7 +84,8 @@ private final class TunnelHandler: ChannelInboundHandler {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         cookie = headers["x-sessioncookie"] ?? ""
         let rest = Array(head[(end + 4)...])
@@ -98,7 +99,8 @@ private final class TunnelHandler: ChannelInboundHandler {
             let connection = ScriptedServer.Connection(channel: context.channel, index: 0)
             state.withLockedValue { $0.gets[cookie] = connection }
             context.writeAndFlush(
-                wrapOutboundOut(ByteBuffer(string: "HTTP/1.0 200 OK\r\nContent-Type: application/x-rtsp-tunnelled\r\n\r\n")),
+                wrapOutboundOut(
+                    ByteBuffer(string: "HTTP/1.0 200 OK\r\nContent-Type: application/x-rtsp-tunnelled\r\n\r\n")),
                 promise: nil)
         } else if let refusal = answerPost?(headers) {
             refusedPost = true

@@ -64,7 +64,10 @@ import Testing
         let served = try await Served(Self.capture(name))
         let run = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "framemd5", "-"])
+            [
+                "-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-fps_mode", "passthrough", "-pix_fmt",
+                "yuv420p", "-f", "framemd5", "-",
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
             $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -81,12 +84,15 @@ import Testing
         let run = try await runProgram(
             "/usr/bin/gst-launch-1.0",
             [
-                "-q", "rtspsrc", "location=\(served.url)", "protocols=udp", "!", "rtp\(codec)depay", "!", "\(codec)parse", "!",
+                "-q", "rtspsrc", "location=\(served.url)", "protocols=udp", "!", "rtp\(codec)depay", "!",
+                "\(codec)parse", "!",
                 "avdec_\(codec)", "max-threads=1", "!", "video/x-raw,format=I420", "!", "checksumsink", "hash=md5",
             ])
         #expect(run.status == 0, "\(run.stderr)")
         let frames = run.all.split(separator: "\n").compactMap { line in
-            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.map(String.init).flatMap { $0.count == 32 ? $0 : nil }
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.map(String.init).flatMap {
+                $0.count == 32 ? $0 : nil
+            }
         }
         #expect(frames == expected)
         _ = await served.waitForExit()
@@ -115,7 +121,10 @@ import Testing
         #expect(extracted.status == 0, "\(extracted.stderr)")
         func frames(_ input: String, _ extra: [String]) async throws -> [String] {
             let run = try await runProgram(
-                "/usr/bin/ffmpeg", ["-v", "error"] + extra + ["-i", input, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "framemd5", "-"])
+                "/usr/bin/ffmpeg",
+                ["-v", "error"] + extra + [
+                    "-i", input, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "framemd5", "-",
+                ])
             #expect(run.status == 0, "\(run.stderr)")
             return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
                 $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -134,7 +143,9 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID()).mjpeg")
         defer { try? FileManager.default.removeItem(at: file) }
         let sdp = Self.capture("mjpeg-420-gst.sdp")
-        let extracted = try await RTPDumpBinary.run(["extract", Self.capture("mjpeg-420-gst.pcap"), "--sdp", sdp, "-o", file.path])
+        let extracted = try await RTPDumpBinary.run([
+            "extract", Self.capture("mjpeg-420-gst.pcap"), "--sdp", sdp, "-o", file.path,
+        ])
         #expect(extracted.status == 0, "\(extracted.stderr)")
         func frames(_ arguments: [String]) async throws -> [String] {
             let run = try await runProgram(
@@ -160,14 +171,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let wav = directory.appendingPathComponent("capture.wav").path
         let sdp = Self.capture("\(name).sdp")
-        let decoded = try await RTPDumpBinary.run(["decode", Self.capture("\(name).pcap"), "--sdp", sdp, "--audio", "-o", wav])
+        let decoded = try await RTPDumpBinary.run([
+            "decode", Self.capture("\(name).pcap"), "--sdp", sdp, "--audio", "-o", wav,
+        ])
         #expect(decoded.status == 0, "\(decoded.stderr)")
         let expected = directory.appendingPathComponent("expected.raw")
         _ = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", wav, "-f", "s16le", expected.path])
         let served = try await Served(Self.capture("\(name).pcap"), ["--sdp", sdp])
         let received = directory.appendingPathComponent("received.raw")
         let run = try await runProgram(
-            "/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-f", "s16le", received.path])
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-f", "s16le", received.path])
         #expect(run.status == 0, "\(run.stderr)")
         let pcm = try Data(contentsOf: received)
         #expect(pcm.count > 10_000)
@@ -183,8 +197,11 @@ import Testing
             let served = try await Served(Self.capture("h264-ffmpeg.pcap"), ["--serve-srtp"])
             let run = try await runProgram(
                 "/usr/bin/ffmpeg",
-                ["-v", "error", "-rtsp_transport", transport, "-i", served.url, "-fps_mode", "passthrough", "-pix_fmt",
-                 "yuv420p", "-f", "framemd5", "-"])
+                [
+                    "-v", "error", "-rtsp_transport", transport, "-i", served.url, "-fps_mode", "passthrough",
+                    "-pix_fmt",
+                    "yuv420p", "-f", "framemd5", "-",
+                ])
             #expect(run.status == 0, "\(run.stderr)")
             let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
                 $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -194,7 +211,8 @@ import Testing
         }
         let served = try await Served(Self.capture("h264-ffmpeg.pcap"), ["--serve-srtp"])
         let run = try await RTPDumpBinary.run(["decode", served.url, "--md5"])
-        #expect(run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) } == expected)
+        #expect(
+            run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) } == expected)
         _ = await served.waitForExit()
     }
 
@@ -205,7 +223,9 @@ import Testing
         let refused = try await RTPDumpBinary.run(["streams", served.url])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("401"), "\(refused.stderr)")
-        let run = try await RTPDumpBinary.run(["decode", served.url, "--md5", "--user", "viewer", "--password", "pa ss:wörd"])
+        let run = try await RTPDumpBinary.run([
+            "decode", served.url, "--md5", "--user", "viewer", "--password", "pa ss:wörd",
+        ])
         #expect(run.stdout.split(separator: "\n").count == 75, "\(run.stderr)")
         _ = await served.waitForExit()
     }
@@ -216,7 +236,10 @@ import Testing
         let served = try await Served(camera.url)
         let run = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-frames:v", "60", "-pix_fmt", "yuv420p", "-f", "framemd5", "-"])
+            [
+                "-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-frames:v", "60", "-pix_fmt", "yuv420p",
+                "-f", "framemd5", "-",
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(frames.count == 60)

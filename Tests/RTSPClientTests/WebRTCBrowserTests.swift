@@ -24,7 +24,9 @@ import Testing
                 return (firstLine(of: handle), firstLine(of: handle), process)
             }
             (rtspURL, pageURL, process) = started
-            #expect(pageURL.hasPrefix("http://127.0.0.1:") && pageURL.hasSuffix("/stream/"), "rtpdump serve printed \(pageURL)")
+            #expect(
+                pageURL.hasPrefix("http://127.0.0.1:") && pageURL.hasSuffix("/stream/"),
+                "rtpdump serve printed \(pageURL)")
         }
 
         deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
@@ -56,11 +58,16 @@ import Testing
     /// An H.264 Annex B file of FFmpeg's test pattern (libx264, Constrained Baseline, 640x360, 30 fps, no
     /// B-frames, a keyframe every `keyframeInterval` pictures), made in the temporary folder; the caller removes it.
     static func h264File(frames: Int, keyframeInterval: Int) async throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webrtc-\(UUID().uuidString).h264").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webrtc-\(UUID().uuidString).h264")
+            .path
         let made = try await runProgram(
             "/usr/bin/ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "\(frames)", "-c:v", "libx264",
-             "-profile:v", "baseline", "-bf", "0", "-g", "\(keyframeInterval)", "-sc_threshold", "0", "-pix_fmt", "yuv420p", file])
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "\(frames)", "-c:v",
+                "libx264",
+                "-profile:v", "baseline", "-bf", "0", "-g", "\(keyframeInterval)", "-sc_threshold", "0", "-pix_fmt",
+                "yuv420p", file,
+            ])
         #expect(made.status == 0, "\(made.stderr)")
         return file
     }
@@ -153,7 +160,8 @@ import Testing
         let served = try await Served(file, ["--loop"])
         let whep = served.pageURL + "whep"
         func curl(_ arguments: [String]) async throws -> (status: Int, headers: String, body: String) {
-            let run = try await runProgram("/usr/bin/curl", ["-s", "-D", "-", "-o", "-", "--max-time", "10"] + arguments)
+            let run = try await runProgram(
+                "/usr/bin/curl", ["-s", "-D", "-", "-o", "-", "--max-time", "10"] + arguments)
             let text = run.stdout.replacingOccurrences(of: "\r\n", with: "\n")
             let parts = text.components(separatedBy: "\n\n")
             let status = Int(parts.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
@@ -161,15 +169,22 @@ import Testing
         }
         let preflight = try await curl(["-X", "OPTIONS", whep])
         #expect(preflight.status == 204 && preflight.headers.lowercased().contains("access-control-allow-origin: *"))
-        let notSDP = try await curl(["-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", "hello", whep])
+        let notSDP = try await curl([
+            "-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", "hello", whep,
+        ])
         #expect(notSDP.status == 400 && notSDP.body.contains("not a session description"), "\(notSDP)")
         let wrongType = try await curl(["-X", "POST", "-H", "Content-Type: text/plain", "--data-binary", "v=0", whep])
         #expect(wrongType.status == 415)
-        let elsewhere = try await curl(["-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", "v=0", served.pageURL + "../other/whep"])
+        let elsewhere = try await curl([
+            "-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", "v=0",
+            served.pageURL + "../other/whep",
+        ])
         #expect(elsewhere.status == 404)
         #expect(try await curl(["-X", "PATCH", whep + "/x"]).status == 405)
         let offer = RealServer.root.appendingPathComponent("Tests/WebRTCTests/Offers/chromium-recvonly.sdp").path
-        let created = try await curl(["-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", "@\(offer)", whep])
+        let created = try await curl([
+            "-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", "@\(offer)", whep,
+        ])
         #expect(created.status == 201 && created.body.hasPrefix("v=0"), "\(created)")
         let location = created.headers.split(separator: "\n").first { $0.lowercased().hasPrefix("location:") }
             .map { $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces) }

@@ -24,7 +24,8 @@ import Testing
             await Self.push(pictures, into: source, from: .now)
         }
         defer { pushing.cancel() }
-        let played = try await WebRTCBrowserTests.play("http://127.0.0.1:\(try #require(server.httpPort))/cam/", seconds: 6)
+        let played = try await WebRTCBrowserTests.play(
+            "http://127.0.0.1:\(try #require(server.httpPort))/cam/", seconds: 6)
         let video = try #require(played.tracks?.first { $0.kind == "video" }, "\(played)")
         let viewers = await server.viewerStatistics()
         let viewer = try #require(viewers.first)
@@ -50,25 +51,31 @@ import Testing
         let pushing = Task { await Self.push(pictures, into: source, from: start) }
         defer { pushing.cancel() }
         try await Task.sleep(for: .seconds(2))  // well into the first group: its next keyframe is 18 s away
-        let played = try await WebRTCBrowserTests.play("http://127.0.0.1:\(try #require(server.httpPort))/cam/", seconds: 3)
+        let played = try await WebRTCBrowserTests.play(
+            "http://127.0.0.1:\(try #require(server.httpPort))/cam/", seconds: 3)
         let elapsed = ContinuousClock.now - start
         let video = try #require(played.tracks?.first { $0.kind == "video" }, "\(played)")
         #expect(elapsed < .seconds(20), "the browser played past the second keyframe: \(elapsed)")
         #expect(video.framesDecoded > 0 && video.keyFramesDecoded == 1, "\(video)")
-        #expect(played.firstFrameMs.map { $0 < 1000 } == true, "first picture \(played.firstFrameMs ?? -1) ms after the answer")
+        #expect(
+            played.firstFrameMs.map { $0 < 1000 } == true,
+            "first picture \(played.firstFrameMs ?? -1) ms after the answer")
         await server.stop()
     }
 
     /// A source of an H.264 Annex B file's pictures, announced with their parameter sets.
     static func source(of file: String) throws -> (MediaSource, [[ArraySlice<UInt8>]]) {
-        let pictures = AccessUnitSplitter.accessUnits(in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))), codec: .h264)
+        let pictures = AccessUnitSplitter.accessUnits(
+            in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))), codec: .h264)
         var sets = ParameterSets(codec: .h264)
         for nal in pictures.lazy.flatMap({ $0 }) { _ = sets.update(NALUnit(codec: .h264, bytes: nal)) }
         return (try MediaSource(formats: [.video(VideoFormat(parameterSets: sets))]), pictures)
     }
 
     /// Pushes the pictures into `source` at 30 fps from `start`, until they end or the task is cancelled.
-    static func push(_ pictures: [[ArraySlice<UInt8>]], into source: MediaSource, from start: ContinuousClock.Instant) async {
+    static func push(_ pictures: [[ArraySlice<UInt8>]], into source: MediaSource, from start: ContinuousClock.Instant)
+        async
+    {
         for (index, nalUnits) in pictures.enumerated() where !Task.isCancelled {
             try? await Task.sleep(until: start + .milliseconds(index * 1000 / 30))
             source.push(.video(AccessUnit(codec: .h264, timestamp: UInt64(index * 3000), nalUnits: nalUnits)))

@@ -28,9 +28,12 @@ import Testing
 
     static func played(backchannel: Bool) throws -> (RTSPClientStateMachine, [RTSPRequest]) {
         var m = RTSPClientStateMachine(
-            configuration: .init(url: try RTSPURL("rtsp://door/test"), mediaKinds: [.video, .audio], backchannel: backchannel))
+            configuration: .init(
+                url: try RTSPURL("rtsp://door/test"), mediaKinds: [.video, .audio], backchannel: backchannel))
         var requests = Machine.sent(m.start(now: .zero)).map(\.0)
-        requests += Machine.sent(m.receive(Machine.answer(200, 1, [("Public", "OPTIONS, DESCRIBE, SETUP, PLAY")]), now: .zero)).map(\.0)
+        requests += Machine.sent(
+            m.receive(Machine.answer(200, 1, [("Public", "OPTIONS, DESCRIBE, SETUP, PLAY")]), now: .zero)
+        ).map(\.0)
         requests += Machine.sent(
             m.receive(
                 Machine.answer(200, 2, [("Content-Base", "rtsp://door/test/")], body: onvifSDP), now: .zero)
@@ -70,7 +73,8 @@ import Testing
         var m = RTSPClientStateMachine(configuration: .init(url: try RTSPURL("rtsp://cam/s"), backchannel: true))
         _ = m.start(now: .zero)
         _ = m.receive(Machine.answer(200, 1, [("Public", "OPTIONS, DESCRIBE, SETUP, PLAY")]), now: .zero)
-        let actions = m.receive(Machine.answer(551, 2, [("Unsupported", "www.onvif.org/ver20/backchannel")]), now: .zero)
+        let actions = m.receive(
+            Machine.answer(551, 2, [("Unsupported", "www.onvif.org/ver20/backchannel")]), now: .zero)
         guard case .failed(let error)? = actions.first else {
             Issue.record("\(actions)")
             return

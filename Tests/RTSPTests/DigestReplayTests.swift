@@ -27,12 +27,14 @@ import Testing
     static func challenge(_ machine: inout RTSPServerStateMachine, now: ArrivalTime) throws -> AuthenticationChallenge {
         let refused = machine.receive(request("DESCRIBE", base, cseq: 1), now: now)
         #expect(RTSPServerStateMachineTests.status(refused) == 401)
-        let values = RTSPServerStateMachineTests.answer(refused)?.headers.filter { $0.name == "WWW-Authenticate" }.map(\.value)
+        let values = RTSPServerStateMachineTests.answer(refused)?.headers.filter { $0.name == "WWW-Authenticate" }.map(
+            \.value)
         return try #require(AuthenticationChallenge.strongest(try AuthenticationChallenge.parse(values ?? [])))
     }
 
     static func challenges(_ actions: [RTSPServerStateMachine.Action]) throws -> [AuthenticationChallenge] {
-        let values = RTSPServerStateMachineTests.answer(actions)?.headers.filter { $0.name == "WWW-Authenticate" }.map(\.value)
+        let values = RTSPServerStateMachineTests.answer(actions)?.headers.filter { $0.name == "WWW-Authenticate" }.map(
+            \.value)
         return try AuthenticationChallenge.parse(values ?? [])
     }
 
@@ -48,26 +50,40 @@ import Testing
         var client = Authenticator(challenge: try Self.challenge(&machine, now: t0), credentials: Self.credentials)
         let first = client.authorization(method: "DESCRIBE", uri: Self.base)
         #expect(first.contains("nc=00000001"))
-        #expect(RTSPServerStateMachineTests.status(machine.receive(Self.request("DESCRIBE", Self.base, cseq: 2, [("Authorization", first)]), now: t0)) == 200)
-        let replayed = machine.receive(Self.request("DESCRIBE", Self.base, cseq: 3, [("Authorization", first)]), now: t0)
+        #expect(
+            RTSPServerStateMachineTests.status(
+                machine.receive(Self.request("DESCRIBE", Self.base, cseq: 2, [("Authorization", first)]), now: t0))
+                == 200)
+        let replayed = machine.receive(
+            Self.request("DESCRIBE", Self.base, cseq: 3, [("Authorization", first)]), now: t0)
         #expect(Self.isGuess(replayed))
         let next = client.authorization(method: "DESCRIBE", uri: Self.base)
-        #expect(RTSPServerStateMachineTests.status(machine.receive(Self.request("DESCRIBE", Self.base, cseq: 4, [("Authorization", next)]), now: t0)) == 200)
+        #expect(
+            RTSPServerStateMachineTests.status(
+                machine.receive(Self.request("DESCRIBE", Self.base, cseq: 4, [("Authorization", next)]), now: t0))
+                == 200)
     }
 
     /// An answer hashed for one path opens no other: its `uri` must name the request's resource (the absolute URL
     /// or its path).
     @Test func theAnswersURIMustBeTheRequests() throws {
         var machine = RTSPServerStateMachine(
-            presentations: [.init(path: "/cam", formats: RTSPServerStateMachineTests.formats), .init(path: "/other", formats: RTSPServerStateMachineTests.formats)],
+            presentations: [
+                .init(path: "/cam", formats: RTSPServerStateMachineTests.formats),
+                .init(path: "/other", formats: RTSPServerStateMachineTests.formats),
+            ],
             configuration: Self.machine().configuration)
         var client = Authenticator(challenge: try Self.challenge(&machine, now: t0), credentials: Self.credentials)
         let forCam = client.authorization(method: "DESCRIBE", uri: Self.base)
         let other = "rtsp://127.0.0.1:8554/other"
-        #expect(Self.isGuess(machine.receive(Self.request("DESCRIBE", other, cseq: 2, [("Authorization", forCam)]), now: t0)))
+        #expect(
+            Self.isGuess(
+                machine.receive(Self.request("DESCRIBE", other, cseq: 2, [("Authorization", forCam)]), now: t0)))
         // The path alone, as HTTP clients write it, names the same resource.
         let byPath = client.authorization(method: "DESCRIBE", uri: "/other")
-        #expect(RTSPServerStateMachineTests.status(machine.receive(Self.request("DESCRIBE", other, cseq: 3, [("Authorization", byPath)]), now: t0)) == 200)
+        #expect(
+            RTSPServerStateMachineTests.status(
+                machine.receive(Self.request("DESCRIBE", other, cseq: 3, [("Authorization", byPath)]), now: t0)) == 200)
     }
 
     /// A right answer to another connection's nonce (a header captured there) is stale here: 401 with
@@ -77,7 +93,8 @@ import Testing
         var client = Authenticator(challenge: try Self.challenge(&first, now: t0), credentials: Self.credentials)
         let captured = client.authorization(method: "DESCRIBE", uri: Self.base)
         var second = Self.machine()
-        let answer = second.receive(Self.request("DESCRIBE", Self.base, cseq: 1, [("Authorization", captured)]), now: t0)
+        let answer = second.receive(
+            Self.request("DESCRIBE", Self.base, cseq: 1, [("Authorization", captured)]), now: t0)
         #expect(RTSPServerStateMachineTests.status(answer) == 401)
         #expect(!Self.isGuess(answer))
         let challenge = try #require(try Self.challenges(answer).first)
@@ -92,16 +109,26 @@ import Testing
         var client = Authenticator(challenge: try Self.challenge(&machine, now: t0), credentials: Self.credentials)
         let setup = Self.request(
             "SETUP", Self.base + "/trackID=0", cseq: 2,
-            [("Transport", "RTP/AVP/TCP;unicast;interleaved=0-1"), ("Authorization", client.authorization(method: "SETUP", uri: Self.base + "/trackID=0"))])
+            [
+                ("Transport", "RTP/AVP/TCP;unicast;interleaved=0-1"),
+                ("Authorization", client.authorization(method: "SETUP", uri: Self.base + "/trackID=0")),
+            ])
         let answer = try #require(RTSPServerStateMachineTests.answer(machine.receive(setup, now: t0)))
         let session = try #require(answer.header("Session").flatMap(SessionHeader.init)).id
         // 50 s later the nonce is still good; at 70 s it is stale.
         let later = t0 + .seconds(50)
         let keepalive = client.authorization(method: "GET_PARAMETER", uri: Self.base)
-        #expect(RTSPServerStateMachineTests.status(machine.receive(Self.request("GET_PARAMETER", Self.base, cseq: 3, [("Session", session), ("Authorization", keepalive)]), now: later)) == 200)
+        #expect(
+            RTSPServerStateMachineTests.status(
+                machine.receive(
+                    Self.request(
+                        "GET_PARAMETER", Self.base, cseq: 3, [("Session", session), ("Authorization", keepalive)]),
+                    now: later)) == 200)
         let stale = t0 + .seconds(70)
         let old = client.authorization(method: "GET_PARAMETER", uri: Self.base)
-        let refused = machine.receive(Self.request("GET_PARAMETER", Self.base, cseq: 4, [("Session", session), ("Authorization", old)]), now: stale)
+        let refused = machine.receive(
+            Self.request("GET_PARAMETER", Self.base, cseq: 4, [("Session", session), ("Authorization", old)]),
+            now: stale)
         #expect(RTSPServerStateMachineTests.status(refused) == 401 && !Self.isGuess(refused))
         let renewed = try #require(try Self.challenges(refused).first)
         #expect(renewed.parameters["stale"] == "true")
@@ -109,7 +136,12 @@ import Testing
         #expect(machine.expire(now: later + .seconds(61)).isEmpty)
         client = Authenticator(challenge: renewed, credentials: Self.credentials)
         let fresh = client.authorization(method: "GET_PARAMETER", uri: Self.base)
-        #expect(RTSPServerStateMachineTests.status(machine.receive(Self.request("GET_PARAMETER", Self.base, cseq: 5, [("Session", session), ("Authorization", fresh)]), now: stale)) == 200)
+        #expect(
+            RTSPServerStateMachineTests.status(
+                machine.receive(
+                    Self.request(
+                        "GET_PARAMETER", Self.base, cseq: 5, [("Session", session), ("Authorization", fresh)]),
+                    now: stale)) == 200)
     }
 
     /// A request with no Authorization is challenged, not counted as a guess; a wrong password is.
@@ -120,7 +152,10 @@ import Testing
         var wrong = Authenticator(challenge: challenge, credentials: Credentials(user: "admin", password: "guess"))
         for cseq in 2..<5 {
             let guess = wrong.authorization(method: "DESCRIBE", uri: Self.base)
-            #expect(Self.isGuess(machine.receive(Self.request("DESCRIBE", Self.base, cseq: cseq, [("Authorization", guess)]), now: t0)))
+            #expect(
+                Self.isGuess(
+                    machine.receive(
+                        Self.request("DESCRIBE", Self.base, cseq: cseq, [("Authorization", guess)]), now: t0)))
         }
         #expect(machine.authenticationFailures == 3)
     }

@@ -31,15 +31,18 @@ import Testing
 
     /// Each message in base64 on its own, padded (what FFmpeg sends: gst-rtsp-server decodes it so).
     @Test func messagesAreBase64EachOnItsOwn() {
-        let options = Array("OPTIONS rtsp://127.0.0.1:18555/test RTSP/1.0\r\nCSeq: 1\r\nUser-Agent: Lavf59.27.100\r\n\r\n".utf8)
+        let options = Array(
+            "OPTIONS rtsp://127.0.0.1:18555/test RTSP/1.0\r\nCSeq: 1\r\nUser-Agent: Lavf59.27.100\r\n\r\n".utf8)
         #expect(
             Self.text(HTTPTunnel.encode(options))
-                == "T1BUSU9OUyBydHNwOi8vMTI3LjAuMC4xOjE4NTU1L3Rlc3QgUlRTUC8xLjANCkNTZXE6IDENClVzZXItQWdlbnQ6IExhdmY1OS4yNy4xMDANCg0K")
+                == "T1BUSU9OUyBydHNwOi8vMTI3LjAuMC4xOjE4NTU1L3Rlc3QgUlRTUC8xLjANCkNTZXE6IDENClVzZXItQWdlbnQ6IExhdmY1OS4yNy4xMDANCg0K"
+        )
     }
 
     @Test func theAnswersHeadIsReadWhenItIsWholeAndTheRestIsRTSP() throws {
         let answer = Array(
-            "HTTP/1.1 200 OK\r\nServer: GStreamer RTSP Server\r\nContent-Type: application/x-rtsp-tunnelled\r\n\r\nRTSP/1.0 200 OK\r\n".utf8)
+            "HTTP/1.1 200 OK\r\nServer: GStreamer RTSP Server\r\nContent-Type: application/x-rtsp-tunnelled\r\n\r\nRTSP/1.0 200 OK\r\n"
+                .utf8)
         for cut in 0..<answer.count - 20 {
             let prefix = Array(answer[..<cut])
             #expect(try HTTPTunnel.readAnswer(prefix) == nil, "cut at \(cut)")
@@ -48,7 +51,8 @@ import Testing
         #expect(head.status == 200)
         #expect(head.header("content-type") == "application/x-rtsp-tunnelled")
         #expect(Self.text(Array(rest)) == "RTSP/1.0 200 OK\r\n")
-        let bare = try #require(try HTTPTunnel.readAnswer(Array("HTTP/1.0 401 Unauthorized\nWWW-Authenticate: Basic realm=\"x\"\n\n".utf8)))
+        let bare = try #require(
+            try HTTPTunnel.readAnswer(Array("HTTP/1.0 401 Unauthorized\nWWW-Authenticate: Basic realm=\"x\"\n\n".utf8)))
         #expect(bare.answer.status == 401 && bare.answer.reason == "Unauthorized")
         #expect(bare.answer.header("WWW-Authenticate") == "Basic realm=\"x\"")
         #expect(bare.rest.isEmpty)
@@ -59,7 +63,8 @@ import Testing
         #expect(rtsp?.reason.contains("not HTTP") == true)
         let noStatus = #expect(throws: RTSPError.self) { try HTTPTunnel.readAnswer(Array("HTTP/1.0 OK\r\n\r\n".utf8)) }
         #expect(noStatus?.reason.contains("no HTTP status") == true)
-        let endless = Array("HTTP/1.0 200 OK\r\n".utf8) + Array(repeating: UInt8(ascii: "a"), count: HTTPTunnel.maxAnswerHead)
+        let endless =
+            Array("HTTP/1.0 200 OK\r\n".utf8) + Array(repeating: UInt8(ascii: "a"), count: HTTPTunnel.maxAnswerHead)
         let limit = #expect(throws: RTSPError.self) { try HTTPTunnel.readAnswer(endless) }
         #expect(limit?.code == .limitExceeded)
         let control = #expect(throws: RTSPError.self) { try HTTPTunnel.readAnswer([0x00, 0x1B, 0x41]) }

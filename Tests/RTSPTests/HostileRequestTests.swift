@@ -10,7 +10,9 @@ import Testing
     let t0 = ArrivalTime(nanoseconds: 5_000_000_000)
     static let base = RTSPServerStateMachineTests.base
 
-    static func request(_ method: String, _ uri: String, cseq: String, _ headers: [(String, String)] = []) -> RTSPMessage {
+    static func request(_ method: String, _ uri: String, cseq: String, _ headers: [(String, String)] = [])
+        -> RTSPMessage
+    {
         RTSPMessage(kind: .request(method: method, uri: uri), headers: [("CSeq", cseq)] + headers, body: [])
     }
 
@@ -45,7 +47,8 @@ import Testing
         #expect(TransportHeader("RTP/AVP;unicast;client_port=5000").clientPorts! == (5000, 5001))
         #expect(TransportHeader("RTP/AVP/TCP;interleaved=0").interleavedChannels! == (0, 1))
         var machine = RTSPServerStateMachineTests.machine()
-        let setup = Self.request("SETUP", Self.base + "/trackID=0", cseq: "1", [("Transport", "RTP/AVP;unicast;client_port=-5--4")])
+        let setup = Self.request(
+            "SETUP", Self.base + "/trackID=0", cseq: "1", [("Transport", "RTP/AVP;unicast;client_port=-5--4")])
         #expect(RTSPServerStateMachineTests.status(machine.receive(setup, now: t0)) == 461)
     }
 
@@ -53,11 +56,15 @@ import Testing
     @Test func aRecordingSetupIsRefused() throws {
         #expect(TransportHeader("RTP/AVP/TCP;unicast;interleaved=0-1;mode=\"RECORD\"").mode == "record")
         var machine = RTSPServerStateMachineTests.machine()
-        let setup = Self.request("SETUP", Self.base + "/trackID=0", cseq: "1", [("Transport", "RTP/AVP/TCP;unicast;interleaved=0-1;mode=record")])
+        let setup = Self.request(
+            "SETUP", Self.base + "/trackID=0", cseq: "1",
+            [("Transport", "RTP/AVP/TCP;unicast;interleaved=0-1;mode=record")])
         let answer = try #require(RTSPServerStateMachineTests.answer(machine.receive(setup, now: t0)))
         #expect(answer.kind == .response(statusCode: 461, reason: "Unsupported Transport"))
         #expect(answer.header("Reason")?.contains("mode=record") == true)
-        let play = Self.request("SETUP", Self.base + "/trackID=0", cseq: "2", [("Transport", "RTP/AVP/TCP;unicast;interleaved=0-1;mode=PLAY")])
+        let play = Self.request(
+            "SETUP", Self.base + "/trackID=0", cseq: "2",
+            [("Transport", "RTP/AVP/TCP;unicast;interleaved=0-1;mode=PLAY")])
         #expect(RTSPServerStateMachineTests.status(machine.receive(play, now: t0)) == 200)
     }
 
@@ -66,9 +73,13 @@ import Testing
     @Test func aConnectionHoldsOneSessionPerPath() throws {
         var machine = RTSPServerStateMachineTests.machine()
         let transport = ("Transport", "RTP/AVP/TCP;unicast;interleaved=0-1")
-        let first = try #require(RTSPServerStateMachineTests.answer(machine.receive(Self.request("SETUP", Self.base + "/trackID=0", cseq: "1", [transport]), now: t0)))
+        let first = try #require(
+            RTSPServerStateMachineTests.answer(
+                machine.receive(Self.request("SETUP", Self.base + "/trackID=0", cseq: "1", [transport]), now: t0)))
         let session = try #require(first.header("Session").flatMap(SessionHeader.init)).id
-        let second = try #require(RTSPServerStateMachineTests.answer(machine.receive(Self.request("SETUP", Self.base + "/trackID=0", cseq: "2", [transport]), now: t0)))
+        let second = try #require(
+            RTSPServerStateMachineTests.answer(
+                machine.receive(Self.request("SETUP", Self.base + "/trackID=0", cseq: "2", [transport]), now: t0)))
         #expect(second.kind == .response(statusCode: 453, reason: "Not Enough Bandwidth"))
         #expect(second.header("Reason")?.contains(session) == true)
         #expect(machine.sessionIDs == [session])
@@ -77,7 +88,8 @@ import Testing
     /// A request's clock starts with its first byte and stops when it is whole; bytes that never make a request
     /// keep nothing open; a connection that does not drain is closed after the stall timeout.
     @Test func deadlinesCountWholeRequestsOnly() {
-        var deadlines = ConnectionDeadlines(requestTimeout: .seconds(10), idleTimeout: .seconds(60), stallTimeout: .seconds(30), now: t0)
+        var deadlines = ConnectionDeadlines(
+            requestTimeout: .seconds(10), idleTimeout: .seconds(60), stallTimeout: .seconds(30), now: t0)
         #expect(deadlines.check(now: t0 + .seconds(59), hasSessions: false) == .keep)
         #expect(deadlines.check(now: t0 + .seconds(61), hasSessions: false) == .idle)
         #expect(deadlines.check(now: t0 + .seconds(61), hasSessions: true) == .keep)

@@ -15,15 +15,21 @@ import Testing
     ) throws -> (RTSPClientStateMachine, [RTSPRequest]) {
         var m = RTSPClientStateMachine(
             configuration: .init(
-                url: try RTSPURL("rtsp://nvr/recording"), mediaKinds: [.video], playback: playback, additionalHeaders: headers))
+                url: try RTSPURL("rtsp://nvr/recording"), mediaKinds: [.video], playback: playback,
+                additionalHeaders: headers))
         var requests = Machine.sent(m.start(now: .zero)).map(\.0)
-        requests += Machine.sent(m.receive(Machine.answer(200, 1, [("Public", "OPTIONS, DESCRIBE, SETUP, PLAY")]), now: .zero)).map(\.0)
         requests += Machine.sent(
-            m.receive(Machine.answer(200, 2, [("Content-Base", "rtsp://nvr/recording/")], body: Machine.sdp), now: .zero)).map(\.0)
+            m.receive(Machine.answer(200, 1, [("Public", "OPTIONS, DESCRIBE, SETUP, PLAY")]), now: .zero)
+        ).map(\.0)
+        requests += Machine.sent(
+            m.receive(
+                Machine.answer(200, 2, [("Content-Base", "rtsp://nvr/recording/")], body: Machine.sdp), now: .zero)
+        ).map(\.0)
         requests += Machine.sent(m.receive(Machine.answer(200, 3, [("Session", "S1")]), now: .zero)).map(\.0)
         _ = m.receive(
             Machine.answer(
-                200, 4, [("Range", "npt=4.967-"), ("RTP-Info", "url=rtsp://nvr/recording/stream=0;seq=100;rtptime=9000")]),
+                200, 4,
+                [("Range", "npt=4.967-"), ("RTP-Info", "url=rtsp://nvr/recording/stream=0;seq=100;rtptime=9000")]),
             now: .zero)
         return (m, requests)
     }
@@ -80,7 +86,8 @@ import Testing
         #expect(seek.first?.0.headers["Scale"] == "-1.0")
         #expect(m.seek(PlaybackRequest(), now: .seconds(1)).isEmpty)  // one at a time
         let answered = m.receive(
-            Machine.answer(200, 5, [("Range", "npt=29.967-"), ("RTP-Info", "url=stream=0;seq=5000;rtptime=123")]), now: .seconds(1))
+            Machine.answer(200, 5, [("Range", "npt=29.967-"), ("RTP-Info", "url=stream=0;seq=5000;rtptime=123")]),
+            now: .seconds(1))
         guard case .seeked(let tracks)? = answered.first else {
             Issue.record("not seeked: \(answered)")
             return
@@ -125,7 +132,8 @@ extension PlaybackRequestTests {
     @Test func aServerWithoutReplaySaysWhatItRefused() throws {
         var m = RTSPClientStateMachine(
             configuration: .init(
-                url: try RTSPURL("rtsp://cam/live"), mediaKinds: [.video], playback: PlaybackRequest(onvifReplay: true)))
+                url: try RTSPURL("rtsp://cam/live"), mediaKinds: [.video], playback: PlaybackRequest(onvifReplay: true))
+        )
         _ = m.start(now: .zero)
         _ = m.receive(Machine.answer(200, 1), now: .zero)
         let refused = m.receive(Machine.answer(551, 2), now: .zero)

@@ -4,7 +4,9 @@ import Testing
 
 /// Positions in a played recording from a PLAY answer's Range, RTP-Info and Scale, sans I/O.
 @Suite struct PlaybackTimelineTests {
-    let anchors: [Int: PlaybackTimeline.Anchor] = [0: .init(rtpTime: 4_294_960_000, clockRate: 90_000), 1: .init(rtpTime: 100, clockRate: 8000)]
+    let anchors: [Int: PlaybackTimeline.Anchor] = [
+        0: .init(rtpTime: 4_294_960_000, clockRate: 90_000), 1: .init(rtpTime: 100, clockRate: 8000),
+    ]
 
     @Test func nptPositionsFollowTheRTPClockAndTheScale() {
         let normal = PlaybackTimeline(start: .npt(start: 10, end: nil), scale: 1, anchors: anchors)

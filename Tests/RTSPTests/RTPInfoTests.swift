@@ -36,7 +36,8 @@ import Testing
     /// Spaces, a trailing ';', negative or overflowing numbers, decimal SSRCs, unknown fields: each read or
     /// left nil, none fatal.
     @Test func oddSpellingsAreReadOrLeftOut() {
-        let info = RTPInfo(" url = trackID=1 ; seq = 7 ; rtptime=-3; ssrc=305419896 ; extra ;, url=trackID=2;seq=70000;")
+        let info = RTPInfo(
+            " url = trackID=1 ; seq = 7 ; rtptime=-3; ssrc=305419896 ; extra ;, url=trackID=2;seq=70000;")
         #expect(info.entries.count == 2)
         #expect(info.entries[0].url == "trackID=1")
         #expect(info.entries[0].sequenceNumber == 7)

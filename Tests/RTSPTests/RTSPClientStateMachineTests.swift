@@ -111,7 +111,8 @@ import Testing
     @Test func aZeroSSRCAnnouncesNothing() throws {
         var m = try Self.machine()
         _ = Self.throughDescribe(&m)
-        _ = m.receive(Self.answer(200, 3, [("Session", "S"), ("Transport", "RTP/AVP/TCP;interleaved=0-1;ssrc=0")]), now: .zero)
+        _ = m.receive(
+            Self.answer(200, 3, [("Session", "S"), ("Transport", "RTP/AVP/TCP;interleaved=0-1;ssrc=0")]), now: .zero)
         guard case .playing(let tracks)? = m.receive(Self.answer(200, 4), now: .zero).first else {
             Issue.record("not playing")
             return
@@ -282,7 +283,8 @@ import Testing
         let sections = (0..<8).map { "m=audio 0 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=control:t\($0)\r\n" }
         let sdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=cam\r\nt=0 0\r\n" + sections.joined()
         var m = RTSPClientStateMachine(
-            configuration: .init(url: try RTSPURL("rtsp://cam/live"), transport: .udp(firstClientPort: 40000, portPairs: 6)))
+            configuration: .init(
+                url: try RTSPURL("rtsp://cam/live"), transport: .udp(firstClientPort: 40000, portPairs: 6)))
         _ = m.start(now: .zero)
         _ = m.receive(Self.answer(200, 1, [("Public", "OPTIONS, DESCRIBE, SETUP, PLAY")]), now: .zero)
         var next = Self.sent(m.receive(Self.answer(200, 2, body: sdp), now: .zero))
@@ -295,7 +297,9 @@ import Testing
         }
         #expect(ports == (0..<6).map { "RTP/AVP;unicast;client_port=\(40000 + 2 * $0)-\(40001 + 2 * $0)" })
         #expect(next.first?.0.method == "PLAY")
-        #expect(m.tracks.count == 6 && m.tracksWithoutPorts.map(\.control.description) == ["rtsp://cam/live/t6", "rtsp://cam/live/t7"])
+        #expect(
+            m.tracks.count == 6
+                && m.tracksWithoutPorts.map(\.control.description) == ["rtsp://cam/live/t6", "rtsp://cam/live/t7"])
     }
 
     @Test func multicastAsksForMulticastAndFallsBackToTCPOn461() throws {
@@ -321,7 +325,8 @@ import Testing
         var unicast = try Self.machine(transport: .multicast)
         _ = try #require(Self.throughDescribe(&unicast))
         let play = unicast.receive(
-            Self.answer(200, 3, [("Session", "abc"), ("Transport", "RTP/AVP;unicast;client_port=5000-5001")]), now: .zero)
+            Self.answer(200, 3, [("Session", "abc"), ("Transport", "RTP/AVP;unicast;client_port=5000-5001")]),
+            now: .zero)
         #expect(Self.sent(play).map(\.0.method) == [.play])
     }
 

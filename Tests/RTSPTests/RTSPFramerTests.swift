@@ -77,7 +77,11 @@ import Testing
         for first: UInt8 in [0x16, 0x0A, 0x0D, UInt8(ascii: "1"), 0x00, 0x7F] {
             var framer = RTSPFramer()
             framer.append([first, 0x03, 0x01])
-            #expect(throws: RTSPError(.malformedMessage, "not an RTSP message: it starts with byte 0x\(first < 16 ? "0" : "")\(String(first, radix: 16))")) {
+            #expect(
+                throws: RTSPError(
+                    .malformedMessage,
+                    "not an RTSP message: it starts with byte 0x\(first < 16 ? "0" : "")\(String(first, radix: 16))")
+            ) {
                 try framer.next()
             }
         }

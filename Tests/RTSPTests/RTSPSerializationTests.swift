@@ -32,7 +32,8 @@ import Testing
         var described = RTSPMessage.response(status: 200, reason: "OK", cseq: 2)
         described.headers.append((name: "Content-Type", value: "application/sdp"))
         described.body = Array("v=0\r\n".utf8)
-        let bytes = described.serialized() + RTSPMessage.response(status: 501, reason: "Not Implemented", cseq: 3).serialized()
+        let bytes =
+            described.serialized() + RTSPMessage.response(status: 501, reason: "Not Implemented", cseq: 3).serialized()
         let frames = try Self.parsed(bytes)
         guard frames.count == 2, case .message(let first) = frames[0], case .message(let second) = frames[1] else {
             Issue.record("not two messages: \(frames)")

@@ -36,7 +36,8 @@ import Testing
     /// holds it, never the password.
     @Test(arguments: [
         ("rtsp://cam/live a", "a space in its path"), ("rtsp://cam/live\tb", "a control character in its path"),
-        ("rtsp://ca m/live", "a space in its host"), ("rtsp://admin:se cret@cam/", "a space in its user name or password"),
+        ("rtsp://ca m/live", "a space in its host"),
+        ("rtsp://admin:se cret@cam/", "a space in its user name or password"),
         ("rtsp://cam/x\r\nInjected: 1", "a control character in its path"),
     ])
     func blanksAndControlCharactersAreRefused(url: String, words: String) {
@@ -76,7 +77,9 @@ import Testing
     }
 
     /// Cameras' spellings (issue 19): spaces around the id and the `=`, another case, a trailing `;`.
-    @Test(arguments: ["12345678 ; timeout = 20", "12345678;Timeout=20;", " 12345678;timeout=20 ", "12345678;x=1;timeout=20"])
+    @Test(arguments: [
+        "12345678 ; timeout = 20", "12345678;Timeout=20;", " 12345678;timeout=20 ", "12345678;x=1;timeout=20",
+    ])
     func sessionIdsAndTimeoutsInCamerasSpellings(value: String) throws {
         let header = try #require(SessionHeader(value))
         #expect(header.id == "12345678")

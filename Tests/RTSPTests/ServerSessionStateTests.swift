@@ -12,7 +12,8 @@ import Testing
         let answer = try #require(
             Machine.answer(
                 machine.receive(
-                    Machine.request("SETUP", Machine.base + "/trackID=0", cseq: 1, [("Transport", "RTP/AVP/TCP;interleaved=0-1")]),
+                    Machine.request(
+                        "SETUP", Machine.base + "/trackID=0", cseq: 1, [("Transport", "RTP/AVP/TCP;interleaved=0-1")]),
                     now: now)))
         return try #require(answer.header("Session").flatMap(SessionHeader.init)).id
     }
@@ -28,7 +29,8 @@ import Testing
         #expect(machine.state(ofSession: id) == .playing(since: t0 + .seconds(1)))
         _ = machine.receive(Machine.request("PAUSE", Machine.base, cseq: 4, [("Session", id)]), now: t0 + .seconds(3))
         #expect(machine.state(ofSession: id) == .paused(since: t0 + .seconds(3)))
-        _ = machine.receive(Machine.request("TEARDOWN", Machine.base, cseq: 5, [("Session", id)]), now: t0 + .seconds(4))
+        _ = machine.receive(
+            Machine.request("TEARDOWN", Machine.base, cseq: 5, [("Session", id)]), now: t0 + .seconds(4))
         #expect(machine.state(ofSession: id) == nil)
     }
 
@@ -39,7 +41,8 @@ import Testing
         #expect(machine.nextWakeUp == nil)
         let id = try setUp(&machine, now: t0)
         #expect(machine.nextWakeUp == t0 + .seconds(10))
-        _ = machine.receive(Machine.request("GET_PARAMETER", Machine.base, cseq: 2, [("Session", id)]), now: t0 + .seconds(3))
+        _ = machine.receive(
+            Machine.request("GET_PARAMETER", Machine.base, cseq: 2, [("Session", id)]), now: t0 + .seconds(3))
         #expect(machine.nextWakeUp == t0 + .seconds(13))
         #expect(machine.expire(now: t0 + .seconds(13) + .nanoseconds(-1)).isEmpty)
         let expired = machine.expire(now: t0 + .seconds(13))
@@ -71,7 +74,9 @@ import Testing
     @Test func mountsAreAskedAtEachRequest() {
         final class Mounts: RTSPServerMounts, @unchecked Sendable {
             var mounted: [RTSPServerStateMachine.Presentation] = []
-            func presentation(at path: String) -> RTSPServerStateMachine.Presentation? { mounted.presentation(at: path) }
+            func presentation(at path: String) -> RTSPServerStateMachine.Presentation? {
+                mounted.presentation(at: path)
+            }
         }
         let mounts = Mounts()
         var machine = RTSPServerStateMachine(mounts: mounts)

@@ -66,7 +66,8 @@ import Testing
 
         var anonymous = try Self.machine()
         _ = anonymous.start(now: .zero)
-        #expect(Self.sent(anonymous.receive(Self.answer(401, 1, [challenge]), now: .zero)).map(\.0.method) == ["OPTIONS"])
+        #expect(
+            Self.sent(anonymous.receive(Self.answer(401, 1, [challenge]), now: .zero)).map(\.0.method) == ["OPTIONS"])
     }
 
     /// Ending a session while it waits to reconnect: only the stale session's TEARDOWN, then closed.

@@ -38,7 +38,9 @@ import SDP
         #expect(offered.map(\.format.encodingName) == ["H264", "PCMU", "H265"])
         #expect(offered.map(\.format.kind) == [.video, .audio, .video])
         #expect(
-            offered.map(\.control.description) == ["rtsp://cam/live/main", "rtsp://cam/live/audio", "rtsp://cam/live/sub"])
+            offered.map(\.control.description) == [
+                "rtsp://cam/live/main", "rtsp://cam/live/audio", "rtsp://cam/live/sub",
+            ])
         #expect(Fixture.sent(m.tick(now: .seconds(30))).isEmpty)  // nothing set up: no keepalive, no SETUP
         #expect(Fixture.sent(m.play(now: .seconds(1))).isEmpty)  // play before setup does nothing
 
@@ -105,7 +107,8 @@ import SDP
             v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=cam\r\nt=0 0\r\n\
             m=audio 0 RTP/AVP 8\r\na=control:audio\r\n
             """
-        var video = RTSPClientStateMachine(configuration: .init(url: try RTSPURL("rtsp://cam/live"), mediaKinds: [.video]))
+        var video = RTSPClientStateMachine(
+            configuration: .init(url: try RTSPURL("rtsp://cam/live"), mediaKinds: [.video]))
         _ = video.start(now: .zero)
         _ = video.receive(Fixture.answer(200, 1), now: .zero)
         let failed = video.receive(Fixture.answer(200, 2, body: audioOnly), now: .zero)

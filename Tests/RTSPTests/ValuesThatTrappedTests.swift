@@ -11,7 +11,8 @@ import Testing
     /// and not-a-number ones are cut to the range a header can carry.
     @Test func anyNPTRangeFormats() {
         let cases: [(Double, String)] = [
-            (-0.25, "npt=0.000-"), (1e300, "npt=1000000000000.000-"), (.nan, "npt=0.000-"), (.infinity, "npt=1000000000000.000-"),
+            (-0.25, "npt=0.000-"), (1e300, "npt=1000000000000.000-"), (.nan, "npt=0.000-"),
+            (.infinity, "npt=1000000000000.000-"),
             (12.3456, "npt=12.346-"),
         ]
         for (start, text) in cases {
@@ -25,7 +26,9 @@ import Testing
         #expect(UTCTime.parse("20360207T062815Z") != nil)
         #expect(UTCTime.parse("20360207T062816Z") == nil)
         #expect(UTCTime.parse("99991231T235959Z") == nil)
-        let error = #expect(throws: RTSPClientError.self) { try PlaybackRequest.Range(parsing: "clock=99991231T235959Z-") }
+        let error = #expect(throws: RTSPClientError.self) {
+            try PlaybackRequest.Range(parsing: "clock=99991231T235959Z-")
+        }
         #expect(error?.reason.contains("2036") == true)
         #expect(UTCTime.format(WallClockTime(ntp: 0)) == "19000101T000000Z")
         #expect(UTCTime.format(WallClockTime(ntp: .max)) == "20360207T062815.999Z")

@@ -27,7 +27,9 @@ import Testing
         let framesize = try Self.format("m=video 0 RTP/AVP 26\r\na=framesize:26 3840-2160\r\n")
         #expect(framesize?.pictureSize?.width == 3840 && framesize?.pictureSize?.height == 2160)
         // Another payload type's framesize, sides out of range, or not numbers: no size.
-        for attribute in ["a=framesize:96 3840-2160", "a=x-dimensions:0,10", "a=x-dimensions:70000,10", "a=x-dimensions:a,b"] {
+        for attribute in [
+            "a=framesize:96 3840-2160", "a=x-dimensions:0,10", "a=x-dimensions:70000,10", "a=x-dimensions:a,b",
+        ] {
             #expect(try Self.format("m=video 0 RTP/AVP 26\r\n\(attribute)\r\n")?.pictureSize == nil, "\(attribute)")
         }
     }

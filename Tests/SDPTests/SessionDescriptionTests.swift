@@ -100,11 +100,14 @@ import Testing
             .video(
                 VideoFormat(
                     codec: .h264, payloadType: 96, packetizationMode: 1, profileLevelID: "640028",
-                    parameterSetAttributes: [("sprop-parameter-sets", "Z2QAKKzZQHgCJ+XARAAAAwAEAAADAMg8YMZY,aOvjyyLA")])),
+                    parameterSetAttributes: [("sprop-parameter-sets", "Z2QAKKzZQHgCJ+XARAAAAwAEAAADAMg8YMZY,aOvjyyLA")])
+            ),
             .video(
                 VideoFormat(
                     codec: .h265, payloadType: 98,
-                    parameterSetAttributes: [("sprop-vps", "QAEMAf//"), ("sprop-sps", "QgEBAWAAAAMA"), ("sprop-pps", "RAHBcrRi")])),
+                    parameterSetAttributes: [
+                        ("sprop-vps", "QAEMAf//"), ("sprop-sps", "QgEBAWAAAAMA"), ("sprop-pps", "RAHBcrRi"),
+                    ])),
             .audio(aac),
             .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)),
             .audio(AudioFormat(codec: .opus, payloadType: 111, clockRate: 48000, channels: 2)),

@@ -70,7 +70,8 @@ import Testing
                 marker: true, payloadType: 96, sequenceNumber: UInt16(index), timestamp: UInt32(index) * 3000,
                 ssrc: 7, payload: [0x41, 0x9A, 0x02, 0x03, 0x04]
             ).bytes()
-            pipeline.push(ReceivedPacket(track: 0, packet: try RTPPacket(bytes[...]), arrival: ArrivalTime(nanoseconds: 0)))
+            pipeline.push(
+                ReceivedPacket(track: 0, packet: try RTPPacket(bytes[...]), arrival: ArrivalTime(nanoseconds: 0)))
             while let unit = pipeline.next()?.accessUnit { continuation.yield(unit) }
         }
         pipeline.finish()
@@ -120,7 +121,8 @@ import Testing
         try decoders.drain()
         while let frame = decoders.nextFrame() { md5s.append(FrameDigest.md5(frame)) }
         let expected = try String(
-            contentsOf: Self.fixtures.appendingPathComponent("expected/rtsp-h264-tcp.pcap.gst-frames.md5"), encoding: .utf8
+            contentsOf: Self.fixtures.appendingPathComponent("expected/rtsp-h264-tcp.pcap.gst-frames.md5"),
+            encoding: .utf8
         ).split(separator: "\n").map(String.init)
         #expect(md5s.count == 89)
         #expect(md5s == expected)

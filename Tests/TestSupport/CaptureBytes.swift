@@ -61,7 +61,9 @@ public enum CaptureBytes {
         }
     }
 
-    public static func pcap(_ records: [Record], linkType: UInt32 = 1, bigEndian: Bool = false, nanoseconds: Bool = false)
+    public static func pcap(
+        _ records: [Record], linkType: UInt32 = 1, bigEndian: Bool = false, nanoseconds: Bool = false
+    )
         -> [UInt8]
     {
         let magic: UInt32 = nanoseconds ? 0xA1B2_3C4D : 0xA1B2_C3D4
@@ -91,7 +93,9 @@ public enum CaptureBytes {
     }
 
     /// An interface description; `resolution` is the if_tsresol byte (nil: default microseconds).
-    public static func interface(linkType: UInt16, resolution: UInt8? = nil, offsetSeconds: UInt64? = nil, big: Bool = false)
+    public static func interface(
+        linkType: UInt16, resolution: UInt8? = nil, offsetSeconds: UInt64? = nil, big: Bool = false
+    )
         -> [UInt8]
     {
         var body = u16(linkType, big: big) + [0, 0] + u32(0, big: big)

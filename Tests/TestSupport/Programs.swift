@@ -30,7 +30,9 @@ public func runProgram(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:]
 ) async throws -> ProgramRun {
     await ProgramSlots.shared.acquire()
-    let result = await Result(catching: { try await onOwnThread { try runProgramBlocking(executable, arguments, environment: environment) } })
+    let result = await Result(catching: {
+        try await onOwnThread { try runProgramBlocking(executable, arguments, environment: environment) }
+    })
     await ProgramSlots.shared.release()
     return try result.get()
 }

@@ -20,9 +20,12 @@ public enum TestSecrets {
     }
 
     /// Records a test issue for each credential `text` (from `source`) holds.
-    public static func expectNone(in text: String, from source: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    public static func expectNone(
+        in text: String, from source: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for leak in leaks(in: text) {
-            Issue.record("\(source) printed a test credential (\(leak.count) characters)", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(source) printed a test credential (\(leak.count) characters)", sourceLocation: sourceLocation)
         }
     }
 

@@ -12,7 +12,8 @@ import WebRTC
 /// receive-only viewer of one video and one audio track, as a WHEP player posts) read and answered.
 @Suite struct WebRTCAnswerTests {
     static let chromium = try! String(
-        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Offers/chromium-recvonly.sdp"),
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Offers/chromium-recvonly.sdp"),
         encoding: .utf8)
     static let h264 = VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1, profileLevelID: "42e01f")
     static let pcmu = AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)
@@ -31,7 +32,10 @@ import WebRTC
         #expect(offer.sections.map(\.kind) == ["video", "audio"])
         #expect(offer.sections.allSatisfy { $0.receives && !$0.sends })
         let h264 = offer.sections[0].codecs.filter { $0.name == "H264" }
-        #expect(h264.contains { $0.parameters["profile-level-id"] == "42e01f" && $0.parameters.integer("packetization-mode") == 1 })
+        #expect(
+            h264.contains {
+                $0.parameters["profile-level-id"] == "42e01f" && $0.parameters.integer("packetization-mode") == 1
+            })
     }
 
     /// H.264 in the offer's payload type of the source's profile, packetization mode 1; G.711 in the offer's PCMU;
@@ -52,8 +56,13 @@ import WebRTC
         #expect(sdp.media.map(\.port) == [40_000, 40_000])
         for media in sdp.media {
             #expect(media.attributes.contains { $0.name == "setup" && $0.value == "passive" })
-            #expect(media.attributes.contains { $0.name == "candidate" && $0.value == "1 1 udp 2130706431 192.0.2.10 40000 typ host" })
-            #expect(media.attributes.contains { $0.name == "sendonly" } && media.attributes.contains { $0.name == "rtcp-mux" })
+            #expect(
+                media.attributes.contains {
+                    $0.name == "candidate" && $0.value == "1 1 udp 2130706431 192.0.2.10 40000 typ host"
+                })
+            #expect(
+                media.attributes.contains { $0.name == "sendonly" }
+                    && media.attributes.contains { $0.name == "rtcp-mux" })
         }
         #expect(sdp.media[0].videoFormat?.profileLevelID == "42e01f")
     }
@@ -83,7 +92,8 @@ import WebRTC
 
     @Test func offersThatAreNotWebRTCAreRefused() {
         #expect(throws: WebRTCError.self) { try WebRTCOffer("v=0\r\ns=-\r\nm=video 9 RTP/AVP 96\r\n") }
-        let noFingerprint = Self.chromium.split(separator: "\r\n").filter { !$0.hasPrefix("a=fingerprint") }.joined(separator: "\r\n")
+        let noFingerprint = Self.chromium.split(separator: "\r\n").filter { !$0.hasPrefix("a=fingerprint") }.joined(
+            separator: "\r\n")
         #expect(throws: WebRTCError.self) { try WebRTCOffer(noFingerprint) }
         #expect(throws: WebRTCError.self) { try WebRTCOffer(String(repeating: "a=x\r\n", count: 20_000)) }
     }

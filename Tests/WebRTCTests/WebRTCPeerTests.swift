@@ -63,7 +63,8 @@ import WebRTC
         }
         #expect(ready && peer.mediaAddress == viewerAddress)
         let protection = try #require(peer.protection)
-        let packet = RTPPacketBuilder(marker: true, payloadType: 102, timestamp: 3000, ssrc: 7, payload: [0x65, 1, 2]).bytes()
+        let packet = RTPPacketBuilder(marker: true, payloadType: 102, timestamp: 3000, ssrc: 7, payload: [0x65, 1, 2])
+            .bytes()
         let keys = try viewer.srtpKeys()
         #expect(try SRTPReceiver(key: keys.remote).unprotect(try protection.protect(packet)) == packet)
         // The viewer's RTCP, protected with its key, is read.
@@ -129,13 +130,16 @@ import WebRTC
     @Test func feedbackBecomesActions() throws {
         var builder = RTCPCompoundBuilder()
         let block = RTCPReportBlock(
-            ssrc: 7, fractionLost: 64, cumulativeLost: 3, extendedHighestSequence: 100, jitter: 90, lastSenderReport: 0x1234_5678,
+            ssrc: 7, fractionLost: 64, cumulativeLost: 3, extendedHighestSequence: 100, jitter: 90,
+            lastSenderReport: 0x1234_5678,
             delaySinceLastSenderReport: 65536)
         builder.appendReceiverReport(RTCPReceiverReport(ssrc: 99, reportBlocks: [block]))
         builder.appendFeedback(.negativeAcknowledgement(senderSSRC: 99, mediaSSRC: 7, sequenceNumbers: [10, 12]))
         builder.appendFeedback(.pictureLossIndication(senderSSRC: 99, mediaSSRC: 7))
         builder.appendFeedback(.pictureLossIndication(senderSSRC: 99, mediaSSRC: 8))  // not a stream we send
-        builder.appendFeedback(RTCPFeedback(packetType: 206, format: 4, senderSSRC: 99, mediaSSRC: 0, controlInformation: [0, 0, 0, 7, 1, 0, 0, 0]))
+        builder.appendFeedback(
+            RTCPFeedback(
+                packetType: 206, format: 4, senderSSRC: 99, mediaSSRC: 0, controlInformation: [0, 0, 0, 7, 1, 0, 0, 0]))
         let actions = WebRTCPeer.feedback(try RTCPPacket.parseCompound(builder.bytes), ssrcs: [7])
         #expect(actions.count == 4)
         guard case .receiverReport(let read) = actions[0], case .retransmit(7, let numbers) = actions[1],

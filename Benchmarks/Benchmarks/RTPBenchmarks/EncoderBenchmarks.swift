@@ -13,7 +13,8 @@ func encoderBenchmarks() {
     let tone = (0..<(10 * rate)).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
     let chunks = stride(from: 0, to: tone.count, by: rate / 50).map { start in
         PCMFrame(
-            samples: .int16Interleaved(Array(tone[start..<min(tone.count, start + rate / 50)])), sampleRate: rate, channels: 1,
+            samples: .int16Interleaved(Array(tone[start..<min(tone.count, start + rate / 50)])), sampleRate: rate,
+            channels: 1,
             sampleCount: min(rate / 50, tone.count - start), timestamp: UInt64(start), clockRate: rate)
     }
     var aac = AudioFormat(codec: .aac, payloadType: 96, clockRate: 16000)

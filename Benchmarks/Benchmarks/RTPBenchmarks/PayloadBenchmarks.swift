@@ -11,7 +11,9 @@ import SDP
 /// mallocs per pass should be 0 (gzip-compressed metadata, left out, costs zlib's allocations per document).
 func payloadBenchmarks() {
     let loops = 10
-    for (name, frame) in [("mjpeg-420-gst", 6000), ("mjpeg-ffmpeg", 6000), ("data-klv-gst", 9000), ("metadata-onvif", 9000)] {
+    for (name, frame) in [
+        ("mjpeg-420-gst", 6000), ("mjpeg-ffmpeg", 6000), ("data-klv-gst", 9000), ("metadata-onvif", 9000),
+    ] {
         guard let sdp = try? String(contentsOf: fixtures.appendingPathComponent(name + ".sdp"), encoding: .utf8),
             let format = (try? SessionDescription(sdp))?.media.first?.mediaFormat,
             let step = repetitionTimestampStep(name + ".pcap", frame: UInt32(frame))
@@ -34,7 +36,9 @@ func payloadBenchmarks() {
                 pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: datagram.time))
                 while let unit = pipeline.next() {
                     units &+= 1
-                    bytes &+= unit.accessUnit?.jpeg?.count ?? unit.metadataDocument?.bytes.count ?? unit.rawUnit?.bytes.count ?? 0
+                    bytes &+=
+                        unit.accessUnit?.jpeg?.count ?? unit.metadataDocument?.bytes.count ?? unit.rawUnit?.bytes.count
+                        ?? 0
                 }
             }
             benchmark.stopMeasurement()

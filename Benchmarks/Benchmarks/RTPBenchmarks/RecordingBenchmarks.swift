@@ -12,9 +12,13 @@ import SDP
 /// state: mallocs per pass are the writer's per fragment (its runs and parts), none per packet.
 func recordingBenchmarks() {
     let loops = 10
-    for (name, sdp, frame) in [("h264-gst", nil, 90 * 3000), ("audio-aac-gst", "audio-aac-gst.sdp", 1024 * 95)] as [(String, String?, Int)] {
+    for (name, sdp, frame) in [("h264-gst", nil, 90 * 3000), ("audio-aac-gst", "audio-aac-gst.sdp", 1024 * 95)]
+        as [(String, String?, Int)]
+    {
         let format = sdp.flatMap(fixtureFormat)
-        guard let step = name.hasPrefix("h264") ? UInt32(frame) : repetitionTimestampStep(name + ".pcap", frame: UInt32(frame))
+        guard
+            let step = name.hasPrefix("h264")
+                ? UInt32(frame) : repetitionTimestampStep(name + ".pcap", frame: UInt32(frame))
         else { continue }
         let (capture, perLoop) = repeatedCapture(name + ".pcap", loops: loops, timestampStep: step)
         guard !capture.isEmpty else { continue }

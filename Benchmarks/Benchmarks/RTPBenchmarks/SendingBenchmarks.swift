@@ -33,7 +33,8 @@ func sendingBenchmarks() {
                 for unit in units {
                     packetizer.packetize(unit) { payload, marker, timestamp in
                         packet.removeAll(keepingCapacity: true)
-                        sender.append(payload: payload, marker: marker, timestamp: timestamp, capturedAt: time, to: &packet)
+                        sender.append(
+                            payload: payload, marker: marker, timestamp: timestamp, capturedAt: time, to: &packet)
                         packets &+= 1
                         bytes &+= packet.count
                     }
@@ -64,7 +65,9 @@ func capturedUnits(_ name: String, format: MediaFormat) -> [MediaUnit] {
     var pipeline = MediaPipeline(formats: [format])
     var units: [MediaUnit] = []
     while let datagram = try? file.nextDatagram() {
-        guard !RTPPacket.looksLikeRTCP(datagram.payload), let packet = try? RTPPacket(datagram.payload) else { continue }
+        guard !RTPPacket.looksLikeRTCP(datagram.payload), let packet = try? RTPPacket(datagram.payload) else {
+            continue
+        }
         pipeline.push(ReceivedPacket(track: 0, packet: packet, arrival: datagram.time))
         while let unit = pipeline.next() { units.append(unit) }
     }

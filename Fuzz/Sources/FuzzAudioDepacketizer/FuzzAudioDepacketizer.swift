@@ -54,7 +54,8 @@ public func fuzzAudioDepacketizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
 func readFormat(_ bytes: [UInt8]) -> (AudioFormat, Int)? {
     if bytes.starts(with: Array("a=".utf8)) {
         let end = bytes.firstIndex(of: 0) ?? bytes.endIndex
-        let text = "v=0\r\no=- 0 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 0 RTP/AVP 96 97 0 8\r\n"
+        let text =
+            "v=0\r\no=- 0 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 0 RTP/AVP 96 97 0 8\r\n"
             + String(decoding: bytes[..<end], as: UTF8.self)
         guard let description = try? SessionDescription(text), let format = description.media.first?.audioFormat
         else { return nil }
@@ -63,7 +64,9 @@ func readFormat(_ bytes: [UInt8]) -> (AudioFormat, Int)? {
     if bytes.starts(with: Array("n=".utf8)) {
         guard bytes.count >= 2 + 64 + 1 else { return nil }
         func number(_ index: Int) -> Int {
-            Int(truncatingIfNeeded: bytes[(2 + 8 * index)..<(10 + 8 * index)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            Int(
+                truncatingIfNeeded: bytes[(2 + 8 * index)..<(10 + 8 * index)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            )
         }
         let codec = AudioCodec.allCases[Int(bytes[66]) % AudioCodec.allCases.count]
         var format = AudioFormat(codec: codec, payloadType: 96, clockRate: number(0), channels: number(1))
@@ -82,7 +85,8 @@ func readFormat(_ bytes: [UInt8]) -> (AudioFormat, Int)? {
 
 func fixedFormat(_ first: UInt8, _ second: UInt8) -> AudioFormat {
     let codecs: [AudioCodec] = [.aac, .aac, .aac, .aacLATM, .aacLATM, .opus, .pcmu, .l16]
-    var format = AudioFormat(codec: codecs[Int(first & 7)], payloadType: 96, clockRate: 48000, channels: Int(first >> 6) + 1)
+    var format = AudioFormat(
+        codec: codecs[Int(first & 7)], payloadType: 96, clockRate: 48000, channels: Int(first >> 6) + 1)
     switch format.codec {
     case .aac:
         format.config = "1190"

@@ -21,7 +21,8 @@ public func fuzzJPEGDepacketizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
         while let picture = depacketizer.nextAccessUnit() {
             guard let file = picture.jpeg else { preconditionFailure("a picture without its file") }
             precondition(file.count <= configuration.maxPictureSize + 2, "a picture past the limit")
-            precondition(file.starts(with: [0xFF, 0xD8]) && file.suffix(2).elementsEqual([0xFF, 0xD9]), "not a JPEG file")
+            precondition(
+                file.starts(with: [0xFF, 0xD8]) && file.suffix(2).elementsEqual([0xFF, 0xD9]), "not a JPEG file")
             precondition(picture.lostPackets == 0 && picture.isKeyframe, "a picture handed on incomplete")
         }
     }

@@ -68,12 +68,14 @@ public func fuzzPacketizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             depacketizer.push(packet)
             while depacketizer.nextAccessUnit() != nil { pictures += 1 }
         }
-        precondition(pictures == 1 || depacketizer.lastError != nil, "a picture sent did not come back, and nothing says why")
+        precondition(
+            pictures == 1 || depacketizer.lastError != nil, "a picture sent did not come back, and nothing says why")
     }
     return 0
 }
 
 private func check(_ payloads: [(bytes: [UInt8], isLast: Bool)], maxPayload: Int) {
     precondition(payloads.allSatisfy { $0.bytes.count <= maxPayload }, "a payload past the bound")
-    precondition(payloads.dropLast().allSatisfy { !$0.isLast } && (payloads.last?.isLast ?? true), "a marker not on the last")
+    precondition(
+        payloads.dropLast().allSatisfy { !$0.isLast } && (payloads.last?.isLast ?? true), "a marker not on the last")
 }

@@ -22,7 +22,8 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         Stream(
             buffer: ReorderBuffer(configuration: configuration),
             depacketizer: index == 3
-                ? .sniffing(configuration: limits) : Depacketizer(codec: index % 2 == 0 ? .h264 : .h265, configuration: limits))
+                ? .sniffing(configuration: limits)
+                : Depacketizer(codec: index % 2 == 0 ? .h264 : .h265, configuration: limits))
     }
     var now: Int64 = 0
     var offset = 0
@@ -37,7 +38,8 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         streams[index].sequence &+= UInt16(bitPattern: Int16(step))
         if control & 0x20 != 0 { streams[index].timestamp &+= 3000 }
         let packet = RTPPacketBuilder(
-            marker: control & 0x80 != 0, payloadType: control & 0x40 != 0 ? 8 : 96, sequenceNumber: streams[index].sequence,
+            marker: control & 0x80 != 0, payloadType: control & 0x40 != 0 ? 8 : 96,
+            sequenceNumber: streams[index].sequence,
             timestamp: streams[index].timestamp, ssrc: streams[index].ssrc, payload: payload
         ).packet()
         streams[index].inserted += 1

@@ -44,7 +44,9 @@ public func fuzzRTSPClient(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     player.tunnels = tunnelAnswer != nil
     // An odd length plays a recording as an ONVIF replay (Range, Require on DESCRIBE, SETUP and PLAY).
-    if input.count % 2 == 1 { configuration.playback = PlaybackRequest(range: .npt(start: 1, end: nil), onvifReplay: true) }
+    if input.count % 2 == 1 {
+        configuration.playback = PlaybackRequest(range: .npt(start: 1, end: nil), onvifReplay: true)
+    }
     // A length divisible by 3 asks for the ONVIF backchannel (Require on DESCRIBE, SETUP and PLAY; sendonly
     // sections set up to send on).
     configuration.backchannel = input.count % 3 == 0

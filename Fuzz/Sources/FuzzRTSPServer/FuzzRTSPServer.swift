@@ -31,7 +31,8 @@ public func fuzzRTSPServer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var machine = RTSPServerStateMachine(
         presentations: [.init(path: "/a", formats: formats), .init(path: "/", formats: [formats[0]])],
         configuration: configuration)
-    var framer = RTSPFramer(limits: .init(maxHeaderBytes: 2048, maxLineBytes: 512, maxBodyBytes: 1024, maxHeaderFields: 16))
+    var framer = RTSPFramer(
+        limits: .init(maxHeaderBytes: 2048, maxLineBytes: 512, maxBodyBytes: 1024, maxHeaderFields: 16))
     var now = ArrivalTime(nanoseconds: 0)
     var deadlines = ConnectionDeadlines(
         requestTimeout: .seconds(2), idleTimeout: configuration.sessionTimeout, stallTimeout: .seconds(3), now: now)

@@ -100,22 +100,31 @@ struct OutputChecker {
         switch output {
         case .initialization(let bytes):
             let boxes = Self.boxes(bytes[...])
-            guard boxes.map(\.type) == ["ftyp", "moov"] else { preconditionFailure("an init segment of \(boxes.map(\.type))") }
+            guard boxes.map(\.type) == ["ftyp", "moov"] else {
+                preconditionFailure("an init segment of \(boxes.map(\.type))")
+            }
             started = true
         case .fragment(let parts):
             guard started else { preconditionFailure("a fragment before any init segment") }
             let bytes = parts.flatMap { $0 }
             let boxes = Self.boxes(bytes[...])
             let types = boxes.map(\.type)
-            guard types == ["moof", "mdat"] || types == ["prft", "moof", "mdat"] else { preconditionFailure("a fragment of \(types)") }
-            guard boxes.reduce(0, { $0 + $1.body.count + 8 }) == bytes.count else { preconditionFailure("box sizes do not add up") }
+            guard types == ["moof", "mdat"] || types == ["prft", "moof", "mdat"] else {
+                preconditionFailure("a fragment of \(types)")
+            }
+            guard boxes.reduce(0, { $0 + $1.body.count + 8 }) == bytes.count else {
+                preconditionFailure("box sizes do not add up")
+            }
             let moof = boxes[boxes.count - 2]
             let fragmentEnd = bytes.count - moof.offset
             // every track's samples at most the bound plus one picture (the pipeline's largest: 16 MiB for JPEG)
-            guard boxes[boxes.count - 1].body.count <= 5 * (maxFragmentBytes + (16 << 20)) else { preconditionFailure("mdat too large") }
+            guard boxes[boxes.count - 1].body.count <= 5 * (maxFragmentBytes + (16 << 20)) else {
+                preconditionFailure("mdat too large")
+            }
             for traf in Self.boxes(moof.body) where traf.type == "traf" {
                 let children = Self.boxes(traf.body)
-                guard let tfhd = children.first(where: { $0.type == "tfhd" }), let tfdt = children.first(where: { $0.type == "tfdt" }),
+                guard let tfhd = children.first(where: { $0.type == "tfhd" }),
+                    let tfdt = children.first(where: { $0.type == "tfdt" }),
                     let trun = children.first(where: { $0.type == "trun" })
                 else { preconditionFailure("a traf without tfhd, tfdt or trun") }
                 let id = Self.u32(tfhd.body, 4)
@@ -124,7 +133,12 @@ struct OutputChecker {
                 let count = Int(Self.u32(trun.body, 4))
                 let dataOffset = Int(Self.u32(trun.body, 8))
                 let stride = flags & 0x800 != 0 ? 16 : 12
-                if ProcessInfo.processInfo.environment["DEBUG_TRAF"] != nil { FileHandle.standardError.write(Data("traf \(id) \(start) \(count) dur \((0..<count).map { Self.u32(trun.body, 12 + $0 * stride) })\n".utf8)) }
+                if ProcessInfo.processInfo.environment["DEBUG_TRAF"] != nil {
+                    FileHandle.standardError.write(
+                        Data(
+                            "traf \(id) \(start) \(count) dur \((0..<count).map { Self.u32(trun.body, 12 + $0 * stride) })\n"
+                                .utf8))
+                }
                 guard trun.body.count == 12 + count * stride else { preconditionFailure("a trun of the wrong size") }
                 var total = 0
                 var duration: UInt64 = 0
@@ -132,8 +146,12 @@ struct OutputChecker {
                     duration += UInt64(Self.u32(trun.body, 12 + i * stride))
                     total += Int(Self.u32(trun.body, 16 + i * stride))
                 }
-                guard dataOffset >= 0, dataOffset + total <= fragmentEnd else { preconditionFailure("a trun's data outside its mdat") }
-                if let end = ends[id], start < end { preconditionFailure("track \(id) goes back from \(end) to \(start)") }
+                guard dataOffset >= 0, dataOffset + total <= fragmentEnd else {
+                    preconditionFailure("a trun's data outside its mdat")
+                }
+                if let end = ends[id], start < end {
+                    preconditionFailure("track \(id) goes back from \(end) to \(start)")
+                }
                 ends[id] = start + duration
             }
         }
@@ -152,7 +170,10 @@ struct OutputChecker {
             guard i + 8 <= bytes.endIndex else { preconditionFailure("a box header cut short") }
             let size = Int(u32(bytes[i..<(i + 4)], 0))
             guard size >= 8, i + size <= bytes.endIndex else { preconditionFailure("a box of \(size) bytes at \(i)") }
-            boxes.append(Box(type: String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self), body: bytes[(i + 8)..<(i + size)], offset: i - bytes.startIndex))
+            boxes.append(
+                Box(
+                    type: String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self), body: bytes[(i + 8)..<(i + size)],
+                    offset: i - bytes.startIndex))
             i += size
         }
         return boxes

@@ -14,12 +14,17 @@ public func fuzzSTUN(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = (message.iceControlling, message.iceControlled, message.errorCode?.reason)
         _ = (message.fingerprintIsValid, message.integrityIsValid(key: key))
         let written = message.serialized(integrityKey: key)
-        guard let again = try? STUNMessage(parsing: written) else { preconditionFailure("a written message does not read") }
-        let kept = message.attributes.filter { $0.type != STUNAttribute.messageIntegrity && $0.type != STUNAttribute.fingerprint }
+        guard let again = try? STUNMessage(parsing: written) else {
+            preconditionFailure("a written message does not read")
+        }
+        let kept = message.attributes.filter {
+            $0.type != STUNAttribute.messageIntegrity && $0.type != STUNAttribute.fingerprint
+        }
         precondition(Array(again.attributes.prefix(kept.count)) == kept, "attributes changed in writing")
         precondition(again.integrityIsValid(key: key) && again.fingerprintIsValid, "a written message does not check")
     }
-    var agent = ICELiteAgent(local: .init(usernameFragment: "evtj", password: "VOkJxbRl1RmTxUk/WvJxBt"), remoteUsernameFragment: "h6vY")
+    var agent = ICELiteAgent(
+        local: .init(usernameFragment: "evtj", password: "VOkJxbRl1RmTxUk/WvJxBt"), remoteUsernameFragment: "h6vY")
     let from = SocketAddress(address: .v4(0x7F00_0001), port: 5000)
     _ = agent.receive(bytes, from: from, now: ArrivalTime(nanoseconds: 0))
     _ = agent.expire(now: ArrivalTime(nanoseconds: 31_000_000_000))

@@ -11,10 +11,11 @@ public func fuzzWebRTCOffer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         .video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1, profileLevelID: "42e01f")),
         .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)),
     ]
-    guard let answer = try? WebRTCAnswer(
-        offer: offer, formats: formats, iceUsernameFragment: "abcd", icePassword: "0123456789abcdefghijklmn",
-        fingerprint: "sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"),
-        candidates: [.init(address: "127.0.0.1", port: 5000)])
+    guard
+        let answer = try? WebRTCAnswer(
+            offer: offer, formats: formats, iceUsernameFragment: "abcd", icePassword: "0123456789abcdefghijklmn",
+            fingerprint: "sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"),
+            candidates: [.init(address: "127.0.0.1", port: 5000)])
     else { return 0 }
     guard let sdp = try? SessionDescription(answer.text) else { preconditionFailure("an answer does not read back") }
     precondition(sdp.media.count == offer.sections.count, "an answer with another number of sections")

@@ -57,7 +57,10 @@ public struct RTCPFeedback: Hashable, Sendable {
     /// Feedback control information.
     public var controlInformation: ArraySlice<UInt8>
 
-    public init(packetType: UInt8, format: UInt8, senderSSRC: UInt32, mediaSSRC: UInt32, controlInformation: ArraySlice<UInt8> = []) {
+    public init(
+        packetType: UInt8, format: UInt8, senderSSRC: UInt32, mediaSSRC: UInt32,
+        controlInformation: ArraySlice<UInt8> = []
+    ) {
         self.packetType = packetType
         self.format = format
         self.senderSSRC = senderSSRC
@@ -67,7 +70,9 @@ public struct RTCPFeedback: Hashable, Sendable {
 
     /// A Generic NACK (RFC 4585 section 6.2.1: RTPFB, FMT 1) asking again for `sequenceNumbers`, packed as
     /// PID + BLP pairs.
-    public static func negativeAcknowledgement(senderSSRC: UInt32, mediaSSRC: UInt32, sequenceNumbers: [UInt16]) -> RTCPFeedback {
+    public static func negativeAcknowledgement(senderSSRC: UInt32, mediaSSRC: UInt32, sequenceNumbers: [UInt16])
+        -> RTCPFeedback
+    {
         var information: [UInt8] = []
         var remaining = sequenceNumbers[...]
         while let first = remaining.first {
@@ -79,7 +84,9 @@ public struct RTCPFeedback: Hashable, Sendable {
             }
             information += [UInt8(first >> 8), UInt8(first & 0xFF), UInt8(mask >> 8), UInt8(mask & 0xFF)]
         }
-        return RTCPFeedback(packetType: 205, format: 1, senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, controlInformation: information[...])
+        return RTCPFeedback(
+            packetType: 205, format: 1, senderSSRC: senderSSRC, mediaSSRC: mediaSSRC,
+            controlInformation: information[...])
     }
 
     /// A Picture Loss Indication (RFC 4585 section 6.3.1: PSFB, FMT 1).
