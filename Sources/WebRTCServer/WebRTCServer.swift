@@ -44,6 +44,11 @@ public final class WebRTCServer: Sendable {
         public var maxPendingViewers = 16
         /// The largest offer read; a larger one is 413.
         public var maxOfferBytes = 64 * 1024
+        /// HTTP connections at once; more are closed as they come.
+        public var maxHTTPConnections = 256
+        /// How long an HTTP connection may send nothing (a request that does not come, or comes a byte at a time,
+        /// and an idle keep-alive) before it is closed.
+        public var httpIdleTimeout: Duration = .seconds(10)
         /// How long a viewer has, from its offer, to be checked by ICE and keyed by DTLS before it is closed.
         public var viewerSetupTimeout: Duration = .seconds(15)
         /// Tests' loss: every Nth packet to each viewer is not sent (its NACK gets it again).
@@ -62,6 +67,8 @@ public final class WebRTCServer: Sendable {
     private let identity: DTLSIdentity
     /// Each mounted source, with its audio re-encoded to Opus once a viewer needs that.
     private let mounts = Mutex<[String: (source: MediaSource, transcoder: OpusTranscoder?)]>([:])
+    /// HTTP connections open now.
+    private let httpConnections = Mutex(0)
     /// Every 5 s, each mount's sender reports (and its transcoder's) to its viewers.
     private let reports = Mutex<RepeatedTask?>(nil)
     private let running = Mutex<
@@ -108,6 +115,16 @@ public final class WebRTCServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // A budget per connection: how many at once, and how long one may say nothing.
+                    guard httpConnections.withLock({ count in
+                        guard count < configuration.maxHTTPConnections else { return false }
+                        count += 1
+                        return true
+                    }) else { throw ChannelError.inputClosed }
+                    channel.closeFuture.whenComplete { [self] _ in httpConnections.withLock { $0 -= 1 } }
+                    let idle = TimeAmount.nanoseconds(configuration.httpIdleTimeout.nanosecondCount)
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
+                    try channel.pipeline.syncOperations.addHandler(IdleCloser())
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(WHEPHandler(server: self))
                 }
@@ -240,5 +257,17 @@ public final class WebRTCServer: Sendable {
         }
         // Loopback last: a browser on another machine cannot use it, one on this machine can.
         return addresses.sorted { ($0.hasPrefix("127.") ? 1 : 0) < ($1.hasPrefix("127.") ? 1 : 0) }
+    }
+}
+
+/// Closes a connection that said nothing for its idle timeout.
+final class IdleCloser: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
+            return context.fireUserInboundEventTriggered(event)
+        }
+        context.close(promise: nil)
     }
 }

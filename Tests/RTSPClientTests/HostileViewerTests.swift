@@ -62,6 +62,36 @@ import Testing
         await server.stop()
     }
 
+    /// The HTTP side's budget per connection: one that sends nothing (or never finishes its request) is closed after
+    /// the idle timeout; past the connections allowed, a new one is closed at once.
+    @Test func httpConnectionsThatHoldOnAreClosed() async throws {
+        let server = try await Self.server {
+            $0.httpIdleTimeout = .milliseconds(500)
+            $0.maxHTTPConnections = 3
+        }
+        let port = try #require(server.httpPort)
+        let closed = NIOLockedValueBox(0)
+        var connections: [any Channel] = []
+        for _ in 0..<4 {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port).get()
+            channel.closeFuture.whenComplete { _ in closed.withLockedValue { $0 += 1 } }
+            connections.append(channel)
+        }
+        // A slow client: half a request, then nothing.
+        try await connections[0].writeAndFlush(ByteBuffer(string: "POST /cam/whep HTTP/1.1\r\nHost: x\r\n"))
+        // The fourth is closed at once; the three held are closed when their 500 ms pass.
+        var waited = 0
+        while closed.withLockedValue({ $0 }) < 4 && waited < 100 {
+            try await Task.sleep(for: .milliseconds(100))
+            waited += 1
+        }
+        #expect(closed.withLockedValue { $0 } == 4)
+        // Their places are free again: a WHEP request gets its answer.
+        #expect(try await Self.post("http://127.0.0.1:\(port)/cam/whep", ["--data-binary", "@\(Self.offer)"]) == [201])
+        await server.stop()
+    }
+
     /// Checks for usernames no offer gave, and bytes that are no protocol, sent to the viewers' UDP port: nothing
     /// comes back (a reply within a second would be caught; the port stays open for a right one).
     @Test func stunFromStrangersGetsNoAnswer() async throws {
