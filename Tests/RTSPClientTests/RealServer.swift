@@ -49,7 +49,11 @@ final class RealServer: @unchecked Sendable {
         for _ in 0..<(fixed == nil ? 5 : 50) {
             let port = fixed ?? Int.random(in: 30_000..<60_000)
             let process = Process()
-            let command = ["/usr/bin/python3", Self.script, String(port), "--address", host] + arguments
+            // The script's own lifetime (60 s unless given) is a safety net for a server nobody stops; a test stops
+            // its server itself, and a test slowed by a busy machine outlived the 60 s once (its last command found
+            // the server gone): 10 minutes unless the test says.
+            let lifetime = arguments.contains("--lifetime") ? [] : ["--lifetime", "600"]
+            let command = ["/usr/bin/python3", Self.script, String(port), "--address", host] + lifetime + arguments
             if let namespace {
                 process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
                 process.arguments = ["netns", "exec", namespace] + command
