@@ -7,7 +7,8 @@ import SDP
 /// - video: H.264 passed through as the source sent it, in a packetization-mode=1 payload type of the offer whose
 ///   `profile-level-id` names the source's profile (the first such); an offer without that profile gets the first
 ///   packetization-mode=1 H.264 and a note (a browser's decoder is a general one; RFC 6184's level asymmetry);
-///   any other codec of the source (H.265, JPEG) is refused with the reason;
+///   H.265 passed through where the offer has it (browsers with a decoder for it offer it); anything else (JPEG,
+///   H.265 to a browser that offers none) is refused with the reason;
 /// - audio: G.711 passed through when the offer has it at 8 kHz, and Opus; AAC, G.722, G.726 and L16 marked
 ///   ``Track/transcodedToOpus`` in the offer's Opus payload type (the server re-encodes them); LATM AAC and
 ///   anything else refused with the reason;
@@ -111,6 +112,15 @@ public struct WebRTCAnswer: Sendable {
     static func choose(_ format: MediaFormat, _ section: WebRTCOffer.Section) -> Result<Choice, WebRTCError> {
         switch format {
         case .video(let video):
+            if video.codec == .h265 {
+                // Offered by browsers that decode it (Safari; Chrome with a hardware decoder): passed through.
+                guard let h265 = section.codecs.first(where: { $0.name == "H265" }) else {
+                    return .failure(
+                        WebRTCError(
+                            "the source's video is H.265 and the offer takes none (its browser decodes no H.265)"))
+                }
+                return .success(Choice(payloadType: h265.payloadType))
+            }
             guard video.codec == .h264 else {
                 return .failure(
                     WebRTCError("the source's video is \(video.codec), which this bridge does not send to browsers"))
@@ -200,6 +210,13 @@ public struct WebRTCAnswer: Sendable {
                 let channels = codec.channels.map { "/\($0)" } ?? ""
                 let name = codec.name == "OPUS" ? "opus" : codec.name  // as RFC 7587 writes it
                 lines.append("a=rtpmap:\(codec.payloadType) \(name)/\(codec.clockRate)\(channels)")
+                if codec.name == "H265" {
+                    // What the offer takes, as it wrote it (profile, tier, level; the stream is the camera's).
+                    let parameters = codec.parameters.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                    if !parameters.isEmpty {
+                        lines.append("a=fmtp:\(codec.payloadType) " + parameters.joined(separator: ";"))
+                    }
+                }
                 if codec.name == "H264" {
                     let profile =
                         formats[track.sourceTrack].profileLevelID ?? codec.parameters["profile-level-id"] ?? "42e01f"

@@ -84,6 +84,18 @@ import WebRTC
         #expect(try SessionDescription(refused.text).media[1].port == 0)
         let hevc = VideoFormat(codec: .h265, payloadType: 96)
         #expect(throws: WebRTCError.self) { try Self.answer(offer, [.video(hevc)]) }
+        // Where the offer has H.265 (Chromium's offer with its payload type 49 made H.265, as Chrome writes one where
+        // a hardware decoder is present: this machine's has none), it is passed through in that payload type.
+        let withHEVC = Self.chromium.replacingOccurrences(
+            of: "a=rtpmap:49 flexfec-03/90000", with: "a=rtpmap:49 H265/90000"
+        )
+        .replacingOccurrences(
+            of: "a=fmtp:49 repair-window=10000000", with: "a=fmtp:49 level-id=93;profile-id=1;tier-flag=0;tx-mode=SRST")
+        let hevcAnswer = try Self.answer(try WebRTCOffer(withHEVC), [.video(hevc)])
+        #expect(hevcAnswer.tracks.map(\.payloadType) == [49])
+        #expect(
+            hevcAnswer.text.contains(
+                "a=rtpmap:49 H265/90000\r\na=fmtp:49 level-id=93;profile-id=1;tier-flag=0;tx-mode=SRST"))
         // A High-profile source: the offer has no 64xxxx here, so the first packetization-mode=1 H.264, with a note.
         let high = VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1, profileLevelID: "640028")
         let answered = try Self.answer(offer, [.video(high)])
