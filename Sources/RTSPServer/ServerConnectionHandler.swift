@@ -1,5 +1,6 @@
 import NIOCore
 import RTP
+import RTPTransport
 import RTSP
 
 /// One client's RTSP connection: its bytes framed into requests (and the client's interleaved RTCP), the
@@ -24,7 +25,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     /// Each playing session's subscription, with its source.
     private var playing: [String: (source: MediaSource, subscriber: Subscriber)] = [:]
     /// The one timer: when the machine's sessions or the connection's deadlines next have something to do.
-    private var wakeUp: (at: ArrivalTime, task: Scheduled<Void>)?
+    private var wakeUp = WakeUpTimer()
     /// A 401 being held (repeated wrong answers are slowed): nothing more is taken until it is written.
     private var holdingAnswer = false
     /// A read the channel asked for while requests were not being taken.
@@ -67,17 +68,13 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         let due = [machine.nextWakeUp, deadlines.nextDeadline(hasSessions: !machine.sessionIDs.isEmpty)].compactMap {
             $0
         }.min()
-        guard let due, !isClosing else { return }
-        if let wakeUp, wakeUp.at <= due { return }
-        wakeUp?.task.cancel()
+        guard !isClosing else { return }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        // ArrivalTime reads the monotonic clock NIODeadline does.
-        let task = context.eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(0, due.nanoseconds)))) {
+        wakeUp.set(at: due, on: context.eventLoop) {
             let (handler, context) = loopBound.value
-            handler.wakeUp = nil
+            handler.wakeUp.fired()
             handler.wake(context: context)
         }
-        wakeUp = (due, task)
     }
 
     /// Sessions that timed out end; a connection past a deadline closes.
@@ -161,8 +158,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        wakeUp?.task.cancel()
-        wakeUp = nil
+        wakeUp.cancel()
         for (_, play) in playing { play.source.unsubscribe(play.subscriber) }
         playing = [:]
         _ = machine.close()

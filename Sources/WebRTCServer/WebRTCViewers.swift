@@ -53,7 +53,7 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
     private var byUsername: [String: Viewer] = [:]
     /// Viewers by the addresses ICE checked.
     private var byAddress: [PacketCapture.SocketAddress: Viewer] = [:]
-    private var wakeUp: (at: ArrivalTime, task: Scheduled<Void>)?
+    private var wakeUp = WakeUpTimer()
 
     init(logger: Logger) { self.logger = logger }
 
@@ -208,18 +208,12 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
     /// One timer, for the earliest viewer's next deadline.
     private func armWakeUp() {
         guard let channel else { return }
-        let due = viewers.values.compactMap(\.peer.nextWakeUp).min()
-        guard let due else { return }
-        if let wakeUp, wakeUp.at <= due { return }
-        wakeUp?.task.cancel()
-        let task = channel.eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(0, due.nanoseconds)))) {
-            [self] in
-            wakeUp = nil
+        wakeUp.set(at: viewers.values.compactMap(\.peer.nextWakeUp).min(), on: channel.eventLoop) { [self] in
+            wakeUp.fired()
             let now = ArrivalTime.now()
             for viewer in Array(viewers.values) { carryOut(viewer.peer.wake(now: now), for: viewer) }
             armWakeUp()
         }
-        wakeUp = (due, task)
     }
 
     static func address(_ address: NIOCore.SocketAddress) -> PacketCapture.SocketAddress? {
