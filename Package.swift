@@ -124,8 +124,8 @@ let package = Package(
         .target(
             name: "WebRTCServer",
             dependencies: [
-                "WebRTC", "ICE", "DTLS", "RTP", "RTPTransport", "RTSPServer", "PacketCapture", "FFmpegDecoding", "Audio",
-                "AudioDecoding", "MediaPipeline", "SDP", .product(name: "Logging", package: "swift-log"),
+                "WebRTC", "ICE", "DTLS", "RTP", "RTPTransport", "RTSP", "RTSPServer", "PacketCapture", "FFmpegDecoding",
+                "Audio", "AudioDecoding", "MediaPipeline", "SDP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOPosix
 import RTPTransport
 import RTP
+import RTSP
 import RTSPServer
 import Synchronization
 import WebRTC
@@ -116,11 +117,13 @@ public final class WebRTCServer: Sendable {
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     // A budget per connection: how many at once, and how long one may say nothing.
-                    guard httpConnections.withLock({ count in
-                        guard count < configuration.maxHTTPConnections else { return false }
-                        count += 1
-                        return true
-                    }) else { throw ChannelError.inputClosed }
+                    guard
+                        httpConnections.withLock({ count in
+                            guard count < configuration.maxHTTPConnections else { return false }
+                            count += 1
+                            return true
+                        })
+                    else { throw ChannelError.inputClosed }
                     channel.closeFuture.whenComplete { [self] _ in httpConnections.withLock { $0 -= 1 } }
                     let idle = TimeAmount.nanoseconds(configuration.httpIdleTimeout.nanosecondCount)
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
@@ -238,11 +241,8 @@ public final class WebRTCServer: Sendable {
         return udp.eventLoop.submit { viewers.remove(id: id, reason: "its WHEP resource was deleted") }
     }
 
-    static func normalized(_ path: String) -> String {
-        var path = path.hasPrefix("/") ? path : "/" + path
-        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-        return path
-    }
+    /// A path as the RTSP server keys its mounts: a leading `/`, no trailing one.
+    static func normalized(_ path: String) -> String { RTSPServerStateMachine.Presentation.normalized(path) }
 
     static func candidateAddresses(_ configuration: Configuration) -> [String] {
         if let given = configuration.candidateAddresses { return given }
