@@ -78,12 +78,13 @@ public struct Attribute: Sendable, Hashable {
 }
 
 extension Array where Element == Attribute {
-    /// The value of the first attribute called `name` (case-insensitive).
-    func value(of name: String) -> String? {
+    /// The value of the first attribute called `name` (lower case; the attributes' names are compared in any case).
+    package func value(of name: String) -> String? {
         first { $0.name.lowercased() == name }?.value
     }
 
-    func values(of name: String) -> [String] {
+    /// The values of every attribute called `name` (lower case), in order.
+    package func values(of name: String) -> [String] {
         filter { $0.name.lowercased() == name }.compactMap(\.value)
     }
 }

@@ -48,8 +48,7 @@ public struct WebRTCOffer: Sendable, Hashable {
             throw WebRTCError("the offer is not a session description this reads: \(error.reason)")
         }
         func value(_ name: String, _ media: MediaDescription?) -> String? {
-            media?.attributes.first { $0.name.lowercased() == name }?.value
-                ?? sdp.attributes.first { $0.name.lowercased() == name }?.value
+            media?.attributes.value(of: name) ?? sdp.attributes.value(of: name)
         }
         let first = sdp.media.first
         guard let ufrag = value("ice-ufrag", first), let pwd = value("ice-pwd", first), !ufrag.isEmpty, !pwd.isEmpty
@@ -82,14 +81,14 @@ public struct WebRTCOffer: Sendable, Hashable {
                     parameters: media.formatParameters(for: type))
             }
             var feedback: [UInt8: [String]] = [:]
-            for attribute in media.attributes where attribute.name.lowercased() == "rtcp-fb" {
-                let parts = (attribute.value ?? "").split(separator: " ", maxSplits: 1)
+            for value in media.attributes.values(of: "rtcp-fb") {
+                let parts = value.split(separator: " ", maxSplits: 1)
                 guard parts.count == 2, let type = UInt8(parts[0]) else { continue }
                 feedback[type, default: []].append(String(parts[1]))
             }
             return Section(
                 kind: media.mediaType.lowercased(),
-                mid: media.attributes.first { $0.name.lowercased() == "mid" }?.value ?? "\(index)",
+                mid: media.attributes.value(of: "mid") ?? "\(index)",
                 receives: direction == "sendrecv" || direction == "recvonly",
                 sends: direction == "sendrecv" || direction == "sendonly", codecs: codecs, feedback: feedback)
         }
