@@ -1,4 +1,5 @@
 import PacketCapture
+import RTP
 
 /// One attribute of a STUN message: its type and its value (without the padding to 4 bytes).
 public struct STUNAttribute: Sendable, Hashable {
@@ -37,18 +38,17 @@ public struct STUNAttribute: Sendable, Hashable {
     public static func xorMappedAddress(_ address: SocketAddress, transactionID: [UInt8]) -> STUNAttribute {
         let port = address.port ^ UInt16(STUNMessage.magicCookie >> 16)
         var value: [UInt8] = [0, 0, UInt8(port >> 8), UInt8(port & 0xFF)]
-        let mask = bigEndian(STUNMessage.magicCookie) + transactionID
+        var ip: [UInt8] = []
         switch address.address {
-        case .v4(let ip):
+        case .v4(let v4):
             value[1] = 0x01
-            value += zip(bigEndian(ip), mask).map { $0 ^ $1 }
+            ip.appendBigEndian(v4)
         case .v6(let high, let low):
             value[1] = 0x02
-            value += zip(
-                bigEndian(UInt32(high >> 32)) + bigEndian(UInt32(truncatingIfNeeded: high))
-                    + bigEndian(UInt32(low >> 32)) + bigEndian(UInt32(truncatingIfNeeded: low)), mask
-            ).map { $0 ^ $1 }
+            ip.appendBigEndian(high)
+            ip.appendBigEndian(low)
         }
+        value += zip(ip, mask(transactionID)).map { $0 ^ $1 }
         return STUNAttribute(type: xorMappedAddress, value: value)
     }
 
@@ -62,22 +62,22 @@ public struct STUNAttribute: Sendable, Hashable {
     static func unmaskAddress(_ value: [UInt8], transactionID: [UInt8]) -> SocketAddress? {
         guard value.count >= 8 else { return nil }
         let port = (UInt16(value[2]) << 8 | UInt16(value[3])) ^ UInt16(STUNMessage.magicCookie >> 16)
-        let mask = bigEndian(STUNMessage.magicCookie) + transactionID
+        let ip = zip(value[4...], mask(transactionID)).map { $0 ^ $1 }[...]
+        func word(_ at: Int) -> UInt64 { UInt64(RTPPacket.readUInt32(ip, at: at)) }
         switch (value[1], value.count) {
         case (0x01, 8):
-            let ip = zip(value[4..<8], mask).map { $0 ^ $1 }
-            return SocketAddress(address: .v4(STUNMessage.word(ip, 0)), port: port)
+            return SocketAddress(address: .v4(RTPPacket.readUInt32(ip, at: 0)), port: port)
         case (0x02, 20) where transactionID.count == 12:
-            let ip = zip(value[4..<20], mask).map { $0 ^ $1 }
-            let high = UInt64(STUNMessage.word(ip, 0)) << 32 | UInt64(STUNMessage.word(ip, 4))
-            let low = UInt64(STUNMessage.word(ip, 8)) << 32 | UInt64(STUNMessage.word(ip, 12))
-            return SocketAddress(address: .v6(high: high, low: low), port: port)
+            return SocketAddress(address: .v6(high: word(0) << 32 | word(4), low: word(8) << 32 | word(12)), port: port)
         default:
             return nil
         }
     }
 
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    /// What an address is masked with (RFC 8489 section 14.2): the magic cookie, then the transaction id.
+    static func mask(_ transactionID: [UInt8]) -> [UInt8] {
+        var mask: [UInt8] = []
+        mask.appendBigEndian(STUNMessage.magicCookie)
+        return mask + transactionID
     }
 }

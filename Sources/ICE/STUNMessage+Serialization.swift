@@ -1,3 +1,5 @@
+import RTP
+
 extension STUNMessage {
     /// The message as it goes on the wire: header, attributes padded with zeros to 4 bytes, then
     /// MESSAGE-INTEGRITY for `integrityKey` (when given) and FINGERPRINT (when `fingerprint`), each over what
@@ -8,7 +10,8 @@ extension STUNMessage {
         let type =
             (method & 0x000F) | (method & 0x0070) << 1 | (method & 0x0F80) << 2 | (classBits & 0b01) << 4
             | (classBits & 0b10) << 7
-        var bytes: [UInt8] = [UInt8(type >> 8), UInt8(type & 0xFF), 0, 0] + STUNAttribute.bigEndian(Self.magicCookie)
+        var bytes: [UInt8] = [UInt8(type >> 8), UInt8(type & 0xFF), 0, 0]
+        bytes.appendBigEndian(Self.magicCookie)
         bytes += transactionID.prefix(12) + [UInt8](repeating: 0, count: max(0, 12 - transactionID.count))
         for attribute in attributes
         where attribute.type != STUNAttribute.messageIntegrity && attribute.type != STUNAttribute.fingerprint {
@@ -36,7 +39,8 @@ extension STUNMessage {
         if fingerprint {
             setLength(&bytes, bytes.count + 8 - 20)
             let crc = CRC32.checksum(bytes) ^ STUNAttribute.fingerprintXOR
-            bytes += [0x80, 0x28, 0x00, 0x04] + STUNAttribute.bigEndian(crc)
+            bytes += [0x80, 0x28, 0x00, 0x04]
+            bytes.appendBigEndian(crc)
         }
         setLength(&bytes, bytes.count - 20)
         return bytes

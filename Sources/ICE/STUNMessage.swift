@@ -1,4 +1,5 @@
 import PacketCapture
+import RTP
 
 /// A STUN message (RFC 8489), read from a datagram or made to be sent: its class, method, transaction id and
 /// attributes, with the bytes it was read from so that MESSAGE-INTEGRITY and FINGERPRINT can be checked.
@@ -80,7 +81,9 @@ public struct STUNMessage: Sendable, Hashable {
         let type = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
         guard type & 0xC000 == 0 else { throw STUNError("the first two bits are not zero: not STUN") }
         let length = Int(bytes[2]) << 8 | Int(bytes[3])
-        guard Self.word(bytes, 4) == Self.magicCookie else { throw STUNError("no magic cookie: not RFC 5389 STUN") }
+        guard RTPPacket.readUInt32(bytes[...], at: 4) == Self.magicCookie else {
+            throw STUNError("no magic cookie: not RFC 5389 STUN")
+        }
         guard length % 4 == 0 else { throw STUNError("a length of \(length), not a multiple of 4") }
         guard 20 + length == bytes.count else {
             throw STUNError(
@@ -148,7 +151,7 @@ public struct STUNMessage: Sendable, Hashable {
 
     /// PRIORITY (RFC 8445 section 16.1).
     public var priority: UInt32? {
-        value(of: STUNAttribute.priority).flatMap { $0.count == 4 ? Self.word($0, 0) : nil }
+        value(of: STUNAttribute.priority).flatMap { $0.count == 4 ? RTPPacket.readUInt32($0[...], at: 0) : nil }
     }
 
     /// Whether USE-CANDIDATE is present (the controlling agent nominates the pair).
@@ -175,7 +178,8 @@ public struct STUNMessage: Sendable, Hashable {
         let at = offsets[index]
         var covered = Array(bytes[..<at])
         Self.setLength(&covered, at + 8 - 20)
-        return CRC32.checksum(covered) ^ STUNAttribute.fingerprintXOR == Self.word(attributes[index].value, 0)
+        return CRC32.checksum(covered) ^ STUNAttribute.fingerprintXOR
+            == RTPPacket.readUInt32(attributes[index].value[...], at: 0)
     }
 
     /// Whether MESSAGE-INTEGRITY is present and right for `key` (for ICE, the short-term credential: the
@@ -193,13 +197,9 @@ public struct STUNMessage: Sendable, Hashable {
         return expected.count == given.count && zip(expected, given).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    static func word(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-        UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
-    }
-
     static func doubleWord(_ bytes: [UInt8]) -> UInt64? {
         guard bytes.count == 8 else { return nil }
-        return UInt64(word(bytes, 0)) << 32 | UInt64(word(bytes, 4))
+        return UInt64(RTPPacket.readUInt32(bytes[...], at: 0)) << 32 | UInt64(RTPPacket.readUInt32(bytes[...], at: 4))
     }
 
     /// Sets a message's length field (bytes 2 and 3).

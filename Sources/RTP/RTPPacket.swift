@@ -121,7 +121,7 @@ public struct RTPPacket: Sendable {
     }
 
     @inlinable
-    static func readUInt32(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt32 {
+    package static func readUInt32(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt32 {
         UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8
             | UInt32(bytes[index + 3])
     }

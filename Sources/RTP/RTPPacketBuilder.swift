@@ -68,7 +68,7 @@ public struct RTPPacketBuilder: Sendable {
 }
 
 extension Array where Element == UInt8 {
-    mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+    package mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
         var big = value.bigEndian
         Swift.withUnsafeBytes(of: &big) { append(contentsOf: $0) }
     }

@@ -65,7 +65,8 @@ public struct ProtectedDatagramWriter: Sendable {
         var rewritten = bytes
         Self.setSSRC(&rewritten, at: 4, ssrc)
         if bytes[1] == 200, bytes.count >= 16 {  // a sender report: when it went, for the round trip
-            let ntp = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let ntp =
+                UInt64(RTPPacket.readUInt32(bytes[...], at: 8)) << 32 | UInt64(RTPPacket.readUInt32(bytes[...], at: 12))
             history?.recordReport(ntpTimestamp: ntp, at: .now())
         }
         guard let protected = protection.lock.withLock({ try? protection.value.protectedRTCP(rewritten) }) else {

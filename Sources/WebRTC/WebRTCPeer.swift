@@ -116,10 +116,10 @@ public final class WebRTCPeer {
                     actions.append(.retransmit(ssrc: feedback.mediaSSRC, sequenceNumbers: numbers))
                 } else if feedback.requestsKeyframe {
                     // A FIR names its stream in its control information; a PLI in its media SSRC.
-                    let information = Array(feedback.controlInformation.prefix(4))
+                    let information = feedback.controlInformation
                     let target =
-                        feedback.format == 4 && information.count == 4
-                        ? information.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : feedback.mediaSSRC
+                        feedback.format == 4 && information.count >= 4
+                        ? RTPPacket.readUInt32(information, at: information.startIndex) : feedback.mediaSSRC
                     if ssrcs.contains(target) { actions.append(.keyframeRequested(ssrc: target)) }
                 }
             default:
