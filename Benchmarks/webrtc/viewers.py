@@ -5,10 +5,13 @@ frames aiortc decodes are dropped at once), for SECONDS; prints the frames each 
     viewers.py WHEP_URL N SECONDS
 """
 import asyncio
+import os
 import sys
-import urllib.request
 
-from aiortc import RTCPeerConnection, RTCSessionDescription
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts/webrtc"))
+import whep  # noqa: E402  (scripts/webrtc/whep.py)
+
+from aiortc import RTCPeerConnection
 from aiortc.mediastreams import MediaStreamError
 
 
@@ -28,11 +31,7 @@ async def viewer(url, seconds, counts, index):
 
         asyncio.ensure_future(read())
 
-    await pc.setLocalDescription(await pc.createOffer())
-    request = urllib.request.Request(
-        url, data=pc.localDescription.sdp.encode(), headers={"Content-Type": "application/sdp"}, method="POST")
-    answer = await asyncio.get_running_loop().run_in_executor(None, lambda: urllib.request.urlopen(request, timeout=10).read())
-    await pc.setRemoteDescription(RTCSessionDescription(sdp=answer.decode(), type="answer"))
+    await whep.connect(pc, url)
     await asyncio.sleep(seconds)
     await pc.close()
 

@@ -8,9 +8,10 @@
 import asyncio
 import hashlib
 import sys
-import urllib.request
 
-from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCPeerConnection
+
+import whep  # scripts/webrtc/whep.py, beside this one
 
 
 def packed_i420(frame):
@@ -44,11 +45,7 @@ async def main(url, count):
 
         asyncio.ensure_future(read())
 
-    await pc.setLocalDescription(await pc.createOffer())
-    request = urllib.request.Request(
-        url, data=pc.localDescription.sdp.encode(), headers={"Content-Type": "application/sdp"}, method="POST")
-    answer = await asyncio.get_running_loop().run_in_executor(None, lambda: urllib.request.urlopen(request, timeout=10).read())
-    await pc.setRemoteDescription(RTCSessionDescription(sdp=answer.decode(), type="answer"))
+    await whep.connect(pc, url)
     try:
         await asyncio.wait_for(done.wait(), 60)
     finally:
