@@ -170,7 +170,9 @@ import Testing
     /// The browser example: gst-rtsp-server's camera relayed, played by headless Chromium from the printed page
     /// (its H.264 decoded at the camera's size) while FFmpeg reads the same source over RTSP.
     @Test func theBrowserExampleRuns() async throws {
-        let camera = try await RealServer(["--audio", "--frames", "900"])
+        // Two minutes of camera: its stream starts when the relay connects, and on a busy machine Chromium took
+        // longer than 30 s to start (the source had ended, so the browser was answered and sent nothing).
+        let camera = try await RealServer(["--audio", "--frames", "3600"])
         defer { camera.stop() }
         let (rtsp, browsers) = try await relayToBrowsers(camera.url, rtspPort: 0, httpPort: 0)
         let page = "http://127.0.0.1:\(try #require(browsers.httpPort))/camera/"

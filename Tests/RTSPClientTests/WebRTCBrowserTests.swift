@@ -127,7 +127,9 @@ import Testing
     /// beside it. Chromium decodes the H.264 at the camera's size and plays the G.711 (the tone's energy in its
     /// statistics); AAC is not offered to it (browsers play Opus and G.711).
     @Test func chromiumPlaysARelayedCamerasVideoAndG711() async throws {
-        let camera = try await RealServer(["--audio", "--sdp-parameter-sets-only", "--frames", "900"])
+        // Two minutes of camera: its stream starts when the relay connects, before the browser, which a busy
+        // machine starts slowly.
+        let camera = try await RealServer(["--audio", "--sdp-parameter-sets-only", "--frames", "3600"])
         defer { camera.stop() }
         let served = try await Served(camera.url, [])
         let played = try await Self.play(served.pageURL, seconds: 5)
