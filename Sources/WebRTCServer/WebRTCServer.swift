@@ -171,6 +171,11 @@ public final class WebRTCServer: Sendable {
             return udp.eventLoop.makeFailedFuture(
                 WHEPRefusal(status: .notFound, reason: "nothing is mounted at \(path.prefix(200))"))
         }
+        guard !source.isFinished else {
+            // Answered, such a viewer would be keyed and sent nothing.
+            return udp.eventLoop.makeFailedFuture(
+                WHEPRefusal(status: .serviceUnavailable, reason: "the source at \(path.prefix(200)) has ended"))
+        }
         guard source.cryptoAttribute == nil else {
             return udp.eventLoop.makeFailedFuture(
                 WHEPRefusal(

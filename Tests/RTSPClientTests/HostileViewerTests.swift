@@ -52,6 +52,18 @@ import Testing
         await server.stop()
     }
 
+    /// A source that has ended is said to have, not answered with a viewer that would be sent nothing.
+    @Test func anEndedSourceIsRefused() async throws {
+        let source = try MediaSource(video: .h264)
+        let server = try WebRTCServer(configuration: .init(httpPort: 0, host: "127.0.0.1"))
+        server.mount(source, at: "/cam")
+        try await server.start()
+        source.finish(lingering: .zero)
+        let url = "http://127.0.0.1:\(try #require(server.httpPort))/cam/whep"
+        #expect(try await Self.post(url, ["--data-binary", "@\(Self.offer)"]) == [503])
+        await server.stop()
+    }
+
     @Test func anOfferOfMegabytesIsRefused() async throws {
         let server = try await Self.server()
         let url = "http://127.0.0.1:\(try #require(server.httpPort))/cam/whep"
