@@ -37,22 +37,22 @@ public struct CaptureTracks: Sendable {
     /// not valid RTP (counted in ``rejected``). RTCP passes whatever the filter's port: it comes on the
     /// next port up.
     public mutating func sort(_ datagram: consuming UDPDatagram) -> Item? {
-        if RTPPacket.looksLikeRTCP(datagram.payload) {
-            guard let packets = try? RTCPPacket.parseCompound(datagram.payload) else { return nil }
-            let reports = packets.compactMap { packet -> RTCPSenderReport? in
-                if case .senderReport(let report) = packet { return report }
-                return nil
-            }
-            return reports.isEmpty ? nil : .senderReports(reports)
-        }
-        guard filter.admits(datagram) else { return nil }
-        let (source, destination, time) = (datagram.source, datagram.destination, datagram.time)
-        let isDiscontinuity = datagram.isDiscontinuity
-        // The datagram's payload moves into the packet: no retain of the chunk for it.
-        guard !datagram.isTruncated, let packet = try? RTPPacket((consume datagram).payload) else {
-            rejected += 1
+        sort(ReceivedItem(datagram))
+    }
+
+    /// What a received item is, as ``sort(_:)-(UDPDatagram)`` says of a datagram.
+    package mutating func sort(_ item: consuming ReceivedItem) -> Item? {
+        let (source, destination, time) = (item.source, item.destination, item.arrival)
+        let isDiscontinuity = item.isDiscontinuity
+        let packet: RTPPacket
+        switch (consume item).content {
+        case .rtp(let received): packet = received
+        case .rtcp(let reports): return reports.isEmpty ? nil : .senderReports(reports)
+        case .unreadableRTP, .notRTP:
+            if filter.admits(source: source, destination: destination) { rejected += 1 }
             return nil
         }
+        guard filter.admits(source: source, destination: destination) else { return nil }
         guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return nil }
         let key = StreamKey(ssrc: followsFlows ? 0 : packet.ssrc, source: source, destination: destination)
         // One comparison for the usual packet (of the stream before it); a key not seen is looked at for a

@@ -16,8 +16,13 @@ public struct StreamFilter: Sendable {
     }
 
     public func admits(_ datagram: UDPDatagram) -> Bool {
+        admits(source: datagram.source, destination: datagram.destination)
+    }
+
+    /// Whether the port, if one is asked for, is either address's.
+    public func admits(source: SocketAddress, destination: SocketAddress) -> Bool {
         guard let port else { return true }
-        return datagram.source.port == port || datagram.destination.port == port
+        return source.port == port || destination.port == port
     }
 
     public func admits(ssrc packetSSRC: UInt32, payloadType packetType: UInt8) -> Bool {

@@ -29,9 +29,14 @@ package struct AccessUnitStreams: Sendable {
         self.pipeline = MediaPipeline(reorder: reorder)
     }
 
-    /// Offers a datagram; `emit` receives the access units it completes, with their stream.
+    /// Offers a datagram of a capture; `emit` receives the access units it completes, with their stream.
     package mutating func add(_ datagram: consuming UDPDatagram, emit: (StreamKey, AccessUnit) -> Void) {
-        switch tracks.sort(datagram) {
+        add(ReceivedItem(datagram), emit: emit)
+    }
+
+    /// Offers a received item; `emit` receives the access units it completes, with their stream.
+    package mutating func add(_ item: consuming ReceivedItem, emit: (StreamKey, AccessUnit) -> Void) {
+        switch tracks.sort(consume item) {
         case .packet(let received, let isNew):
             if isNew { addTrack() }
             pipeline.push(consume received)

@@ -69,7 +69,7 @@ package enum AudioExtraction {
     ///   - rewriteStart: writes bytes again at the file's start (the WAV header, once the sizes are known).
     /// - Throws: ``RTPDumpError`` when the container does not take the codec or the AAC configuration cannot
     ///   be written as ADTS; the write closures' errors.
-    package static func extract<Source: DatagramSource>(
+    package static func extract<Source: ReceivedItemSource>(
         _ source: inout Source, format: AudioFormat, container: AudioContainer, filter: StreamFilter,
         followsFlows: Bool = false, write: (ArraySlice<UInt8>) throws -> Void,
         rewriteStart: ([UInt8]) throws -> Void

@@ -27,7 +27,7 @@ package struct AudioDecodeSummary: Sendable {
 /// duration (a frame of its own, before the next decoded one), so that the PCM keeps the stream's time.
 package enum AudioFrameDecoding {
     /// - Throws: ``RTPDumpError`` when FFmpeg cannot open a decoder for the format; `emit`'s errors.
-    package static func decode<Source: DatagramSource>(
+    package static func decode<Source: ReceivedItemSource>(
         _ source: inout Source, format: AudioFormat, filter: StreamFilter, followsFlows: Bool = false,
         emit: (PCMFrame) throws -> Void
     ) throws -> AudioDecodeSummary {

@@ -25,9 +25,14 @@ package struct AudioFrameStreams: Sendable {
         pipeline = MediaPipeline(audioReorder: reorder)
     }
 
-    /// Offers a datagram; `emit` receives the frames it completes, with their stream.
+    /// Offers a datagram of a capture; `emit` receives the frames it completes, with their stream.
     package mutating func add(_ datagram: consuming UDPDatagram, emit: (StreamKey, AudioFrame) -> Void) {
-        switch tracks.sort(datagram) {
+        add(ReceivedItem(datagram), emit: emit)
+    }
+
+    /// Offers a received item; `emit` receives the frames it completes, with their stream.
+    package mutating func add(_ item: consuming ReceivedItem, emit: (StreamKey, AudioFrame) -> Void) {
+        switch tracks.sort(consume item) {
         case .packet(let received, let isNew):
             if isNew { _ = pipeline.addTrack(Depacketizer(format: .audio(format))) }
             pipeline.push(consume received)
@@ -68,7 +73,7 @@ extension AudioFrameStreams {
     ///
     /// - Returns: the stream given, and what ended the input early (a capture cut short), if anything.
     /// - Throws: ``RTPDumpError`` when the format's configuration cannot be read; `body`'s error.
-    package static func firstStream<Source: DatagramSource>(
+    package static func firstStream<Source: ReceivedItemSource>(
         of source: inout Source, format: AudioFormat, filter: StreamFilter, followsFlows: Bool,
         _ body: (AudioFrame, _ configuration: AudioSpecificConfig?) throws -> Void
     ) throws -> (stream: StreamKey?, inputFailure: (any Error)?) {
@@ -100,7 +105,7 @@ extension AudioFrameStreams {
             }
         }
         let inputFailure = RTPDumpCore.failure {
-            try source.forEachDatagram { datagram in
+            try source.forEachItem { datagram in
                 streams.add(datagram) { key, frame in batch.append((key, frame)) }
                 if !batch.isEmpty { handOn() }
             }

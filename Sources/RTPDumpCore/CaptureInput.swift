@@ -21,7 +21,7 @@ package enum CaptureInput {
     /// interleaved in its RTSP connections, and what its RTSP exchange says before the first media packet
     /// (``RTSPSessionDatagrams/lookAheadForSession()``). The session is nil when the capture has no RTSP there.
     package static func openWithSession(_ input: String) throws -> (
-        source: any DatagramSource, session: RTSPSessionInfo?
+        source: RTSPSessionDatagrams, session: RTSPSessionInfo?
     ) {
         var source = RTSPSessionDatagrams(capture: try open(input))
         do {

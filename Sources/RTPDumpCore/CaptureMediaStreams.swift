@@ -54,25 +54,32 @@ package struct CaptureMediaStreams: Sendable {
         pending = []
     }
 
-    /// Offers a datagram; `emit` receives the tracks it makes and the units it completes.
+    /// Offers a datagram of a capture; `emit` receives the tracks it makes and the units it completes.
     package mutating func add(_ datagram: consuming UDPDatagram, emit: (Event) throws -> Void) rethrows {
+        try add(ReceivedItem(datagram), emit: emit)
+    }
+
+    /// Offers a received item; `emit` receives the tracks it makes and the units it completes.
+    package mutating func add(_ item: consuming ReceivedItem, emit: (Event) throws -> Void) rethrows {
         try start(emit: emit)
-        let payload = datagram.payload
-        if RTPPacket.looksLikeRTCP(payload) {
-            if case .senderReports(let reports)? = reports.sort(datagram) {
+        let payloadType: UInt8
+        switch item.content {
+        case .rtcp:
+            if case .senderReports(let reports)? = reports.sort(item) {
                 for report in reports { pipeline.receiveSenderReport(report) }
             }
             return
+        case .rtp(let packet): payloadType = packet.payloadType
+        case .unreadableRTP(let header, _, _): payloadType = header.payloadType
+        case .notRTP: return
         }
-        guard payload.count >= 2 else { return }
-        let payloadType = payload[payload.startIndex + 1] & 0x7F
         if sorters[payloadType] == nil {
             var narrowed = filter
             narrowed.payloadType = payloadType
             guard filter.payloadType.map({ $0 == payloadType }) ?? true else { return }
             sorters[payloadType] = (CaptureTracks(filter: narrowed, followsFlows: followsFlows), [])
         }
-        guard case .packet(var received, let isNew)? = sorters[payloadType]?.tracks.sort(datagram) else { return }
+        guard case .packet(var received, let isNew)? = sorters[payloadType]?.tracks.sort(item) else { return }
         if isNew, let sorter = sorters[payloadType] {
             let track = declared.removeValue(forKey: payloadType) ?? pipeline.trackCount
             sorters[payloadType]?.pipelineTracks.append(track)

@@ -11,19 +11,19 @@ import RTSPServer
 /// A capture (or a live session) pushed into a server's ``MediaSource``: what `rtpdump serve` does once its
 /// server is up.
 package enum CaptureServing {
-    /// Pushes the served tracks' units of `datagrams` into `source`. A capture's (`paced`) go at the pace of their
-    /// datagrams' times, each dated now; a live session's go as they come, each dated by its sender's clock when
+    /// Pushes the served tracks' units of `items` into `source`. A capture's (`paced`) go at the pace of their
+    /// arrival times, each dated now; a live session's go as they come, each dated by its sender's clock when
     /// it has one.
     package static func push(
-        _ datagrams: inout some DatagramSource, streams: inout ServedStreams, into source: MediaSource, paced: Bool
+        _ items: inout some ReceivedItemSource, streams: inout ServedStreams, into source: MediaSource, paced: Bool
     ) throws {
         let start = ArrivalTime.now()
         var first: ArrivalTime?
-        try datagrams.forEachDatagram { datagram in
-            let origin = first ?? datagram.time
+        try items.forEachItem { item in
+            let origin = first ?? item.arrival
             first = origin
-            let due = start + (datagram.time - origin)
-            streams.add(datagram) { track, unit in
+            let due = start + (item.arrival - origin)
+            streams.add(item) { track, unit in
                 if paced { sleep(until: due) }
                 source.push(unit, track: track, capturedAt: paced ? .now() : nil)
             }

@@ -20,9 +20,14 @@ package struct DataUnitStreams: Sendable {
         pipeline = MediaPipeline()
     }
 
-    /// Offers a datagram; `emit` receives the units it completes, with their stream.
+    /// Offers a datagram of a capture; `emit` receives the units it completes, with their stream.
     package mutating func add(_ datagram: consuming UDPDatagram, emit: (StreamKey, MediaUnit) throws -> Void) rethrows {
-        switch tracks.sort(datagram) {
+        try add(ReceivedItem(datagram), emit: emit)
+    }
+
+    /// Offers a received item; `emit` receives the units it completes, with their stream.
+    package mutating func add(_ item: consuming ReceivedItem, emit: (StreamKey, MediaUnit) throws -> Void) rethrows {
+        switch tracks.sort(consume item) {
         case .packet(let received, let isNew):
             if isNew { _ = pipeline.addTrack(Depacketizer(format: .data(format))) }
             pipeline.push(consume received)

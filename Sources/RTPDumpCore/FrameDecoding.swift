@@ -26,7 +26,7 @@ package enum FrameDecoding {
     /// Decodes every access unit, complete or not (damaged frames come out flagged), and hands each
     /// frame to `emit` in presentation order. `followsFlows`: the input is an RTSP session, whose tracks keep
     /// their stream across a change of SSRC (`CaptureTracks.followsFlows`).
-    package static func decode<Source: DatagramSource>(
+    package static func decode<Source: ReceivedItemSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, threads: Int,
         outputSize: (width: Int, height: Int)? = nil, template: Depacketizer? = nil, followsFlows: Bool = false,
         emit: (I420Frame) throws -> Void
@@ -57,10 +57,10 @@ package enum FrameDecoding {
             do { try decoders.decode(unit) } catch { failure = error }
             handOnFrames()
         }
-        // Pulled, not forEachDatagram: decoding is too slow to run on a live session's receiving thread.
+        // Pulled, not forEachItem: decoding is too slow to run on a live session's receiving thread.
         summary.inputFailure = RTPDumpCore.failure {
-            while let datagram = try capture.nextDatagram() {
-                streams.add(datagram, emit: take)
+            while let item = try capture.nextItem() {
+                streams.add(item, emit: take)
                 if failure != nil { return }
             }
         }

@@ -3,16 +3,16 @@ import RTSPCapture
 import PacketCapture
 import RTP
 import RTSP
-@_spi(PacketHandler) import RTSPClient
+import RTSPClient
 
-/// A live RTSP session as the commands' datagram source: packets as they arrive, each presented as a
-/// datagram from the server to the track's client port (UDP) or interleaved channel (TCP), and the tracks'
-/// sender reports as RTCP datagrams to the port above, before the next packet (the pipeline that reads
-/// them dates the units, as it does a capture's). The commands
-/// are synchronous; ``nextDatagram()`` waits for the next packet, and returns nil when the session ends
-/// or `duration` has passed (then the session is torn down). ``forEachDatagram(_:)`` runs its body on the
-/// session's event loop instead, as each read arrives, while the caller waits: no thread hop per read.
-package final class LiveSessionSource: DatagramSource, @unchecked Sendable {
+/// A live RTSP session as the commands' source of received items: its packets as they arrive and its tracks'
+/// sender reports, each as it came (the reports before the packets of the read that brought them), named by
+/// the stream each belongs to: the server's address, and on this host the track's client port (UDP) or
+/// interleaved channel (TCP). The commands are synchronous; ``nextItem()`` waits for the next item, and
+/// returns nil when the session ends or `duration` has passed (then the session is torn down).
+/// ``forEachItem(_:)`` runs its body on the session's event loop instead, as each read arrives, while the
+/// caller waits: no thread hop per read.
+package final class LiveSessionSource: ReceivedItemSource, @unchecked Sendable {
     package let session: RTSPSession
     /// What the commands read from a session capture: the SDP and the transports.
     package let info: RTSPSessionInfo
@@ -25,24 +25,25 @@ package final class LiveSessionSource: DatagramSource, @unchecked Sendable {
     }
 
     private let queue: PacketQueue
-    /// Sender reports received and not yet presented.
-    private let reports: NIOLockedValueBox<[ReceivedSenderReport]>
-    private let source: PacketCapture.SocketAddress
-    private let ports: [UInt16]
-    private var index = 0
 
     /// Connects and plays (blocking the calling thread until PLAY is answered or the session fails). A
     /// `duration` bounds the whole session, set-up included.
     package static func open(url: String, options: RTSPSessionOptions, duration: Duration?) throws -> LiveSessionSource
     {
         // Packets go from the event loop straight to this queue (the session's packetHandler), which hands
-        // them to a consumer on the event loop (forEachDatagram) or to the command's thread (nextDatagram).
+        // them to a consumer on the event loop (forEachItem) or to the command's thread (nextItem). What
+        // comes before the tracks' streams are named (between PLAY's answer and the session's return here)
+        // waits, in order, until they are.
         let queue = PacketQueue()
-        let reports = NIOLockedValueBox<[ReceivedSenderReport]>([])
+        let naming = NIOLockedValueBox<(streams: LiveStreams?, early: [LiveStreams.Read])>((nil, []))
         var options = options
-        options.packetHandler = { batch, received in
-            if !received.isEmpty { reports.withLockedValue { $0 += received } }
-            queue.push(batch)
+        options.packetHandler = { batch, reports in
+            naming.withLockedValue { naming in
+                guard let streams = naming.streams else {
+                    return naming.early.append(LiveStreams.Read(packets: Array(batch), reports: reports))
+                }
+                streams.push(batch, reports, to: queue)
+            }
         }
         if let duration { options.setupTimeout = min(options.setupTimeout, duration) }
         let started = ContinuousClock.now
@@ -63,28 +64,21 @@ package final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         }
         defer { deadline?.cancel() }
         let session = try result.wait()
+        naming.withLockedValue { naming in
+            let streams = LiveStreams(session)
+            for read in naming.early { streams.push(read.packets[...], read.reports, to: queue) }
+            naming = (streams, [])
+        }
         let rest = duration.map { max(.zero, $0 - (ContinuousClock.now - started)) }
-        return LiveSessionSource(session: session, queue: queue, reports: reports, duration: rest)
+        return LiveSessionSource(session: session, queue: queue, duration: rest)
     }
 
-    private init(
-        session: RTSPSession, queue: PacketQueue, reports: NIOLockedValueBox<[ReceivedSenderReport]>,
-        duration: Duration?
-    ) {
+    private init(session: RTSPSession, queue: PacketQueue, duration: Duration?) {
         self.session = session
         self.queue = queue
-        self.reports = reports
         var info = RTSPSessionInfo()
         info.description = session.sessionDescription
         self.info = info
-        // The server's address as connected (a host name resolved, an IPv6 address as such).
-        source = SocketAddress(
-            address: session.serverAddress.flatMap { IPAddress(parsing: $0) } ?? .v4(0),
-            port: UInt16(clamping: session.url.port))
-        ports = session.tracks.enumerated().map { index, track -> UInt16 in
-            track.transport?.clientPorts?.rtp ?? track.transport?.multicastPorts?.rtp
-                ?? UInt16(track.transport?.interleavedChannels?.rtp ?? UInt8(2 * index))
-        }
         // The packet sequence only ends (the packets went to the queue): that is the session's end.
         Task {
             let stopper = duration.map { duration in
@@ -107,62 +101,63 @@ package final class LiveSessionSource: DatagramSource, @unchecked Sendable {
         }
     }
 
-    /// Reports taken and not yet presented, for ``nextDatagram()``.
-    private var pendingReports: [ReceivedSenderReport] = []
+    package func nextItem() throws -> ReceivedItem? { try queue.next() }
 
-    package func nextDatagram() throws -> UDPDatagram? {
-        if !pendingReports.isEmpty { return datagram(pendingReports.removeFirst()) }
-        if let held = pendingPacket {
-            pendingPacket = nil
-            return datagram(held)
-        }
-        guard let received = try queue.next() else { return nil }
-        pendingReports = takeReports()
-        guard !pendingReports.isEmpty else { return datagram(received) }
-        pendingPacket = received
-        return datagram(pendingReports.removeFirst())
-    }
-
-    private func takeReports() -> [ReceivedSenderReport] {
-        reports.withLockedValue { taken in
-            defer { taken = [] }
-            return taken
-        }
-    }
-
-    /// A packet taken while reports went first.
-    private var pendingPacket: RTSPReceivedPacket?
-
-    package func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
+    package func forEachItem(_ body: (consuming ReceivedItem) throws -> Void) throws {
         // The caller waits until the session ends, so `body` never runs after this returns.
         try withoutActuallyEscaping(body) { body in
-            try queue.consumeOnPushingThread(
-                { [self] received in
-                    for report in takeReports() { try body(datagram(report)) }
-                    try body(datagram(received))
-                },
-                stop: { [session] in Task { await session.teardown() } })
+            try queue.consumeOnPushingThread({ try body($0) }, stop: { [session] in Task { await session.teardown() } })
+        }
+    }
+}
+
+/// How a live session's packets and reports are named as received items.
+private struct LiveStreams: Sendable {
+    /// The server's address as connected (a host name resolved, an IPv6 address as such).
+    let server: SocketAddress
+    /// Each track's port on this host: its client port (UDP, multicast), else its interleaved channel.
+    let ports: [UInt16]
+
+    init(_ session: RTSPSession) {
+        server = SocketAddress(
+            address: session.serverAddress.flatMap { IPAddress(parsing: $0) } ?? .v4(0),
+            port: UInt16(clamping: session.url.port))
+        ports = session.tracks.enumerated().map { index, track -> UInt16 in
+            track.transport?.clientPorts?.rtp ?? track.transport?.multicastPorts?.rtp
+                ?? UInt16(track.transport?.interleavedChannels?.rtp ?? UInt8(2 * index))
         }
     }
 
-    /// A sender report as the RTCP datagram it came in, to the port above the track's.
-    private func datagram(_ report: ReceivedSenderReport) -> UDPDatagram {
-        var builder = RTCPCompoundBuilder()
-        builder.appendSenderReport(report.report)
-        index += 1
-        return UDPDatagram(
-            recordIndex: index - 1, time: ArrivalTime(nanoseconds: 0), source: source,
-            destination: SocketAddress(address: .v4(0x7F00_0001), port: ports[report.track] &+ 1),
-            payload: builder.bytes[...], isTruncated: false)
+    /// The port of `track` on this host (`rtcp`: the one above it, where its reports come).
+    private func local(_ track: Int, rtcp: Bool = false) -> SocketAddress {
+        let port = ports.indices.contains(track) ? ports[track] : 0
+        return SocketAddress(address: .v4(0x7F00_0001), port: rtcp ? port &+ 1 : port)
     }
 
-    private func datagram(_ received: RTSPReceivedPacket) -> UDPDatagram {
-        index += 1
-        var datagram = UDPDatagram(
-            recordIndex: index - 1, time: received.arrival, source: source,
-            destination: SocketAddress(address: .v4(0x7F00_0001), port: ports[received.track]),
-            payload: received.packet.bytes, isTruncated: false)
-        datagram.isDiscontinuity = received.isDiscontinuity  // a reconnect or a resume
-        return datagram
+    /// What one read brought before the streams were named.
+    struct Read {
+        let packets: [RTSPReceivedPacket]
+        let reports: [ReceivedSenderReport]
+    }
+
+    /// Queues a read's items: its reports first (what the pipeline dates the packets' units by), then its packets.
+    func push(_ packets: ArraySlice<RTSPReceivedPacket>, _ reports: [ReceivedSenderReport], to queue: PacketQueue) {
+        if !reports.isEmpty {
+            let arrival = packets.first?.arrival ?? ArrivalTime(nanoseconds: 0)
+            queue.push(reports.lazy.map { item($0, arrival: arrival) })
+        }
+        queue.push(packets.lazy.map(item))
+    }
+
+    private func item(_ received: RTSPReceivedPacket) -> ReceivedItem {
+        ReceivedItem(
+            .rtp(received.packet), source: server, destination: local(received.track), arrival: received.arrival,
+            isDiscontinuity: received.isDiscontinuity)
+    }
+
+    private func item(_ report: ReceivedSenderReport, arrival: ArrivalTime) -> ReceivedItem {
+        ReceivedItem(
+            .rtcp(senderReports: [report.report]), source: server, destination: local(report.track, rtcp: true),
+            arrival: arrival)
     }
 }

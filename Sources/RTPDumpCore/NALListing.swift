@@ -38,7 +38,7 @@ package enum NALListing {
     /// piece is the access unit's own buffer, not a copy; it is only valid during the call).
     /// `followsFlows`: the input is an RTSP session, whose tracks keep their stream across a change of SSRC
     /// (`CaptureTracks.followsFlows`).
-    package static func extract<Source: DatagramSource>(
+    package static func extract<Source: ReceivedItemSource>(
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: Depacketizer? = nil,
         followsFlows: Bool = false, write: (ArraySlice<UInt8>) throws -> Void
     ) throws -> ExtractSummary {
@@ -71,7 +71,9 @@ package enum NALListing {
             } catch { failure = error }
             summary.written += 1
         }
-        summary.inputFailure = RTPDumpCore.failure { try capture.forEachDatagram { streams.add($0, emit: take) } }
+        summary.inputFailure = RTPDumpCore.failure {
+            try capture.forEachItem { item in streams.add(consume item, emit: take) }
+        }
         streams.finish(emit: take)
         summary.streamsNotVideo = streams.streamsNotVideo
         summary.streamsRefused = streams.streamsRefused

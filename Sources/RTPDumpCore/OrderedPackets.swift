@@ -24,9 +24,14 @@ package struct OrderedPackets: Sendable {
     /// Datagrams that matched the filter but were not valid RTP (including snaplen-truncated ones).
     package var rejected: Int { tracks.rejected }
 
-    /// Offers a datagram; `emit` receives what it releases, in order.
+    /// Offers a datagram of a capture; `emit` receives what it releases, in order.
     package mutating func add(_ datagram: consuming UDPDatagram, emit: (Event) -> Void) {
-        guard case .packet(let received, let isNew) = tracks.sort(datagram) else { return }
+        add(ReceivedItem(datagram), emit: emit)
+    }
+
+    /// Offers a received item; `emit` receives what it releases, in order.
+    package mutating func add(_ item: consuming ReceivedItem, emit: (Event) -> Void) {
+        guard case .packet(let received, let isNew) = tracks.sort(item) else { return }
         if isNew { buffers.append(ReorderBuffer(configuration: configuration)) }
         let track = received.track
         buffers[track].insert(received.packet, arrival: received.arrival)

@@ -7,35 +7,44 @@ package enum PacketListing {
     /// Lists packets in arrival order:
     /// `<seconds since first> <source> > <destination> ssrc=0x.. pt=N seq=N ts=N m=0|1 len=N`,
     /// with ` truncated` appended when the capture cut the packet short.
-    package static func arrivalOrder<Source: DatagramSource>(
+    package static func arrivalOrder<Source: ReceivedItemSource>(
         _ capture: inout Source, filter: StreamFilter, write: (String) -> Void
     ) throws {
         var start: ArrivalTime?
-        try capture.forEachDatagram { datagram in
-            guard filter.admits(datagram), !RTPPacket.looksLikeRTCP(datagram.payload),
-                let header = try? RTPFixedHeader(datagram.payload),
-                filter.admits(ssrc: header.ssrc, payloadType: header.payloadType)
-            else { return }
-            let origin = start ?? datagram.time
+        try capture.forEachItem { item in
+            guard filter.admits(source: item.source, destination: item.destination) else { return }
+            let header: (ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool)
+            let (length, isTruncated): (Int, Bool)
+            switch item.content {
+            case .rtp(let packet):
+                header = (packet.ssrc, packet.payloadType, packet.sequenceNumber, packet.timestamp, packet.marker)
+                (length, isTruncated) = (packet.bytes.count, false)
+            case .unreadableRTP(let unread, let count, let truncated):
+                header = (unread.ssrc, unread.payloadType, unread.sequenceNumber, unread.timestamp, unread.marker)
+                (length, isTruncated) = (count, truncated)
+            case .rtcp, .notRTP: return
+            }
+            guard filter.admits(ssrc: header.ssrc, payloadType: header.payloadType) else { return }
+            let origin = start ?? item.arrival
             start = origin
-            let seconds = formatFixed(Double(datagram.time.nanoseconds - origin.nanoseconds) / 1e9, decimals: 6)
-            var line = "\(seconds) \(datagram.source) > \(datagram.destination) ssrc=\(hex32(header.ssrc))"
+            let seconds = formatFixed(Double(item.arrival.nanoseconds - origin.nanoseconds) / 1e9, decimals: 6)
+            var line = "\(seconds) \(item.source) > \(item.destination) ssrc=\(hex32(header.ssrc))"
             line += " pt=\(header.payloadType) seq=\(header.sequenceNumber) ts=\(header.timestamp)"
-            line += " m=\(header.marker ? 1 : 0) len=\(datagram.payload.count)"
-            if datagram.isTruncated { line += " truncated" }
+            line += " m=\(header.marker ? 1 : 0) len=\(length)"
+            if isTruncated { line += " truncated" }
             write(line)
         }
     }
 
     /// Lists packets as a reorder buffer releases them, per stream, with a `LOSS` line for each gap:
     /// `ssrc=0x.. ext=N seq=N ts=N m=0|1 len=N` and `ssrc=0x.. LOSS first=N count=N`.
-    package static func releaseOrder<Source: DatagramSource>(
+    package static func releaseOrder<Source: ReceivedItemSource>(
         _ capture: inout Source, filter: StreamFilter, configuration: ReorderBuffer.Configuration,
         write: (String) -> Void
     ) throws {
         var ordered = OrderedPackets(filter: filter, configuration: configuration)
         func emit(_ event: OrderedPackets.Event) { write(line(event)) }
-        let inputFailure = failure { try capture.forEachDatagram { ordered.add($0, emit: emit) } }
+        let inputFailure = failure { try capture.forEachItem { ordered.add($0, emit: emit) } }
         ordered.finish(emit: emit)  // what was held when the input ended, however it ended
         if let inputFailure { throw inputFailure }
     }

@@ -1,8 +1,9 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import RTSPClient
+import PacketCapture
 
-/// Packets from the event loop to a synchronous reader, which waits for them.
+/// Received items (a live session's packets and sender reports) from the event loop to a synchronous
+/// reader, which waits for them.
 ///
 /// Bounded in packets and in bytes: a reader that falls behind (a stalled pipe, a slow disk) loses the
 /// oldest packets, counted in ``dropped``, and the queue holds no more than its bounds.
@@ -15,7 +16,7 @@ final class PacketQueue: @unchecked Sendable {
     /// 1 when a waiter has something to wake for: for the reader, packets or the end; for a consumer on the
     /// pushing thread, the end or its own failure. 0 otherwise.
     private let lock = ConditionLock(value: 0)
-    private var packets = CircularBuffer<RTSPReceivedPacket>(initialCapacity: 1024)
+    private var packets = CircularBuffer<ReceivedItem>(initialCapacity: 1024)
     /// Bytes of the packets held.
     private var bytes = 0
     private var droppedCount = 0
@@ -23,11 +24,11 @@ final class PacketQueue: @unchecked Sendable {
     private var isCut = false
     private var ended = false
     /// Set by ``consumeOnPushingThread(_:stop:)``: what each pushed packet goes to instead of the queue.
-    private var consumer: ((RTSPReceivedPacket) throws -> Void)?
+    private var consumer: ((ReceivedItem) throws -> Void)?
     private var consumerFailure: (any Error)?
     private var failure: (any Error)?
 
-    func push(_ batch: ArraySlice<RTSPReceivedPacket>) {
+    func push(_ batch: some Collection<ReceivedItem>) {
         lock.lock()
         defer { unlockTellingWaiters() }
         guard !isCut else { return cutCount += batch.count }
@@ -42,10 +43,10 @@ final class PacketQueue: @unchecked Sendable {
         }
         for packet in batch {
             packets.append(packet)
-            bytes += packet.packet.bytes.count
+            bytes += packet.byteCount
         }
         while packets.count > Self.capacity || bytes > Self.byteCapacity, let oldest = packets.popFirst() {
-            bytes -= oldest.packet.bytes.count
+            bytes -= oldest.byteCount
             droppedCount += 1
         }
     }
@@ -98,12 +99,12 @@ final class PacketQueue: @unchecked Sendable {
     /// pushes it, under the lock) until the session ends or `consumer` throws; then calls `stop` and
     /// rethrows. Returns when the session has ended, throwing its error if it failed.
     func consumeOnPushingThread(
-        _ consumer: @escaping (RTSPReceivedPacket) throws -> Void, stop: () -> Void
+        _ consumer: @escaping (ReceivedItem) throws -> Void, stop: () -> Void
     ) throws {
         locked {
             do {
                 while let packet = packets.popFirst() {
-                    bytes -= packet.packet.bytes.count
+                    bytes -= packet.byteCount
                     try consumer(packet)
                 }
             } catch {
@@ -124,14 +125,14 @@ final class PacketQueue: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    func next() throws -> RTSPReceivedPacket? {
+    func next() throws -> ReceivedItem? {
         lock.lock(whenValue: 1)  // packets, or the end
         defer { unlockTellingWaiters() }
         guard let packet = packets.popFirst() else {
             if let failure { throw failure }
             return nil
         }
-        bytes -= packet.packet.bytes.count
+        bytes -= packet.byteCount
         return packet
     }
 }

@@ -48,15 +48,20 @@ package struct RecordingStreams: Sendable {
     package var statistics: FragmentedMP4Writer.Statistics { writer.statistics }
     package var lastError: MP4Error? { writer.lastError }
 
-    /// Offers a datagram; `emit` receives what is ready to be written.
+    /// Offers a datagram of a capture; `emit` receives what is ready to be written.
     package mutating func add(_ datagram: consuming UDPDatagram, emit: (MP4Output) throws -> Void) throws {
+        try add(ReceivedItem(datagram), emit: emit)
+    }
+
+    /// Offers a received item; `emit` receives what is ready to be written.
+    package mutating func add(_ item: consuming ReceivedItem, emit: (MP4Output) throws -> Void) throws {
         var events: [CaptureMediaStreams.Event] = []
         swap(&events, &self.events)
         defer {
             events.removeAll(keepingCapacity: true)
             swap(&events, &self.events)
         }
-        streams.add(datagram) { events.append($0) }
+        streams.add(item) { events.append($0) }
         for event in events { try handle(event, emit: emit) }
     }
 

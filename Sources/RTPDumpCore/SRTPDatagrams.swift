@@ -6,7 +6,7 @@ import SRTP
 /// A datagram source whose SRTP and SRTCP are unprotected with one key (`--srtp-key`): what passes
 /// authentication goes on as plain RTP/RTCP; what fails is dropped and counted per flow, so none of its
 /// bytes reach a depacketizer.
-package final class SRTPDatagrams: DatagramSource {
+package final class SRTPDatagrams: DatagramSource, ReceivedItemSource {
     /// Where a datagram arrived: its addresses and ports.
     package struct Flow: Hashable, Sendable {
         package let source: SocketAddress

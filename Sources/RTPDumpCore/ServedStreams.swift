@@ -31,12 +31,12 @@ package struct ServedStreams: Sendable {
 
     /// Reads `source` to its end (a capture's first pass) to learn its tracks' formats.
     package static func survey(
-        _ source: inout some DatagramSource, formats: [UInt8: MediaFormat], filter: StreamFilter = StreamFilter(),
+        _ source: inout some ReceivedItemSource, formats: [UInt8: MediaFormat], filter: StreamFilter = StreamFilter(),
         followsFlows: Bool = false
     ) throws -> ServedStreams {
         var served = ServedStreams(formats: formats, filter: filter, followsFlows: followsFlows)
         var events: [CaptureMediaStreams.Event] = []
-        try source.forEachDatagram { datagram in
+        try source.forEachItem { datagram in
             served.streams.add(datagram) { events.append($0) }
             for event in events { served.learn(event) }
             events.removeAll(keepingCapacity: true)
@@ -70,10 +70,15 @@ package struct ServedStreams: Sendable {
         return fresh
     }
 
-    /// Offers a datagram; `emit` gets each unit of a served track, with the track's served index.
+    /// Offers a datagram of a capture; `emit` gets each unit of a served track, with the track's served index.
     package mutating func add(_ datagram: consuming UDPDatagram, emit: (Int, MediaUnit) throws -> Void) rethrows {
+        try add(ReceivedItem(datagram), emit: emit)
+    }
+
+    /// Offers a received item; `emit` gets each unit of a served track, with the track's served index.
+    package mutating func add(_ item: consuming ReceivedItem, emit: (Int, MediaUnit) throws -> Void) rethrows {
         var units: [(Int, MediaUnit)] = []
-        streams.add(datagram) { event in
+        streams.add(item) { event in
             switch event {
             case .track(let track, let payloadType, _):
                 // A live session's track, made on its first packet: served when its format was announced.

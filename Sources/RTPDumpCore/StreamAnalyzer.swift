@@ -57,19 +57,26 @@ package struct StreamAnalyzer: Sendable {
         self.probation = probation
     }
 
-    /// Accounts for one datagram.
-    package mutating func add(_ datagram: UDPDatagram) {
-        guard filter.admits(datagram) else { return }
-        if RTPPacket.looksLikeRTCP(datagram.payload) {
+    /// Accounts for one datagram of a capture.
+    package mutating func add(_ datagram: UDPDatagram) { add(ReceivedItem(datagram)) }
+
+    /// Accounts for one received item.
+    package mutating func add(_ item: ReceivedItem) {
+        guard filter.admits(source: item.source, destination: item.destination) else { return }
+        let header: (ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32)
+        switch item.content {
+        case .rtcp:
             rtcpPackets += 1
             return
-        }
-        guard let header = try? RTPFixedHeader(datagram.payload) else {
+        case .notRTP:
             notRTP += 1
             return
+        case .rtp(let packet): header = (packet.ssrc, packet.payloadType, packet.sequenceNumber, packet.timestamp)
+        case .unreadableRTP(let unread, _, _):
+            header = (unread.ssrc, unread.payloadType, unread.sequenceNumber, unread.timestamp)
         }
         guard filter.admits(ssrc: header.ssrc, payloadType: header.payloadType) else { return }
-        let key = StreamKey(ssrc: header.ssrc, source: datagram.source, destination: datagram.destination)
+        let key = StreamKey(ssrc: header.ssrc, source: item.source, destination: item.destination)
         let position: Int
         if let known = index[key] {
             position = known
@@ -90,7 +97,7 @@ package struct StreamAnalyzer: Sendable {
         }
         if all[position].codec == nil && all[position].sniffed < Self.maxSniffedPackets {
             all[position].sniffed += 1
-            if let packet = try? RTPPacket(datagram.payload) {
+            if case .rtp(let packet) = item.content {
                 if let data = CodecSniffer.dataSignature(ofPayload: packet.payload) {
                     all[position].codec = data  // told apart before a data payload passes for a NAL unit
                 } else if let codec = CodecSniffer.codec(ofPayload: packet.payload) {
@@ -99,8 +106,8 @@ package struct StreamAnalyzer: Sendable {
             }
         }
         all[position].statistics.record(
-            sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: datagram.time)
-        if datagram.isTruncated { all[position].truncatedPackets += 1 }
+            sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: item.arrival)
+        if case .unreadableRTP(_, _, isTruncated: true) = item.content { all[position].truncatedPackets += 1 }
     }
 
     /// The RTP streams found, in order of their first packet. Sources that never passed probation are left out.
@@ -115,12 +122,12 @@ package struct StreamAnalyzer: Sendable {
     }
 
     /// Reads every datagram of a capture.
-    package static func analyze<Source: DatagramSource>(
+    package static func analyze<Source: ReceivedItemSource>(
         _ capture: inout Source, filter: StreamFilter = StreamFilter(), clockRate: Int? = nil, probation: Bool = true,
         formats: [UInt8: MediaFormat] = [:]
     ) throws -> StreamAnalyzer {
         var analyzer = StreamAnalyzer(filter: filter, clockRate: clockRate, probation: probation, formats: formats)
-        try capture.forEachDatagram { analyzer.add($0) }
+        try capture.forEachItem { item in analyzer.add(item) }
         return analyzer
     }
 }

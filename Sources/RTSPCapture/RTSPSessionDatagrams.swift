@@ -6,7 +6,7 @@ import RTSP
 /// on the channels that a SETUP seen before agreed on, as datagrams from the server to the client. What the
 /// RTSP exchanges say (``session``) is learned as they pass: DESCRIBE and SETUP come before the media they
 /// describe, so ``lookAheadForSession()`` reads up to the first media packet and holds what it read.
-public struct RTSPSessionDatagrams: DatagramSource {
+public struct RTSPSessionDatagrams: DatagramSource, ReceivedItemSource {
     /// How many datagrams, and how many bytes of them, ``lookAheadForSession()`` holds at most while it
     /// looks for the first media packet (copied out of the read buffers, so that they pin no chunk).
     public static let lookAheadLimit = (datagrams: 1_000, bytes: 1 << 20)
@@ -88,6 +88,18 @@ public struct RTSPSessionDatagrams: DatagramSource {
             }
             guard let datagram = try nextDatagram() else { return }
             try body(datagram)
+        }
+    }
+
+    /// ``forEachDatagram(_:)``'s loop, each datagram read as an item where it is taken.
+    package mutating func forEachItem(_ body: (consuming ReceivedItem) throws -> Void) throws {
+        while true {
+            if next >= pending.count, !finished, let datagram = capture.nextPlainDatagram() {
+                try body(ReceivedItem(consume datagram))
+                continue
+            }
+            guard let datagram = try nextDatagram() else { return }
+            try body(ReceivedItem(consume datagram))
         }
     }
 

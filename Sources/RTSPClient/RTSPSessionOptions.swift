@@ -117,13 +117,13 @@ public struct RTSPSessionOptions: Sendable {
     /// source, loss and camera quirk per track (notice and warning; the rest are counted in
     /// ``RTSPSession/statistics()``). Never a credential; peer text escaped. Default: silent.
     public var logger = Logger(label: "swift-rtp", factory: { _ in SwiftLogNoOpLogHandler() })
-    // SPI (`@_spi(PacketHandler) import RTSPClient`): rtpdump hands packets straight to its own queue;
-    // applications iterate the session's sequences.
-    /// When set, each read's packets, and the tracks' sender reports that came with them, go to this
-    /// closure, on the session's event loop thread, instead of to ``RTSPSession/packets`` (which then only
-    /// ends, as the session does): no thread hop and no allocation per read, for consumers that hand packets
-    /// on at once. It must return quickly and may not keep the slice past the call (copy what it keeps).
-    @_spi(PacketHandler)
+    /// For a consumer that hands packets on at once (a forwarder, a queue of its own): each read's packets,
+    /// and the tracks' sender reports that came with them (apply those first: they date the packets), go to
+    /// this closure on the session's event loop thread instead of to ``RTSPSession/packets`` and the
+    /// sequences made of it (which then only end, as the session does). No thread hop and no allocation per
+    /// read; no backlog bound either (``packetBufferCapacity`` bounds the sequences): the closure must return
+    /// quickly and may not keep the slice past the call (copy what it keeps). Default nil: iterate the
+    /// session's sequences.
     public var packetHandler: (@Sendable (ArraySlice<RTSPReceivedPacket>, [ReceivedSenderReport]) -> Void)?
 
     public init(

@@ -121,7 +121,7 @@ extension Extract {
             documents += 1
             bytes += document.bytes.count
         }
-        let inputFailure = failure { try capture.forEachDatagram { try streams.add($0, emit: write) } }
+        let inputFailure = failure { try capture.forEachItem { try streams.add($0, emit: write) } }
         try streams.finish(emit: write)
         try file.close()
         finish(capture.warnings)

@@ -47,7 +47,7 @@ struct Frames: ParsableCommand {
             frames += 1
             print(AudioFrameListing.line(key, frame))
         }
-        let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
+        let inputFailure = failure { try capture.forEachItem { streams.add($0, emit: emit) } }
         streams.finish(emit: emit)
         finish(capture.warnings)
         if let inputFailure { throw naming(options.displayName, inputFailure) }
@@ -65,14 +65,14 @@ struct Frames: ParsableCommand {
 
 extension Frames {
     /// One line per metadata document or raw unit of the streams of `format`.
-    func listData(_ capture: inout some DatagramSource, format: DataFormat, followsFlows: Bool) throws {
+    func listData(_ capture: inout some ReceivedItemSource, format: DataFormat, followsFlows: Bool) throws {
         var streams = DataUnitStreams(format: format, filter: options.filter, followsFlows: followsFlows)
         var index = 0
         let emit = { (key: StreamKey, unit: MediaUnit) in
             print(DataUnitStreams.line(key, index: index, unit))
             index += 1
         }
-        let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
+        let inputFailure = failure { try capture.forEachItem { streams.add($0, emit: emit) } }
         streams.finish(emit: emit)
         finish(capture.warnings)
         if streams.droppedDocuments > 0 {

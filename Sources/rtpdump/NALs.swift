@@ -34,7 +34,7 @@ struct NALs: ParsableCommand {
         let emit = { (key: StreamKey, unit: AccessUnit) in
             for line in NALListing.lines(key, unit) { print(line) }
         }
-        let inputFailure = failure { try capture.forEachDatagram { streams.add($0, emit: emit) } }
+        let inputFailure = failure { try capture.forEachItem { streams.add($0, emit: emit) } }
         streams.finish(emit: emit)
         finish(capture.warnings)
         noteNotVideo(streams.streamsNotVideo)

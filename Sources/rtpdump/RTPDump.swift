@@ -185,25 +185,12 @@ struct InputOptions: ParsableArguments {
     /// connection included, or a live session that sets up the tracks of `media` (what the command reads).
     /// Also what the session's RTSP exchange says, when there is one.
     func openSource(media: Set<MediaKind> = [.video, .audio]) throws
-        -> (source: any DatagramSource, session: RTSPSessionInfo?)
-    {
-        let (source, session) = try openPlainSource(media: media)
-        guard let srtpKey else { return (source, session) }
-        guard let suite = SRTPSuite(name: srtpSuite) else {
-            throw ValidationError(
-                "--srtp-suite must be one of \(SRTPSuite.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        do {
-            return (try SRTPDatagrams(source, key: SRTPKey(suite: suite, base64: srtpKey)), session)
-        } catch {
-            throw RTPDumpError("--srtp-key: \(error)")
-        }
-    }
-
-    private func openPlainSource(media: Set<MediaKind>) throws
-        -> (source: any DatagramSource, session: RTSPSessionInfo?)
+        -> (source: any ReceivedItemSource, session: RTSPSessionInfo?)
     {
         if isURL {
+            guard srtpKey == nil else {
+                throw ValidationError("--srtp-key unprotects a capture; a live session's keys come from its SDP")
+            }
             var options = sessionOptions
             options.mediaKinds = media
             let live = try naming(displayName) {
@@ -214,7 +201,17 @@ struct InputOptions: ParsableArguments {
             lineBufferStandardOutput()
             return (live, live.info)
         }
-        return try CaptureInput.openWithSession(input)
+        let (source, session) = try CaptureInput.openWithSession(input)
+        guard let srtpKey else { return (source, session) }
+        guard let suite = SRTPSuite(name: srtpSuite) else {
+            throw ValidationError(
+                "--srtp-suite must be one of \(SRTPSuite.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        do {
+            return (try SRTPDatagrams(source, key: SRTPKey(suite: suite, base64: srtpKey)), session)
+        } catch {
+            throw RTPDumpError("--srtp-key: \(error)")
+        }
     }
 
     /// The video format from --sdp, else from the DESCRIBE answer in a session capture.

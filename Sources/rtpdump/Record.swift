@@ -51,7 +51,7 @@ struct Record: ParsableCommand {
             configuration: configuration)
         var files = MP4FileRecorder(path: output, segmented: segmentSeconds != nil)
         let write = { (output: MP4Output) throws in try files.write(output) }
-        let inputFailure = failure { try capture.forEachDatagram { try streams.add($0, emit: write) } }
+        let inputFailure = failure { try capture.forEachItem { try streams.add($0, emit: write) } }
         try streams.finish(emit: write)
         try files.close()
         finish(capture.warnings)

@@ -54,7 +54,7 @@ struct Streams: ParsableCommand {
             filter: options.filter(for: video), clockRate: clockRate,
             probation: session == nil && options.port == nil && options.sdp == nil, formats: formats)
         // The table of what was read is printed however the input ends; its failure comes after it.
-        let inputFailure = failure { try source.forEachDatagram { analyzer.add($0) } }
+        let inputFailure = failure { try source.forEachItem { analyzer.add($0) } }
         let streams = analyzer.streams
         let srtp = source as? SRTPDatagrams
         print(json ? StreamReport.json(streams, srtp: srtp) : StreamReport.table(streams), terminator: "")

@@ -1,6 +1,6 @@
 import Foundation
+import PacketCapture
 import RTP
-import RTSPClient
 import Testing
 
 @testable import RTPDumpCore
@@ -10,17 +10,23 @@ import Testing
 @Suite struct PacketQueueTests {
     struct Failure: Error, Equatable { let name: String }
 
-    static func packets(_ sequences: ClosedRange<UInt16>) throws -> [RTSPReceivedPacket] {
+    static func packets(_ sequences: ClosedRange<UInt16>) throws -> [ReceivedItem] {
         try sequences.map { sequence in
             let bytes: [UInt8] = [0x80, 96, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, 1, 0, 0, 0, 2, 0xAB]
-            return RTSPReceivedPacket(track: 0, packet: try RTPPacket(bytes), arrival: ArrivalTime(nanoseconds: 0))
+            return try item(bytes)
         }
+    }
+
+    static func item(_ bytes: [UInt8]) throws -> ReceivedItem {
+        let address = SocketAddress(address: .v4(0x7F00_0001), port: 5000)
+        return ReceivedItem(
+            .rtp(try RTPPacket(bytes)), source: address, destination: address, arrival: ArrivalTime(nanoseconds: 0))
     }
 
     /// Pushes `batches` from a thread of its own (as the event loop does) once a consumer runs on the
     /// pushing thread (a fixed sleep lost that race on a loaded machine), then ends the queue with `ending`.
     static func pushLater(
-        _ queue: PacketQueue, _ batches: [ArraySlice<RTSPReceivedPacket>], ending: (any Error)?,
+        _ queue: PacketQueue, _ batches: [ArraySlice<ReceivedItem>], ending: (any Error)?,
         pusher: ThreadMark? = nil
     ) {
         Thread.detachNewThread {
@@ -37,7 +43,7 @@ import Testing
     @Test func cutAtTheDeadlineEndsTheReaderAtOnceAndCountsWhatWasLeft() throws {
         let queue = PacketQueue()
         queue.push(try Self.packets(1...100)[...])
-        #expect(try queue.next()?.packet.sequenceNumber == 1)
+        #expect(try queue.next()?.sequenceNumber == 1)
         queue.cut()
         #expect(try queue.next() == nil)
         queue.push(try Self.packets(101...110)[...])
@@ -55,7 +61,7 @@ import Testing
         Self.pushLater(queue, [later[..<2], later[2...]], ending: nil, pusher: pusher)
         var seen: [(UInt16, onPusher: Bool)] = []
         try queue.consumeOnPushingThread(
-            { seen.append(($0.packet.sequenceNumber, pusher.isCurrent)) },
+            { seen.append(($0.sequenceNumber ?? 0, pusher.isCurrent)) },
             stop: { Issue.record("stop is for a consumer that fails") })
         #expect(seen.map(\.0) == Array(1...9))
         #expect(seen.prefix(3).allSatisfy { !$0.onPusher })
@@ -70,8 +76,8 @@ import Testing
         #expect(throws: Failure(name: "disk full")) {
             try queue.consumeOnPushingThread(
                 { packet in
-                    seen.append(packet.packet.sequenceNumber)
-                    if packet.packet.sequenceNumber == 2 { throw Failure(name: "disk full") }
+                    seen.append(packet.sequenceNumber ?? 0)
+                    if packet.sequenceNumber == 2 { throw Failure(name: "disk full") }
                 },
                 stop: { stops += 1 })
         }
@@ -99,15 +105,14 @@ import Testing
         #expect(queue.dropped == 200_000 - PacketQueue.capacity)
         #expect(queue.held.packets == PacketQueue.capacity)
         // The first packet read is the oldest kept: 200,000 pushed, the last 65,536 kept.
-        #expect(try queue.next()?.packet.sequenceNumber == UInt16((200_000 - PacketQueue.capacity) % 1000 + 1))
+        #expect(try queue.next()?.sequenceNumber == UInt16((200_000 - PacketQueue.capacity) % 1000 + 1))
     }
 
     @Test func aReaderThatStopsReadingCostsAtMostTheBoundsInBytes() throws {
         let queue = PacketQueue()
-        let large = try (1...100).map { sequence -> RTSPReceivedPacket in
-            let bytes =
-                [0x80, 96, 0, UInt8(sequence), 0, 0, 0, 1, 0, 0, 0, 2] + [UInt8](repeating: 0xAB, count: 60_000)
-            return RTSPReceivedPacket(track: 0, packet: try RTPPacket(bytes), arrival: ArrivalTime(nanoseconds: 0))
+        let large = try (1...100).map { sequence -> ReceivedItem in
+            try Self.item(
+                [0x80, 96, 0, UInt8(sequence), 0, 0, 0, 1, 0, 0, 0, 2] + [UInt8](repeating: 0xAB, count: 60_000))
         }
         for _ in 0..<30 { queue.push(large[...]) }  // 180 MB pushed
         let held = PacketQueue.byteCapacity / 60_012
@@ -118,6 +123,14 @@ import Testing
         while read < held, try queue.next() != nil { read += 1 }
         #expect(read == held)
         #expect(queue.held == (0, 0))
+    }
+}
+
+extension ReceivedItem {
+    /// The sequence number of an RTP packet.
+    fileprivate var sequenceNumber: UInt16? {
+        if case .rtp(let packet) = content { return packet.sequenceNumber }
+        return nil
     }
 }
 

@@ -16,11 +16,11 @@ import VideoDecoding
 /// Fixtures/scripts/interleaved_to_udp.py).
 @Suite struct RTSPSessionCaptureTests {
     /// As `rtpdump` opens a capture.
-    static func session(_ name: String) throws -> (RTSPSessionInfo, any DatagramSource) {
+    static func session(_ name: String) throws -> (RTSPSessionInfo, any ReceivedItemSource) {
         try session(path: Fixtures.capture(name))
     }
 
-    static func session(path: String) throws -> (RTSPSessionInfo, any DatagramSource) {
+    static func session(path: String) throws -> (RTSPSessionInfo, any ReceivedItemSource) {
         let (source, info) = try CaptureInput.openWithSession(path)
         return (try #require(info), source)
     }

@@ -25,7 +25,7 @@ import VideoDecoding
 
     static func decode(_ capture: String) throws -> (md5s: [String], source: SRTPDatagrams) {
         let source = try SRTPDatagrams(try CaptureFile(contentsOf: Fixtures.capture(capture)), key: key())
-        var datagrams: any DatagramSource = source
+        var datagrams: any ReceivedItemSource = source
         var md5s: [String] = []
         _ = try FrameDecoding.decode(&datagrams, filter: StreamFilter(port: 5030), codec: nil, threads: 1) {
             md5s.append(FrameDigest.md5($0))
@@ -84,9 +84,9 @@ import VideoDecoding
         }
         #expect(altered.count == 3)
         let source = try SRTPDatagrams(try CaptureFile(bytes: bytes), key: Self.key())
-        var analyzed: any DatagramSource = source
+        var analyzed: any ReceivedItemSource = source
         var analyzer = StreamAnalyzer(filter: StreamFilter(port: 5030))
-        try analyzed.forEachDatagram { analyzer.add($0) }
+        try analyzed.forEachItem { item in analyzer.add(item) }
         let stream = try #require(analyzer.streams.first)
         #expect(source.totalFailures == 3)
         #expect(source.failures(of: stream.key) == 3)

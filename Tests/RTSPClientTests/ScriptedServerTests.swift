@@ -9,7 +9,7 @@ import PacketCapture
 import Audio
 import RTP
 import RTSP
-@_spi(PacketHandler) import RTSPClient
+import RTSPClient
 import SRTP
 import TestSupport
 import Testing
