@@ -194,12 +194,13 @@ struct Serve: ParsableCommand {
         let webRTC: WebRTCServer?
     }
 
-    /// Ends the source (the players get a BYE and tear down) and, once they have left or after 15 s, the server.
-    /// (A player tears down at its BYE; gst-launch's rtspsrc, still decoding on a busy machine, was once cut off by a
-    /// 5 s wait: its TEARDOWN found the server gone, and it failed.)
+    /// Ends the source (the players get a BYE and tear down) and, once they have left, the server. A player that
+    /// stays has as long as RTSP gives it, its session's timeout (60 s), not a deadline of ours: gst-launch's
+    /// rtspsrc, still decoding on a busy machine, was cut off by 5 s and then by 15 s (its TEARDOWN found the
+    /// server gone, and it failed).
     private func end(_ source: MediaSource, _ servers: Servers) throws {
         source.finish()
-        let deadline = ArrivalTime.now() + .seconds(15)
+        let deadline = ArrivalTime.now() + serverConfiguration.sessionTimeout
         while source.subscriberCount > 0 && ArrivalTime.now() < deadline {
             CaptureServing.sleep(until: .now() + .milliseconds(50))
         }
