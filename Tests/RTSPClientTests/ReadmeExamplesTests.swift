@@ -149,8 +149,9 @@ import Testing
     /// The relay example against gst-rtsp-server's H.264, G.711 and AAC: FFmpeg finds the relay's three tracks
     /// and plays them over UDP without a fault.
     @Test(.loadExclusive) func theRelayExampleRuns() async throws {
-        // A minute of camera: the test may wait its turn for a place to run FFmpeg.
-        let camera = try await RealServer(["--audio", "--frames", "1800"])
+        // Ten minutes of camera (the test stops it): the test may wait its turn for a place to run FFmpeg, and a
+        // minute of camera ran out while it waited on a busy machine (FFmpeg then found no stream to play).
+        let camera = try await RealServer(["--audio", "--frames", "18000"])
         defer { camera.stop() }
         let server = try await relay(camera.url, port: 0)
         let url = "rtsp://127.0.0.1:\(try #require(server.port))/camera"
