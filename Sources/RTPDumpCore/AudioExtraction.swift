@@ -82,7 +82,7 @@ package enum AudioExtraction {
         }
         var writer = try FileWriter(format: format, container: container)
         var summary = AudioExtractSummary()
-        (summary.stream, summary.inputFailure) = try AudioFrameStreams.firstStream(
+        (summary.stream, summary.inputFailure) = try CaptureMediaStreams.firstAudioStream(
             of: &source, format: format, filter: filter, followsFlows: followsFlows
         ) { frame, configuration in
             var out: [UInt8] = []

@@ -45,7 +45,7 @@ package enum AudioFrameDecoding {
             summary.samples += pcm.sampleCount
             do { try emit(pcm) } catch { failure = error }
         }
-        (summary.stream, summary.inputFailure) = try AudioFrameStreams.firstStream(
+        (summary.stream, summary.inputFailure) = try CaptureMediaStreams.firstAudioStream(
             of: &source, format: format, filter: filter, followsFlows: followsFlows
         ) { frame, configuration in
             if decoder == nil {

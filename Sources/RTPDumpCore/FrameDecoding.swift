@@ -14,9 +14,9 @@ package enum FrameDecoding {
         package var frames = 0
         package var damagedFrames = 0
         package var decodeErrors = 0
-        /// Streams left out as not video, each with the reason (``AccessUnitStreams/streamsNotVideo``).
+        /// Streams left out as not video, each with the reason (``CaptureMediaStreams/streamsNotVideo``).
         package var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
-        /// Video streams none of whose pictures came out, each with the reason (``AccessUnitStreams/streamsRefused``).
+        /// Video streams none of whose pictures came out, each with the reason (``CaptureMediaStreams/streamsRefused``).
         package var streamsRefused: [(stream: StreamKey, reason: String)] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was decoded all the same.
@@ -32,9 +32,8 @@ package enum FrameDecoding {
         emit: (I420Frame) throws -> Void
     ) throws -> Summary {
         let configuration = FFmpegVideoDecoder.Configuration(threads: threads, outputSize: outputSize)
-        var streams = AccessUnitStreams(
-            filter: filter, codec: codec, template: template,
-            followsFlows: followsFlows)
+        var streams = CaptureMediaStreams.video(
+            filter: filter, codec: codec, template: template, followsFlows: followsFlows)
         var chosen: StreamKey?
         var decoders = TrackDecoders(
             makeDecoder: { _, codec in try FFmpegVideoDecoder(codec: codec, configuration: configuration) },
@@ -48,8 +47,8 @@ package enum FrameDecoding {
                 do { try emit(frame) } catch { failure = error }
             }
         }
-        func take(_ key: StreamKey, _ unit: AccessUnit) {
-            guard failure == nil else { return }
+        func take(_ key: StreamKey, _ unit: MediaUnit) {
+            guard failure == nil, case .video(let unit) = unit else { return }
             if chosen == nil { chosen = key }
             guard key == chosen else { return }
             summary.accessUnits += 1
@@ -60,12 +59,12 @@ package enum FrameDecoding {
         // Pulled, not forEachItem: decoding is too slow to run on a live session's receiving thread.
         summary.inputFailure = RTPDumpCore.failure {
             while let item = try capture.nextItem() {
-                streams.add(item, emit: take)
+                streams.add(item, units: take)
                 if failure != nil { return }
             }
         }
         if let failure { throw failure }
-        streams.finish(emit: take)
+        streams.finish(units: take)
         summary.streamsNotVideo = streams.streamsNotVideo
         summary.streamsRefused = streams.streamsRefused
         var drainFailure: (any Error)?

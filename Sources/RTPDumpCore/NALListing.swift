@@ -24,9 +24,9 @@ package enum NALListing {
         package var written = 0
         package var skippedIncomplete = 0
         package var bytes = 0
-        /// Streams left out as not video, each with the reason (``AccessUnitStreams/streamsNotVideo``).
+        /// Streams left out as not video, each with the reason (``CaptureMediaStreams/streamsNotVideo``).
         package var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
-        /// Video streams none of whose pictures came out, each with the reason (``AccessUnitStreams/streamsRefused``).
+        /// Video streams none of whose pictures came out, each with the reason (``CaptureMediaStreams/streamsRefused``).
         package var streamsRefused: [(stream: StreamKey, reason: String)] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was written all the same.
@@ -42,17 +42,16 @@ package enum NALListing {
         _ capture: inout Source, filter: StreamFilter, codec: VideoCodec?, template: Depacketizer? = nil,
         followsFlows: Bool = false, write: (ArraySlice<UInt8>) throws -> Void
     ) throws -> ExtractSummary {
-        var streams = AccessUnitStreams(
-            filter: filter, codec: codec, template: template,
-            followsFlows: followsFlows)
+        var streams = CaptureMediaStreams.video(
+            filter: filter, codec: codec, template: template, followsFlows: followsFlows)
         var chosen: StreamKey?
         var summary = ExtractSummary()
         let writer = ElementaryStreamWriter(framing: .annexB)
         var failure: Error?
         var parameterSets: ParameterSets?
         // Parameter sets seen so far by the chosen stream, kept here from its access units.
-        func take(_ key: StreamKey, _ unit: AccessUnit) {
-            guard failure == nil else { return }
+        func take(_ key: StreamKey, _ unit: MediaUnit) {
+            guard failure == nil, case .video(let unit) = unit else { return }
             if chosen == nil { chosen = key }
             guard key == chosen else { return }
             summary.codec = unit.codec
@@ -72,9 +71,9 @@ package enum NALListing {
             summary.written += 1
         }
         summary.inputFailure = RTPDumpCore.failure {
-            try capture.forEachItem { item in streams.add(consume item, emit: take) }
+            try capture.forEachItem { item in streams.add(consume item, units: take) }
         }
-        streams.finish(emit: take)
+        streams.finish(units: take)
         summary.streamsNotVideo = streams.streamsNotVideo
         summary.streamsRefused = streams.streamsRefused
         if let failure { throw failure }

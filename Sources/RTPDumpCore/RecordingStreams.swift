@@ -85,7 +85,7 @@ package struct RecordingStreams: Sendable {
         case .stream(let track, let key):
             streamKeys[track] = key
             if let reason = reasons.removeValue(forKey: track) { streamsLeftOut.append((key, reason)) }
-        case .unit(let unit):
+        case .unit(let unit, _):
             if case .video(let picture) = unit, !recorded.contains(unit.track), !notRecorded.contains(unit.track) {
                 let payloadType = payloadTypes[unit.track] ?? 96
                 let format =

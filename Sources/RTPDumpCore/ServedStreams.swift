@@ -88,7 +88,7 @@ package struct ServedStreams: Sendable {
                     tracks[index].source = track
                     servedIndex[track] = index
                 }
-            case .unit(let unit):
+            case .unit(let unit, _):
                 if let index = servedIndex[unit.track] { units.append((index, unit)) }
             case .stream: break
             }
@@ -100,7 +100,7 @@ package struct ServedStreams: Sendable {
     package mutating func finish(emit: (Int, MediaUnit) throws -> Void) rethrows {
         var units: [(Int, MediaUnit)] = []
         streams.finish { event in
-            if case .unit(let unit) = event, let index = servedIndex[unit.track] { units.append((index, unit)) }
+            if case .unit(let unit, _) = event, let index = servedIndex[unit.track] { units.append((index, unit)) }
         }
         for (index, unit) in units { try emit(index, unit) }
     }
@@ -111,12 +111,12 @@ package struct ServedStreams: Sendable {
         switch event {
         case .track(let track, let payloadType, let format):
             survey[track] = (payloadType, nil, format, format?.kind != .video && format != nil)
-        case .unit(.video(let picture)) where picture.codec == .jpeg:
+        case .unit(.video(let picture), _) where picture.codec == .jpeg:
             guard var entry = survey[picture.track], !entry.done else { return }
             entry.done = true
             entry.format = entry.format ?? .video(VideoFormat(codec: .jpeg, payloadType: entry.payloadType))
             survey[picture.track] = entry
-        case .unit(.video(let picture)):
+        case .unit(.video(let picture), _):
             guard var entry = survey[picture.track], !entry.done else { return }
             var sets = entry.sets ?? ParameterSets(codec: picture.codec)
             for nal in picture.nalUnits where nal.isParameterSet { sets.update(nal) }

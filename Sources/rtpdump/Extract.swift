@@ -112,7 +112,7 @@ extension Extract {
                     + "the stream's SDP with --sdp")
         }
         let file = try OutputFile(path: output)
-        var streams = DataUnitStreams(format: format, filter: options.filter, followsFlows: session != nil)
+        var streams = try CaptureMediaStreams.only(.data(format), filter: options.filter, followsFlows: session != nil)
         var documents = 0
         var bytes = 0
         let write = { (_: StreamKey, unit: MediaUnit) throws in
@@ -121,8 +121,8 @@ extension Extract {
             documents += 1
             bytes += document.bytes.count
         }
-        let inputFailure = failure { try capture.forEachItem { try streams.add($0, emit: write) } }
-        try streams.finish(emit: write)
+        let inputFailure = failure { try capture.forEachItem { item in try streams.add(consume item, units: write) } }
+        try streams.finish(units: write)
         try file.close()
         finish(capture.warnings)
         printError(

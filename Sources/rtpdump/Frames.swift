@@ -35,25 +35,27 @@ struct Frames: ParsableCommand {
             return try listData(&capture, format: data, followsFlows: session != nil)
         }
         let format = try options.requireAudioFormat(session: session)
-        var streams: AudioFrameStreams
+        var streams: CaptureMediaStreams
         do {
-            streams = try AudioFrameStreams(
-                format: format, filter: options.filter, followsFlows: session != nil)
+            streams = try CaptureMediaStreams.only(.audio(format), filter: options.filter, followsFlows: session != nil)
         } catch {
             throw RTPDumpError("\(options.sdp ?? options.displayName): \(error)")
         }
         var frames = 0
-        let emit = { (key: StreamKey, frame: AudioFrame) in
+        let emit = { (key: StreamKey, unit: MediaUnit) in
+            guard case .audio(let frame) = unit else { return }
             frames += 1
             print(AudioFrameListing.line(key, frame))
         }
-        let inputFailure = failure { try capture.forEachItem { streams.add($0, emit: emit) } }
-        streams.finish(emit: emit)
+        let inputFailure = failure { try capture.forEachItem { item in streams.add(consume item, units: emit) } }
+        streams.finish(units: emit)
         finish(capture.warnings)
         if let inputFailure { throw naming(options.displayName, inputFailure) }
         try exitIfInterrupted()
         // Packets came and none made a frame: the stream is not what the SDP says, and that is no success.
-        let malformed = streams.depacketizers.reduce(0) { $0 + $1.1.statistics.malformedPackets }
+        let malformed = streams.depacketizers.reduce(0) {
+            $0 + ($1.depacketizer.audio?.statistics.malformedPackets ?? 0)
+        }
         if frames == 0 && malformed > 0 {
             throw RTPDumpError(
                 "no \(format.codec.encodingName) frame in \(options.displayName): all \(malformed) packets of the stream "
@@ -66,14 +68,14 @@ struct Frames: ParsableCommand {
 extension Frames {
     /// One line per metadata document or raw unit of the streams of `format`.
     func listData(_ capture: inout some ReceivedItemSource, format: DataFormat, followsFlows: Bool) throws {
-        var streams = DataUnitStreams(format: format, filter: options.filter, followsFlows: followsFlows)
+        var streams = try CaptureMediaStreams.only(.data(format), filter: options.filter, followsFlows: followsFlows)
         var index = 0
         let emit = { (key: StreamKey, unit: MediaUnit) in
-            print(DataUnitStreams.line(key, index: index, unit))
+            print(DataUnitListing.line(key, index: index, unit))
             index += 1
         }
-        let inputFailure = failure { try capture.forEachItem { streams.add($0, emit: emit) } }
-        streams.finish(emit: emit)
+        let inputFailure = failure { try capture.forEachItem { item in streams.add(consume item, units: emit) } }
+        streams.finish(units: emit)
         finish(capture.warnings)
         if streams.droppedDocuments > 0 {
             let reason = streams.lastDropReason.map { "the last: \($0)" } ?? "a loss in or before them, or too large"

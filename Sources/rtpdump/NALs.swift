@@ -28,14 +28,15 @@ struct NALs: ParsableCommand {
     func run() throws {
         var (capture, session) = try options.openSource(media: [.video])
         let format = try options.sdpFormat(session: session)
-        var streams = AccessUnitStreams(
+        var streams = CaptureMediaStreams.video(
             filter: options.filter(for: format), codec: options.codec, template: options.template(for: format),
             followsFlows: session != nil)
-        let emit = { (key: StreamKey, unit: AccessUnit) in
+        let emit = { (key: StreamKey, unit: MediaUnit) in
+            guard case .video(let unit) = unit else { return }
             for line in NALListing.lines(key, unit) { print(line) }
         }
-        let inputFailure = failure { try capture.forEachItem { streams.add($0, emit: emit) } }
-        streams.finish(emit: emit)
+        let inputFailure = failure { try capture.forEachItem { item in streams.add(consume item, units: emit) } }
+        streams.finish(units: emit)
         finish(capture.warnings)
         noteNotVideo(streams.streamsNotVideo)
         if let inputFailure { throw naming(options.displayName, inputFailure) }

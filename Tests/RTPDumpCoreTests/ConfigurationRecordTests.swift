@@ -76,12 +76,12 @@ import Testing
             return sets
         }
         var file = try CaptureFile(contentsOf: Fixtures.capture(capture))
-        var streams = AccessUnitStreams(codec: codec)
+        var streams = CaptureMediaStreams.video(codec: codec)
         let take = { (_: StreamKey, unit: AccessUnit) in
             for nal in unit.nalUnits where nal.isParameterSet { sets.update(nal) }
         }
-        while let datagram = try file.nextDatagram() { streams.add(datagram, emit: take) }
-        streams.finish(emit: take)
+        while let datagram = try file.nextDatagram() { streams.add(datagram, accessUnits: take) }
+        streams.finish(accessUnits: take)
         return sets
     }
 

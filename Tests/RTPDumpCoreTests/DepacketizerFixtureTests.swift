@@ -19,7 +19,7 @@ import Testing
     /// Every access unit of the capture's first stream.
     static func run(_ path: String, codec: VideoCodec? = nil) throws -> Run {
         var capture = try CaptureFile(contentsOf: path)
-        var streams = AccessUnitStreams(codec: codec)
+        var streams = CaptureMediaStreams.video(codec: codec)
         var run = Run()
         var first: StreamKey?
         let emit = { (key: StreamKey, unit: AccessUnit) in
@@ -29,8 +29,8 @@ import Testing
             run.units.append(
                 (unit.nalUnits.map { Array($0.bytes) }, unit.isComplete, unit.lostPackets, unit.isKeyframe))
         }
-        while let datagram = try capture.nextDatagram() { streams.add(datagram, emit: emit) }
-        streams.finish(emit: emit)
+        while let datagram = try capture.nextDatagram() { streams.add(datagram, accessUnits: emit) }
+        streams.finish(accessUnits: emit)
         return run
     }
 
@@ -135,15 +135,15 @@ import Testing
 
     @Test func waitingForAKeyframeAfterLossSkipsTheDamagedPictures() throws {
         var capture = try CaptureFile(contentsOf: Fixtures.capture("h264-gst-dropped.pcap"))
-        var streams = AccessUnitStreams(codec: .h264, configuration: .init(waitForKeyframeAfterLoss: true))
+        var streams = CaptureMediaStreams.video(codec: .h264, configuration: .init(waitForKeyframeAfterLoss: true))
         var units: [(keyframe: Bool, complete: Bool)] = []
         let emit = { (_: StreamKey, unit: AccessUnit) in units.append((unit.isKeyframe, unit.isComplete)) }
-        while let datagram = try capture.nextDatagram() { streams.add(datagram, emit: emit) }
-        streams.finish(emit: emit)
+        while let datagram = try capture.nextDatagram() { streams.add(datagram, accessUnits: emit) }
+        streams.finish(accessUnits: emit)
         #expect(units.allSatisfy { $0.complete })
         #expect(units.count < 90)
         #expect(units.first?.keyframe == true)
-        let skipped = streams.depacketizers.first?.1.videoStatistics?.skippedAccessUnits ?? 0
+        let skipped = streams.depacketizers.first?.depacketizer.videoStatistics?.skippedAccessUnits ?? 0
         #expect(units.count + skipped == 90)
     }
 
@@ -195,11 +195,11 @@ import Testing
         let json = try #require(try Fixtures.json("\(capture).ffprobe.json") as? [String: Any])
         let stream = try #require((json["streams"] as? [[String: Any]])?.first)
         var capture = try CaptureFile(contentsOf: Fixtures.capture(capture))
-        var streams = AccessUnitStreams(codec: codec)
-        while let datagram = try capture.nextDatagram() { streams.add(datagram) { _, _ in } }
-        streams.finish { _, _ in }
+        var streams = CaptureMediaStreams.video(codec: codec)
+        while let datagram = try capture.nextDatagram() { streams.add(datagram, accessUnits: { _, _ in }) }
+        streams.finish(accessUnits: { _, _ in })
         // The video stream (the RTSP/UDP capture also holds FFmpeg's one-packet NAT punch stream).
-        let sets = streams.depacketizers.compactMap { $0.1.parameterSets }
+        let sets = streams.depacketizers.compactMap { $0.depacketizer.parameterSets }
         let sps = try #require(sets.lazy.compactMap(\.sequenceParameterSet).first)
         #expect(sps.width == stream["width"] as? Int)
         #expect(sps.height == stream["height"] as? Int)

@@ -171,10 +171,10 @@ import FFmpegDecoding
 @Suite struct DecoderLifecycleTests {
     static func units(_ capture: String) throws -> [AccessUnit] {
         var file = try CaptureFile(contentsOf: Fixtures.capture(capture))
-        var streams = AccessUnitStreams()
+        var streams = CaptureMediaStreams.video()
         var units: [AccessUnit] = []
-        while let datagram = try file.nextDatagram() { streams.add(datagram) { units.append($1) } }
-        streams.finish { units.append($1) }
+        while let datagram = try file.nextDatagram() { streams.add(datagram, accessUnits: { units.append($1) }) }
+        streams.finish(accessUnits: { units.append($1) })
         return units
     }
 

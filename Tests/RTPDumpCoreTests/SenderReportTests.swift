@@ -44,11 +44,13 @@ import Testing
             let ntpSeconds = Double(UInt64(f[1]) ?? 0) + Double(UInt64(f[2]) ?? 0) / 4_294_967_296
             return (UInt32(f[0].dropFirst(2), radix: 16) ?? 0, ntpSeconds - 2_208_988_800, UInt32(f[3]) ?? 0)
         }
-        var streams = AccessUnitStreams()
+        var streams = CaptureMediaStreams.video()
         var units: [(StreamKey, AccessUnit)] = []
         var capture = try CaptureFile(contentsOf: Fixtures.capture(name))
-        while let datagram = try capture.nextDatagram() { streams.add(datagram) { units.append(($0, $1)) } }
-        streams.finish { units.append(($0, $1)) }
+        while let datagram = try capture.nextDatagram() {
+            streams.add(datagram, accessUnits: { units.append(($0, $1)) })
+        }
+        streams.finish(accessUnits: { units.append(($0, $1)) })
         #expect(units.count == 75)
         for (key, unit) in units {
             // FFmpeg sends its first report before the first packet: every unit has a time.
@@ -68,14 +70,14 @@ import Testing
 /// The same capture with its RTCP left out.
 enum AccessUnitStreamsWithoutRTCP {
     static func units(_ name: String) -> [AccessUnit] {
-        var streams = AccessUnitStreams()
+        var streams = CaptureMediaStreams.video()
         var units: [AccessUnit] = []
         guard var capture = try? CaptureFile(contentsOf: Fixtures.capture(name)) else { return [] }
         while let datagram = try? capture.nextDatagram() {
             guard !RTPPacket.looksLikeRTCP(datagram.payload) else { continue }
-            streams.add(datagram) { units.append($1) }
+            streams.add(datagram, accessUnits: { units.append($1) })
         }
-        streams.finish { units.append($1) }
+        streams.finish(accessUnits: { units.append($1) })
         return units
     }
 }

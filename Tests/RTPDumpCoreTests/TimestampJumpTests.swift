@@ -40,10 +40,10 @@ import Testing
     /// The access units of a capture through the pipeline, as `rtpdump nals` reads it.
     static func units(_ path: String) throws -> [AccessUnit] {
         var capture = try CaptureFile(contentsOf: path)
-        var streams = AccessUnitStreams()
+        var streams = CaptureMediaStreams.video()
         var units: [AccessUnit] = []
-        while let datagram = try capture.nextDatagram() { streams.add(datagram) { units.append($1) } }
-        streams.finish { units.append($1) }
+        while let datagram = try capture.nextDatagram() { streams.add(datagram, accessUnits: { units.append($1) }) }
+        streams.finish(accessUnits: { units.append($1) })
         return units
     }
 
