@@ -451,6 +451,8 @@ public struct RTSPClientStateMachine: Sendable {
         return [.failed(error)]
     }
 
+    /// An answer to `request`: what any state does with a 401, a refused keepalive, a redirect or a refusal,
+    /// then what the state the session is in does with a success (one handler per state below).
     private mutating func response(
         status: Int, reason: String, message: RTSPMessage, to request: RTSPRequest, now: Duration
     )
@@ -463,125 +465,15 @@ public struct RTSPClientStateMachine: Sendable {
             switchKeepalive(from: request.method)
             return []
         }
-        if (300...399).contains(status) {
-            guard let location = message.header("Location"), let target = try? RTSPURL(location) else {
-                return fail(
-                    RTSPClientError(.protocolViolation, "redirect \(status) without a usable Location", status: status))
-            }
-            if configuration.url.isSecure && !target.isSecure {
-                return fail(
-                    RTSPClientError(
-                        .refusedRedirect, "refused a redirect from rtsps to rtsp (\(target))", status: status))
-            }
-            state = .done
-            return [.redirect(target)]
-        }
-        if status == 461, request.method == .setup, transport != .tcpInterleaved {
-            transport = .tcpInterleaved  // the server does not do UDP (or multicast): ask for TCP instead
-            return setupNext(now: now)
-        }
-        if case .setup(let index) = state, !(200...299).contains(status), tracks[index].format.kind == .audio,
-            !tracks[index].isBackchannel, tracks.count > 1
-        {
-            // A camera with its audio switched off refuses the audio track: play the others.
-            refusedTracks.append((tracks.remove(at: index), status))
-            if index < tracks.count { return setupNext(now: now) }  // the next track is at the same index now
-            return setupDone(now: now)
-        }
+        if (300...399).contains(status) { return redirected(status: status, message: message) }
         guard (200...299).contains(status) else {
-            if state == .tearingDown {
-                state = .done
-                return [.closed]
-            }
-            if status == 404 {
-                return fail(
-                    RTSPClientError(
-                        .notFound,
-                        "the RTSP server answered \(request.method) with 404 \(reason): it has no stream at "
-                            + "\(configuration.url.path); check the URL's path (cameras name their streams differently)",
-                        status: status))
-            }
-            if status == 551, let required = request.headers["Require"] {
-                return fail(
-                    RTSPClientError(
-                        .unsupported,
-                        "the RTSP server answered \(request.method) with 551 \(reason): it does not support \(required) "
-                            + "(Require); play it without asking for that ("
-                            + (required.firstRange(of: Self.backchannelRequirement) != nil
-                                ? "the camera has no ONVIF audio backchannel, or not on this stream)"
-                                : "onvifReplay false, no --onvif-replay)"),
-                        status: status))
-            }
-            return fail(
-                RTSPClientError(
-                    .serverError, "the RTSP server answered \(request.method) with \(status) \(reason)", status: status)
-            )
+            return refused(status: status, reason: reason, request: request, now: now)
         }
         authAttempts = 0
         switch state {
-        case .options:
-            publicMethods = Set(
-                (message.header("Public") ?? "").split(separator: ",").map { RTSPMethod($0.trimmingCharacters()) })
-            keepaliveMethod = publicMethods.contains(.getParameter) ? .getParameter : .options
-            state = .describe
-            return send(
-                RTSPRequest(method: .describe, url: configuration.url, headers: ["Accept": "application/sdp"]),
-                now: now)
-        case .describe:
-            let description: SessionDescription
-            do {
-                description = try SessionDescription(String(decoding: message.body, as: UTF8.self))
-            } catch {
-                return fail(
-                    RTSPClientError(
-                        .protocolViolation, "the DESCRIBE answer holds no valid session description (\(error))"))
-            }
-            // Control URLs resolve against Content-Base, else Content-Location, else the request URL.
-            let base =
-                [message.header("Content-Base"), message.header("Content-Location")].compactMap { $0 }
-                .compactMap { Self.baseURL($0, requested: configuration.url) }.first ?? configuration.url
-            let sessionBase = description.control.map { base.resolving($0) } ?? base
-            sessionDescription = description
-            tracks = description.media.compactMap { media in
-                // ONVIF's backchannel: the section the client sends on says a=sendonly (ONVIF Streaming
-                // Specification 5.3; gst-rtsp-server's ONVIF media marks it so, and its other tracks recvonly).
-                let isBackchannel = media.attributes.contains { $0.name.lowercased() == "sendonly" }
-                guard !isBackchannel || configuration.backchannel else { return nil }
-                return media.mediaFormat.flatMap {
-                    isBackchannel
-                        ? ($0.kind == .audio ? $0 : nil) : configuration.mediaKinds.contains($0.kind) ? $0 : nil
-                }.map {
-                    Track(
-                        control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil,
-                        isSecure: media.transportProtocol.uppercased().firstRange(of: "SAVP") != nil,
-                        cryptoAttributes: media.cryptoAttributes, isBackchannel: isBackchannel)
-                }
-            }
-            guard !tracks.isEmpty else {
-                let kinds = MediaKind.allCases.filter(configuration.mediaKinds.contains)
-                let codecs = kinds.map { $0 == .video ? "H.264 or H.265" : "AAC, G.711, L16 or Opus" }
-                return fail(
-                    RTSPClientError(
-                        .noPlayableTrack,
-                        "the session description offers no \(kinds.map(\.rawValue).joined(separator: " or ")) track "
-                            + "this library plays (\(codecs.joined(separator: "; ")))"))
-            }
-            if configuration.stepwise {
-                state = .described
-                return [.described(tracks)]
-            }
-            return startSetup(configuration.trackSelection, now: now)
-        case .setup(let index):
-            guard let value = message.header("Session"), let header = SessionHeader(value) else {
-                return fail(RTSPClientError(.protocolViolation, "the SETUP answer has no Session header"))
-            }
-            session = session ?? header
-            let transport = message.header("Transport").map(TransportHeader.init)
-            tracks[index].transport = transport
-            tracks[index].announcedSSRCs = (transport?.ssrcReadings ?? []).subtracting([0])
-            guard index + 1 < tracks.count else { return setupDone(now: now) }
-            state = .setup(index: index + 1)
-            return setupNext(now: now)
+        case .options: return optionsAnswered(message, now: now)
+        case .describe: return describeAnswered(message, now: now)
+        case .setup(let index): return setupAnswered(index, message, now: now)
         case .play:
             noteRTPInfo(message)
             let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
@@ -604,6 +496,135 @@ public struct RTSPClientStateMachine: Sendable {
         case .playing, .paused, .idle, .done, .described, .ready, .clearingStale, .joiningMulticast:
             return []
         }
+    }
+
+    /// A 3xx: the session starts again at its Location, never from rtsps down to rtsp.
+    private mutating func redirected(status: Int, message: RTSPMessage) -> [Action] {
+        guard let location = message.header("Location"), let target = try? RTSPURL(location) else {
+            return fail(
+                RTSPClientError(.protocolViolation, "redirect \(status) without a usable Location", status: status))
+        }
+        if configuration.url.isSecure && !target.isSecure {
+            return fail(
+                RTSPClientError(.refusedRedirect, "refused a redirect from rtsps to rtsp (\(target))", status: status))
+        }
+        state = .done
+        return [.redirect(target)]
+    }
+
+    /// A 4xx or 5xx: SETUP asks for TCP after a 461, a refused audio track is left out, TEARDOWN ends anyway;
+    /// anything else ends the session, saying what the status means where a user can act on it.
+    private mutating func refused(status: Int, reason: String, request: RTSPRequest, now: Duration) -> [Action] {
+        if status == 461, request.method == .setup, transport != .tcpInterleaved {
+            transport = .tcpInterleaved  // the server does not do UDP (or multicast): ask for TCP instead
+            return setupNext(now: now)
+        }
+        if case .setup(let index) = state, tracks[index].format.kind == .audio, !tracks[index].isBackchannel,
+            tracks.count > 1
+        {
+            // A camera with its audio switched off refuses the audio track: play the others.
+            refusedTracks.append((tracks.remove(at: index), status))
+            if index < tracks.count { return setupNext(now: now) }  // the next track is at the same index now
+            return setupDone(now: now)
+        }
+        if state == .tearingDown {
+            state = .done
+            return [.closed]
+        }
+        if status == 404 {
+            return fail(
+                RTSPClientError(
+                    .notFound,
+                    "the RTSP server answered \(request.method) with 404 \(reason): it has no stream at "
+                        + "\(configuration.url.path); check the URL's path (cameras name their streams differently)",
+                    status: status))
+        }
+        if status == 551, let required = request.headers["Require"] {
+            return fail(
+                RTSPClientError(
+                    .unsupported,
+                    "the RTSP server answered \(request.method) with 551 \(reason): it does not support \(required) "
+                        + "(Require); play it without asking for that ("
+                        + (required.firstRange(of: Self.backchannelRequirement) != nil
+                            ? "the camera has no ONVIF audio backchannel, or not on this stream)"
+                            : "onvifReplay false, no --onvif-replay)"),
+                    status: status))
+        }
+        return fail(
+            RTSPClientError(
+                .serverError, "the RTSP server answered \(request.method) with \(status) \(reason)", status: status))
+    }
+
+    /// OPTIONS answered: the keepalive method from what `Public` lists, then DESCRIBE.
+    private mutating func optionsAnswered(_ message: RTSPMessage, now: Duration) -> [Action] {
+        publicMethods = Set(
+            (message.header("Public") ?? "").split(separator: ",").map { RTSPMethod($0.trimmingCharacters()) })
+        keepaliveMethod = publicMethods.contains(.getParameter) ? .getParameter : .options
+        state = .describe
+        return send(
+            RTSPRequest(method: .describe, url: configuration.url, headers: ["Accept": "application/sdp"]), now: now)
+    }
+
+    /// DESCRIBE answered: the tracks offered (of the kinds asked for, in a codec this library takes), then
+    /// SETUP (or, stepwise, the caller's choice).
+    private mutating func describeAnswered(_ message: RTSPMessage, now: Duration) -> [Action] {
+        let description: SessionDescription
+        do {
+            description = try SessionDescription(String(decoding: message.body, as: UTF8.self))
+        } catch {
+            return fail(
+                RTSPClientError(
+                    .protocolViolation, "the DESCRIBE answer holds no valid session description (\(error))"))
+        }
+        // Control URLs resolve against Content-Base, else Content-Location, else the request URL.
+        let base =
+            [message.header("Content-Base"), message.header("Content-Location")].compactMap { $0 }
+            .compactMap { Self.baseURL($0, requested: configuration.url) }.first ?? configuration.url
+        let sessionBase = description.control.map { base.resolving($0) } ?? base
+        sessionDescription = description
+        tracks = description.media.compactMap { media in
+            // ONVIF's backchannel: the section the client sends on says a=sendonly (ONVIF Streaming
+            // Specification 5.3; gst-rtsp-server's ONVIF media marks it so, and its other tracks recvonly).
+            let isBackchannel = media.attributes.contains { $0.name.lowercased() == "sendonly" }
+            guard !isBackchannel || configuration.backchannel else { return nil }
+            return media.mediaFormat.flatMap {
+                isBackchannel
+                    ? ($0.kind == .audio ? $0 : nil) : configuration.mediaKinds.contains($0.kind) ? $0 : nil
+            }.map {
+                Track(
+                    control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil,
+                    isSecure: media.transportProtocol.uppercased().firstRange(of: "SAVP") != nil,
+                    cryptoAttributes: media.cryptoAttributes, isBackchannel: isBackchannel)
+            }
+        }
+        guard !tracks.isEmpty else {
+            let kinds = MediaKind.allCases.filter(configuration.mediaKinds.contains)
+            let codecs = kinds.map { $0 == .video ? "H.264 or H.265" : "AAC, G.711, L16 or Opus" }
+            return fail(
+                RTSPClientError(
+                    .noPlayableTrack,
+                    "the session description offers no \(kinds.map(\.rawValue).joined(separator: " or ")) track "
+                        + "this library plays (\(codecs.joined(separator: "; ")))"))
+        }
+        if configuration.stepwise {
+            state = .described
+            return [.described(tracks)]
+        }
+        return startSetup(configuration.trackSelection, now: now)
+    }
+
+    /// SETUP of `tracks[index]` answered: its transport, and the session's, then the next track or PLAY.
+    private mutating func setupAnswered(_ index: Int, _ message: RTSPMessage, now: Duration) -> [Action] {
+        guard let value = message.header("Session"), let header = SessionHeader(value) else {
+            return fail(RTSPClientError(.protocolViolation, "the SETUP answer has no Session header"))
+        }
+        session = session ?? header
+        let transport = message.header("Transport").map(TransportHeader.init)
+        tracks[index].transport = transport
+        tracks[index].announcedSSRCs = (transport?.ssrcReadings ?? []).subtracting([0])
+        guard index + 1 < tracks.count else { return setupDone(now: now) }
+        state = .setup(index: index + 1)
+        return setupNext(now: now)
     }
 
     /// A PLAY answer's RTP-Info (each track's first sequence number and RTP time) and Range.
