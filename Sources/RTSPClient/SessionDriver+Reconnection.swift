@@ -157,7 +157,7 @@ extension SessionDriver {
 
     /// A new connection to the URL that played, bounded by ``RTSPSessionOptions/setupTimeout``.
     private func attemptToPlayAgain() {
-        redirects = 0
+        redirects.reset()
         start()
         let attempt = generation
         let timeout = options.setupTimeout

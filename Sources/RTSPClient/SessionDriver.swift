@@ -36,7 +36,9 @@ final class SessionDriver: @unchecked Sendable {
     /// The user's credentials (the options', else the first URL's), for the first URL's origin only.
     private let credentials: ScopedCredentials?
     private(set) var url: RTSPURL
-    private(set) var transport: RTSPSessionOptions.Transport
+    /// Which transport the session plays, and when it falls back to TCP.
+    private(set) var transportPolicy: TransportPolicy
+    var transport: RTSPSessionOptions.Transport { transportPolicy.current }
     var machine: RTSPClientStateMachine
     var framer: RTSPFramer
     var control: (any Channel)?
@@ -44,7 +46,7 @@ final class SessionDriver: @unchecked Sendable {
     var phase = Phase.starting
     /// PLAY has been answered (on this connection or an earlier one).
     private(set) var hasPlayed = false
-    var redirects = 0
+    var redirects: RedirectPolicy
     /// A session that broke and plays again (``RTSPSessionOptions/reconnection``).
     var recovery = Recovery()
     /// The tracks as first played: a reconnected session must find the same.
@@ -58,7 +60,7 @@ final class SessionDriver: @unchecked Sendable {
     /// The RTP stream of each backchannel track the client sends on (ONVIF), by track index.
     /// Each backchannel track's sending side (made at its first packet).
     var backchannelTracks: [Int: OutgoingTrack] = [:]
-    private(set) var fellBackToTCP = false
+    var fellBackToTCP: Bool { transportPolicy.fellBackToTCP }
     /// Paused: the server holds the media, so silence is not inactivity.
     private(set) var isPaused = false
     /// The caller of ``pause()`` or ``resume()``, waiting for the answer.
@@ -97,7 +99,8 @@ final class SessionDriver: @unchecked Sendable {
         self.options = options
         self.eventLoop = eventLoop
         self.credentials = (options.credentials ?? url.credentials).map { ScopedCredentials($0, for: url.origin) }
-        self.transport = options.transport == .auto ? .udp : options.transport
+        self.transportPolicy = TransportPolicy(asked: options.transport)
+        self.redirects = RedirectPolicy(limit: options.maxRedirects)
         self.framer = RTSPFramer(limits: options.framerLimits)
         self.machine = RTSPClientStateMachine(configuration: .init(url: url))
         // Batches hold a read's packets; the bounds (packetBufferCapacity, packetBufferByteCapacity) are kept
@@ -255,12 +258,7 @@ final class SessionDriver: @unchecked Sendable {
     }
 
     private func redirect(to target: RTSPURL) {
-        redirects += 1
-        guard redirects <= options.maxRedirects else {
-            return finish(
-                RTSPClientError(
-                    .tooManyRedirects, "more than \(options.maxRedirects) redirects; the last went to \(target)"))
-        }
+        if let tooMany = redirects.redirect(to: target) { return finish(tooMany) }
         // `start` gives the new connection the user's credentials only if the target has their origin.
         logger.info("redirected to \("\(target)".escapingControlCharacters)")
         if let credentials, target.origin != credentials.origin {
@@ -295,8 +293,7 @@ final class SessionDriver: @unchecked Sendable {
         for pair in udpPairs { pair.close() }
         udpPairs = []
         multicastRTCP = [:]
-        transport = .tcp
-        fellBackToTCP = true
+        transportPolicy.fallBack()
         restart()
     }
 
@@ -377,10 +374,7 @@ final class SessionDriver: @unchecked Sendable {
 
     private func startPlaying(_ tracks: [RTSPClientStateMachine.Track]) {
         let interleaved = tracks.contains { $0.transport?.interleavedChannels != nil }
-        if (transport == .udp && (interleaved || udpPairs.isEmpty)) || (transport == .multicast && interleaved) {
-            transport = .tcp  // the server answered 461 to UDP (or multicast) and the machine asked for TCP
-            fellBackToTCP = true
-        }
+        _ = transportPolicy.playing(interleaved: interleaved, hasUDPPorts: !udpPairs.isEmpty)
         let reconnected = hasPlayed
         if reconnected {
             if let changed = Self.trackChange(from: playedTracks, to: tracks) { return finish(changed) }
@@ -454,10 +448,7 @@ final class SessionDriver: @unchecked Sendable {
     }
 
     /// `.auto` on UDP and `.multicast` switch to TCP when nothing arrives.
-    private var mayFallBack: Bool {
-        (options.transport == .auto && transport == .udp)
-            || (options.transport == .multicast && transport == .multicast)
-    }
+    private var mayFallBack: Bool { transportPolicy.mayFallBack }
 
     private func checkInactivity() {
         // A session that only talks (its tracks all backchannels) receives nothing to be silent about: its

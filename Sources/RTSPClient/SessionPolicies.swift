@@ -1,0 +1,58 @@
+import RTSP
+
+/// Which transport a session plays, and when it gives up UDP for TCP: a small value the driver asks and tells
+/// (as swift-nio-http2's `DOSHeuristics` is), so that the rule lives in one place and is tested without sockets.
+struct TransportPolicy: Sendable {
+    /// What the options asked for.
+    let asked: RTSPSessionOptions.Transport
+    /// What the session plays now: UDP for `.auto` until it falls back.
+    private(set) var current: RTSPSessionOptions.Transport
+    /// Whether the session went to TCP after asking for UDP or multicast.
+    private(set) var fellBackToTCP = false
+
+    init(asked: RTSPSessionOptions.Transport) {
+        self.asked = asked
+        current = asked == .auto ? .udp : asked
+    }
+
+    /// Whether silence is still answered by TCP rather than by an error: `.auto` on UDP, and multicast.
+    var mayFallBack: Bool {
+        (asked == .auto && current == .udp) || (asked == .multicast && current == .multicast)
+    }
+
+    /// The tracks PLAY started with: when the server gave interleaved channels to a UDP or multicast session
+    /// (it answered 461, and the machine asked for TCP), or UDP had no ports, the session plays over TCP now.
+    /// Returns whether the transport changed.
+    mutating func playing(interleaved: Bool, hasUDPPorts: Bool) -> Bool {
+        guard (current == .udp && (interleaved || !hasUDPPorts)) || (current == .multicast && interleaved) else {
+            return false
+        }
+        fallBack()
+        return true
+    }
+
+    /// Plays over TCP from now on.
+    mutating func fallBack() {
+        current = .tcp
+        fellBackToTCP = true
+    }
+}
+
+/// How many redirects a session follows: the cap of ``RTSPSessionOptions/maxRedirects``, counted from the
+/// session's start or its latest reconnection.
+struct RedirectPolicy: Sendable {
+    let limit: Int
+    private(set) var followed = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    /// A redirect to `target`: nil to follow it, else the error that ends the session.
+    mutating func redirect(to target: RTSPURL) -> RTSPClientError? {
+        followed += 1
+        guard followed > limit else { return nil }
+        return RTSPClientError(.tooManyRedirects, "more than \(limit) redirects; the last went to \(target)")
+    }
+
+    /// A new attempt (a reconnection) starts counting again.
+    mutating func reset() { followed = 0 }
+}

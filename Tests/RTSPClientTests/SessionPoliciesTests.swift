@@ -1,0 +1,50 @@
+import RTSP
+import Testing
+
+@testable import RTSPClient
+
+/// The driver's policies, without sockets: when a session gives up UDP for TCP, and how many redirects it follows.
+@Suite struct SessionPoliciesTests {
+    @Test func autoPlaysUDPAndFallsBackOnceToTCP() {
+        var policy = TransportPolicy(asked: .auto)
+        #expect(policy.current == .udp && policy.mayFallBack && !policy.fellBackToTCP)
+        policy.fallBack()
+        #expect(policy.current == .tcp && !policy.mayFallBack && policy.fellBackToTCP)
+    }
+
+    @Test func anAskedTransportIsKeptUnlessTheServerChangesIt() {
+        var udp = TransportPolicy(asked: .udp)
+        #expect(!udp.mayFallBack)  // silence on asked-for UDP is an error, not a reason to switch
+        let unchanged = udp.playing(interleaved: false, hasUDPPorts: true)
+        #expect(!unchanged && udp.current == .udp)
+        // The server answered 461 and the machine asked for TCP: PLAY's tracks are interleaved.
+        let changed = udp.playing(interleaved: true, hasUDPPorts: true)
+        #expect(changed && udp.current == .tcp && udp.fellBackToTCP)
+
+        var tcp = TransportPolicy(asked: .tcp)
+        let tcpChanged = tcp.playing(interleaved: true, hasUDPPorts: false)
+        #expect(!tcpChanged && !tcp.fellBackToTCP)
+
+        var multicast = TransportPolicy(asked: .multicast)
+        #expect(multicast.mayFallBack)
+        let joined = multicast.playing(interleaved: false, hasUDPPorts: false)  // multicast binds no port pairs
+        #expect(!joined && multicast.current == .multicast)
+        let refused = multicast.playing(interleaved: true, hasUDPPorts: false)
+        #expect(refused && multicast.current == .tcp)
+    }
+
+    @Test func redirectsAreFollowedUpToTheLimitAndCountedAgainAfterAReset() throws {
+        let target = try RTSPURL("rtsp://camera.example/next")
+        var policy = RedirectPolicy(limit: 2)
+        let first = policy.redirect(to: target)
+        let second = policy.redirect(to: target)
+        #expect(first == nil && second == nil)
+        let third = policy.redirect(to: target)
+        let refusal = try #require(third)
+        #expect(refusal.code == .tooManyRedirects)
+        #expect("\(refusal)".contains("more than 2 redirects; the last went to rtsp://camera.example/next"))
+        policy.reset()
+        let afterReset = policy.redirect(to: target)
+        #expect(afterReset == nil)
+    }
+}
