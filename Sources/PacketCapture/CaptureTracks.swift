@@ -45,14 +45,25 @@ public struct CaptureTracks: Sendable {
         let (source, destination, time) = (item.source, item.destination, item.arrival)
         let isDiscontinuity = item.isDiscontinuity
         let packet: RTPPacket
-        switch (consume item).content {
-        case .rtp(let received): packet = received
-        case .rtcp(let reports): return reports.isEmpty ? nil : .senderReports(reports)
-        case .unreadableRTP, .notRTP:
-            if filter.admits(source: source, destination: destination) { rejected += 1 }
-            return nil
+        switch (consume item).payload {
+        case .rtp(let received):
+            guard filter.admits(source: source, destination: destination) else { return nil }
+            packet = received
+        case .senderReports(let reports):
+            return reports.isEmpty ? nil : .senderReports(reports)
+        case .bytes(let bytes, let isTruncated):
+            if RTPPacket.looksLikeRTCP(bytes) {
+                let reports = ReceivedItem.senderReports(in: bytes)
+                return reports.isEmpty ? nil : .senderReports(reports)
+            }
+            guard filter.admits(source: source, destination: destination) else { return nil }
+            // The bytes move into the packet: no retain of the read buffer for it.
+            guard !isTruncated, let read = try? RTPPacket(consume bytes) else {
+                rejected += 1
+                return nil
+            }
+            packet = read
         }
-        guard filter.admits(source: source, destination: destination) else { return nil }
         guard filter.admits(ssrc: packet.ssrc, payloadType: packet.payloadType) else { return nil }
         let key = StreamKey(ssrc: followsFlows ? 0 : packet.ssrc, source: source, destination: destination)
         // One comparison for the usual packet (of the stream before it); a key not seen is looked at for a

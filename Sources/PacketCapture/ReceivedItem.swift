@@ -1,10 +1,24 @@
 import RTP
 
-/// One thing received, read once where it is made, whatever it came in: a capture's UDP datagram, the RTP
-/// interleaved in a captured RTSP connection, or a live session's packet or sender report. Every command
-/// reads the same item: an RTP packet with the addresses that, with its SSRC, name its stream, or an RTCP
-/// compound's sender reports.
+/// One thing received, whatever it came in: a capture's UDP datagram, the RTP interleaved in a captured RTSP
+/// connection, or a live session's packet or sender report. Every command reads the same item: its payload (a
+/// packet, sender reports, or a capture's bytes not read yet) and the addresses that, with an RTP packet's
+/// SSRC, name its stream.
+///
+/// A capture's bytes are read where they are sorted (``CaptureTracks``), once, their buffer moving into the
+/// packet; a live session's packets and reports come read.
 package struct ReceivedItem: Sendable {
+    /// What an item holds.
+    package enum Payload: Sendable {
+        /// A capture's datagram, not read yet (`isTruncated`: the capture's snaplen cut it short).
+        case bytes(ArraySlice<UInt8>, isTruncated: Bool)
+        /// An RTP packet, read.
+        case rtp(RTPPacket)
+        /// A track's sender reports.
+        case senderReports([RTCPSenderReport])
+    }
+
+    /// What an item is, read.
     package enum Content: Sendable {
         /// An RTP packet.
         case rtp(RTPPacket)
@@ -17,7 +31,7 @@ package struct ReceivedItem: Sendable {
         case notRTP
     }
 
-    package var content: Content
+    package var payload: Payload
     /// Where it came from. For a live session: the server's address.
     package var source: SocketAddress
     /// Where it went. For a live session: the track's client port, or its interleaved channel over TCP.
@@ -28,59 +42,65 @@ package struct ReceivedItem: Sendable {
 
     @inlinable
     package init(
-        _ content: Content, source: SocketAddress, destination: SocketAddress, arrival: ArrivalTime,
+        _ payload: Payload, source: SocketAddress, destination: SocketAddress, arrival: ArrivalTime,
         isDiscontinuity: Bool = false
     ) {
-        self.content = content
+        self.payload = payload
         self.source = source
         self.destination = destination
         self.arrival = arrival
         self.isDiscontinuity = isDiscontinuity
     }
 
-    /// A datagram, read: its payload moves into the packet (no retain of the read buffer for it).
+    /// A capture's datagram, its bytes not read yet.
     @inlinable
     package init(_ datagram: consuming UDPDatagram) {
         let (source, destination, time) = (datagram.source, datagram.destination, datagram.time)
         let (isDiscontinuity, isTruncated) = (datagram.isDiscontinuity, datagram.isTruncated)
         self.init(
-            Self.content(of: (consume datagram).payload, isTruncated: isTruncated), source: source,
-            destination: destination, arrival: time, isDiscontinuity: isDiscontinuity)
+            .bytes((consume datagram).payload, isTruncated: isTruncated), source: source, destination: destination,
+            arrival: time, isDiscontinuity: isDiscontinuity)
     }
 
-    @inlinable
-    static func content(of payload: consuming ArraySlice<UInt8>, isTruncated: Bool) -> Content {
-        if RTPPacket.looksLikeRTCP(payload) { return .rtcp(senderReports: senderReports(in: payload)) }
-        if !isTruncated, let layout = try? RTPPacket.Layout(payload) {
-            // The payload moves into the packet: no retain of the read buffer for it.
-            return .rtp(RTPPacket(consume payload, layout))
+    /// What it is, read (a capture's bytes are read here, for readers that list or count rather than sort).
+    package var content: Content {
+        switch payload {
+        case .rtp(let packet): return .rtp(packet)
+        case .senderReports(let reports): return .rtcp(senderReports: reports)
+        case .bytes(let bytes, let isTruncated):
+            if RTPPacket.looksLikeRTCP(bytes) { return .rtcp(senderReports: Self.senderReports(in: bytes)) }
+            if !isTruncated, let packet = try? RTPPacket(bytes) { return .rtp(packet) }
+            guard let header = try? RTPFixedHeader(bytes) else { return .notRTP }
+            return .unreadableRTP(header, length: bytes.count, isTruncated: isTruncated)
         }
-        let length = payload.count
-        guard let header = try? RTPFixedHeader(consume payload) else { return .notRTP }
-        return .unreadableRTP(header, length: length, isTruncated: isTruncated)
     }
 
-    @usableFromInline
-    static func senderReports(in payload: ArraySlice<UInt8>) -> [RTCPSenderReport] {
-        ((try? RTCPPacket.parseCompound(payload)) ?? []).compactMap { packet in
+    /// The sender reports of an RTCP compound packet (none when it has none or does not read).
+    static func senderReports(in bytes: ArraySlice<UInt8>) -> [RTCPSenderReport] {
+        ((try? RTCPPacket.parseCompound(bytes)) ?? []).compactMap { packet in
             if case .senderReport(let report) = packet { return report }
             return nil
         }
     }
 
-    /// The SSRC and addresses of an RTP packet (readable or not); nil for RTCP and other bytes.
-    package var stream: StreamKey? {
-        switch content {
-        case .rtp(let packet): StreamKey(ssrc: packet.ssrc, source: source, destination: destination)
-        case .unreadableRTP(let header, _, _): StreamKey(ssrc: header.ssrc, source: source, destination: destination)
-        case .rtcp, .notRTP: nil
+    /// The payload type of what looks like RTP, without reading the rest; nil for RTCP and bytes too short.
+    package var payloadType: UInt8? {
+        switch payload {
+        case .rtp(let packet): return packet.payloadType
+        case .senderReports: return nil
+        case .bytes(let bytes, _):
+            guard bytes.count >= 2, !RTPPacket.looksLikeRTCP(bytes) else { return nil }
+            return bytes[bytes.startIndex + 1] & 0x7F
         }
     }
 
     /// Bytes it holds (what a queue of items counts against its bound).
     package var byteCount: Int {
-        if case .rtp(let packet) = content { return packet.bytes.count }
-        return 0
+        switch payload {
+        case .rtp(let packet): packet.bytes.count
+        case .bytes(let bytes, _): bytes.count
+        case .senderReports: 0
+        }
     }
 }
 

@@ -40,8 +40,6 @@ package struct CaptureMediaStreams: Sendable {
     /// The kinds of unit handed on (``Event/unit(_:_:)``), as bits (``MediaKind/bit``): asked of every unit. The
     /// others are taken apart and counted, not given.
     private let kindBits: UInt8
-    /// Reads RTCP's sender reports when payload types split the streams (each sorter admits only its own).
-    private var reports = CaptureTracks()
     private var pipeline: MediaPipeline
     /// Each pipeline track's stream, once its first packet has come.
     private var streamKeys: [StreamKey?] = []
@@ -103,16 +101,11 @@ package struct CaptureMediaStreams: Sendable {
     ) rethrows {
         if !pending.isEmpty { try start(emit: tracks) }
         guard splitsByPayloadType else { return try sortByFlow(consume item, tracks: tracks, units: units) }
-        let payloadType: UInt8
-        switch item.content {
-        case .rtcp:
-            if case .senderReports(let reports)? = reports.sort(item) {
+        guard let payloadType = item.payloadType else {
+            if case .rtcp(let reports) = item.content {
                 for report in reports { pipeline.receiveSenderReport(report) }
             }
             return
-        case .rtp(let packet): payloadType = packet.payloadType
-        case .unreadableRTP(let header, _, _): payloadType = header.payloadType
-        case .notRTP: return
         }
         if sorters[payloadType] == nil {
             guard filter.payloadType.map({ $0 == payloadType }) ?? true else { return }

@@ -157,7 +157,7 @@ private struct LiveStreams: Sendable {
 
     private func item(_ report: ReceivedSenderReport, arrival: ArrivalTime) -> ReceivedItem {
         ReceivedItem(
-            .rtcp(senderReports: [report.report]), source: server, destination: local(report.track, rtcp: true),
+            .senderReports([report.report]), source: server, destination: local(report.track, rtcp: true),
             arrival: arrival)
     }
 }
