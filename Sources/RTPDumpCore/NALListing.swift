@@ -26,7 +26,8 @@ package enum NALListing {
         package var bytes = 0
         /// Streams left out as not video, each with the reason (``CaptureMediaStreams/streamsNotVideo``).
         package var streamsNotVideo: [(stream: StreamKey, reason: String)] = []
-        /// Video streams none of whose pictures came out, each with the reason (``CaptureMediaStreams/streamsRefused``).
+        /// Video streams none of whose pictures came out, each with the reason
+        /// (``CaptureMediaStreams/streamsRefused``).
         package var streamsRefused: [(stream: StreamKey, reason: String)] = []
         /// The input's failure part-way (a damaged capture, a session that ended with an error): what came
         /// before it was written all the same.
