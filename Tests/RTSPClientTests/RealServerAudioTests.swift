@@ -93,7 +93,8 @@ import Testing
         let video = try #require(tracks[0].origins.last)
         for (index, track) in tracks.enumerated().dropFirst() {
             let offset = (track.origins.last ?? 0) - video
-            #expect(abs(offset) < 2.0 / 30, "track \(index) starts \(offset) s from the video")
+            let steps = tracks.map { Array(Set($0.origins.map { ($0 * 1e4).rounded() / 1e4 })).sorted() }
+            #expect(abs(offset) < 2.0 / 30, "track \(index) starts \(offset) s from the video; \(steps)")
         }
     }
 
