@@ -37,89 +37,52 @@ public struct RTPPacket: Sendable {
     ///   header extension running past the end, or a padding count that does not fit the packet.
     @inlinable
     public init(_ bytes: ArraySlice<UInt8>) throws(RTPError) {
-        self.init(bytes, try Layout(bytes))
-    }
-
-    /// A packet of `bytes` as `layout` read them: the bytes move in (a reader that must keep them when they
-    /// do not parse reads the layout first, then moves them here).
-    @inlinable @usableFromInline
-    package init(_ bytes: consuming ArraySlice<UInt8>, _ layout: Layout) {
-        self.bytes = bytes
-        self.marker = layout.marker
-        self.payloadType = layout.payloadType
-        self.sequenceNumber = layout.sequenceNumber
-        self.timestamp = layout.timestamp
-        self.ssrc = layout.ssrc
-        self.csrcCount = layout.csrcCount
-        self.paddingLength = layout.paddingLength
-        self.extensionStart = layout.extensionStart
-        self.payloadStart = layout.payloadStart
-        self.payloadEnd = layout.payloadEnd
-    }
-
-    /// What parsing finds in a packet's bytes, without holding them.
-    @usableFromInline
-    package struct Layout: Sendable {
-        @usableFromInline let marker: Bool
-        @usableFromInline let payloadType: UInt8
-        @usableFromInline let sequenceNumber: UInt16
-        @usableFromInline let timestamp: UInt32
-        @usableFromInline let ssrc: UInt32
-        @usableFromInline let csrcCount: UInt8
-        @usableFromInline let paddingLength: UInt8
-        @usableFromInline let extensionStart: Int32
-        @usableFromInline let payloadStart: Int
-        @usableFromInline let payloadEnd: Int
-
-        /// Reads the layout of `bytes` as ``RTPPacket/init(_:)-(ArraySlice<UInt8>)`` parses them.
-        @inlinable @usableFromInline
-        package init(_ bytes: borrowing ArraySlice<UInt8>) throws(RTPError) {
-            let count = bytes.count
-            guard count >= RTPPacket.fixedHeaderLength else {
-                throw RTPError(.tooShort, value: count, limit: RTPPacket.fixedHeaderLength)
-            }
-            let base = bytes.startIndex
-            // The fixed header in one go, by loads from the buffer (in bounds: 12 bytes or more, checked above)
-            // rather than byte by byte, each byte checked against the slice's bounds.
-            let (b0, b1, sequenceNumber, timestamp, ssrc) = bytes.withUnsafeBytes { raw in
-                (
-                    raw[0], raw[1], UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: 2, as: UInt16.self)),
-                    UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)),
-                    UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-                )
-            }
-            guard b0 >> 6 == 2 else { throw RTPError(.unsupportedVersion, value: Int(b0 >> 6)) }
-            let csrcs = b0 & 0x0F
-            var offset = RTPPacket.fixedHeaderLength + Int(csrcs) * 4
-            guard offset <= count else { throw RTPError(.csrcListTruncated, value: Int(csrcs) * 4, limit: count) }
-            var extensionStart: Int32 = -1
-            if b0 & 0x10 != 0 {
-                guard offset + 4 <= count else { throw RTPError(.extensionTruncated, value: 4, limit: count - offset) }
-                let words = Int(bytes[base + offset + 2]) << 8 | Int(bytes[base + offset + 3])
-                guard offset + 4 + words * 4 <= count else {
-                    throw RTPError(.extensionTruncated, value: 4 + words * 4, limit: count - offset)
-                }
-                extensionStart = Int32(offset)
-                offset += 4 + words * 4
-            }
-            var padding: UInt8 = 0
-            if b0 & 0x20 != 0 {
-                padding = bytes[base + count - 1]
-                guard padding > 0, Int(padding) <= count - offset else {
-                    throw RTPError(.invalidPadding, value: Int(padding), limit: count - offset)
-                }
-            }
-            self.marker = b1 & 0x80 != 0
-            self.payloadType = b1 & 0x7F
-            self.sequenceNumber = sequenceNumber
-            self.timestamp = timestamp
-            self.ssrc = ssrc
-            self.csrcCount = csrcs
-            self.paddingLength = padding
-            self.extensionStart = extensionStart
-            self.payloadStart = offset
-            self.payloadEnd = count - Int(padding)
+        let count = bytes.count
+        guard count >= Self.fixedHeaderLength else {
+            throw RTPError(.tooShort, value: count, limit: Self.fixedHeaderLength)
         }
+        let base = bytes.startIndex
+        // The fixed header in one go, by loads from the buffer (in bounds: 12 bytes or more, checked above)
+        // rather than byte by byte, each byte checked against the slice's bounds.
+        let (b0, b1, sequenceNumber, timestamp, ssrc) = bytes.withUnsafeBytes { raw in
+            (
+                raw[0], raw[1], UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: 2, as: UInt16.self)),
+                UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)),
+                UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+            )
+        }
+        guard b0 >> 6 == 2 else { throw RTPError(.unsupportedVersion, value: Int(b0 >> 6)) }
+        let csrcs = b0 & 0x0F
+        var offset = Self.fixedHeaderLength + Int(csrcs) * 4
+        guard offset <= count else { throw RTPError(.csrcListTruncated, value: Int(csrcs) * 4, limit: count) }
+        var extensionStart: Int32 = -1
+        if b0 & 0x10 != 0 {
+            guard offset + 4 <= count else { throw RTPError(.extensionTruncated, value: 4, limit: count - offset) }
+            let words = Int(bytes[base + offset + 2]) << 8 | Int(bytes[base + offset + 3])
+            guard offset + 4 + words * 4 <= count else {
+                throw RTPError(.extensionTruncated, value: 4 + words * 4, limit: count - offset)
+            }
+            extensionStart = Int32(offset)
+            offset += 4 + words * 4
+        }
+        var padding: UInt8 = 0
+        if b0 & 0x20 != 0 {
+            padding = bytes[base + count - 1]
+            guard padding > 0, Int(padding) <= count - offset else {
+                throw RTPError(.invalidPadding, value: Int(padding), limit: count - offset)
+            }
+        }
+        self.bytes = bytes
+        self.marker = b1 & 0x80 != 0
+        self.payloadType = b1 & 0x7F
+        self.sequenceNumber = sequenceNumber
+        self.timestamp = timestamp
+        self.ssrc = ssrc
+        self.csrcCount = csrcs
+        self.paddingLength = padding
+        self.extensionStart = extensionStart
+        self.payloadStart = offset
+        self.payloadEnd = count - Int(padding)
     }
 
     /// Parses a whole array as an RTP packet.
