@@ -79,6 +79,16 @@ public struct RTSPSessionDatagrams: DatagramSource, ReceivedItemSource {
     }
 
     public mutating func forEachDatagram(_ body: (consuming UDPDatagram) throws -> Void) throws {
+        try forEach(body)
+    }
+
+    package mutating func forEachItem(_ body: (consuming ReceivedItem) throws -> Void) throws {
+        try forEach { datagram in try body(ReceivedItem(consume datagram)) }
+    }
+
+    /// The one loop of both: inlined into each, so that an item is made where its datagram is taken.
+    @inline(__always)
+    private mutating func forEach(_ body: (consuming UDPDatagram) throws -> Void) throws {
         while true {
             // Most records: taken in one step, not through nextDatagram()'s optional result. Only when
             // nothing made earlier (interleaved frames, what the look-ahead held) is waiting: those come first.
@@ -88,18 +98,6 @@ public struct RTSPSessionDatagrams: DatagramSource, ReceivedItemSource {
             }
             guard let datagram = try nextDatagram() else { return }
             try body(datagram)
-        }
-    }
-
-    /// ``forEachDatagram(_:)``'s loop, each datagram read as an item where it is taken.
-    package mutating func forEachItem(_ body: (consuming ReceivedItem) throws -> Void) throws {
-        while true {
-            if next >= pending.count, !finished, let datagram = capture.nextPlainDatagram() {
-                try body(ReceivedItem(consume datagram))
-                continue
-            }
-            guard let datagram = try nextDatagram() else { return }
-            try body(ReceivedItem(consume datagram))
         }
     }
 
