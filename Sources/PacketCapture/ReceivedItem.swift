@@ -29,6 +29,17 @@ package struct ReceivedItem: Sendable {
         case rtcp(senderReports: [RTCPSenderReport])
         /// Bytes of neither protocol.
         case notRTP
+
+        /// An RTP packet's fixed header, whether the packet reads or not, with the bytes received and whether a
+        /// capture's snaplen cut them short; nil for RTCP and other bytes. What a reader that lists or counts
+        /// packets needs of each.
+        package var rtpHeader: (header: RTPFixedHeader, length: Int, isTruncated: Bool)? {
+            switch self {
+            case .rtp(let packet): (try? RTPFixedHeader(packet.bytes)).map { ($0, packet.bytes.count, false) }
+            case .unreadableRTP(let header, let length, let isTruncated): (header, length, isTruncated)
+            case .rtcp, .notRTP: nil
+            }
+        }
     }
 
     package var payload: Payload

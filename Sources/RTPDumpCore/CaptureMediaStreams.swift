@@ -153,9 +153,16 @@ package struct CaptureMediaStreams: Sendable {
 
     /// Ends every stream.
     package mutating func finish(emit: (Event) throws -> Void) rethrows {
-        try start(emit: emit)
+        try finish(tracks: emit, units: { try emit(.unit($1, $0)) })
+    }
+
+    /// Ends every stream: `tracks` receives the events of tracks not yet told, `units` the last units.
+    private mutating func finish(
+        tracks: (Event) throws -> Void, units: (StreamKey, MediaUnit) throws -> Void
+    ) rethrows {
+        try start(emit: tracks)
         pipeline.finish()
-        try handOn(units: { try emit(.unit($1, $0)) })
+        try handOn(units: units)
     }
 
     @inline(__always)
@@ -304,8 +311,6 @@ extension CaptureMediaStreams {
 
     /// Ends every stream; `emit` receives the last units, with their streams.
     package mutating func finish(units emit: (StreamKey, MediaUnit) throws -> Void) rethrows {
-        pending = []
-        pipeline.finish()
-        try handOn(units: emit)
+        try finish(tracks: { _ in }, units: emit)
     }
 }

@@ -13,17 +13,7 @@ package enum PacketListing {
         var start: ArrivalTime?
         try capture.forEachItem { item in
             guard filter.admits(source: item.source, destination: item.destination) else { return }
-            let header: (ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool)
-            let (length, isTruncated): (Int, Bool)
-            switch item.content {
-            case .rtp(let packet):
-                header = (packet.ssrc, packet.payloadType, packet.sequenceNumber, packet.timestamp, packet.marker)
-                (length, isTruncated) = (packet.bytes.count, false)
-            case .unreadableRTP(let unread, let count, let truncated):
-                header = (unread.ssrc, unread.payloadType, unread.sequenceNumber, unread.timestamp, unread.marker)
-                (length, isTruncated) = (count, truncated)
-            case .rtcp, .notRTP: return
-            }
+            guard let (header, length, isTruncated) = item.content.rtpHeader else { return }
             guard filter.admits(ssrc: header.ssrc, payloadType: header.payloadType) else { return }
             let origin = start ?? item.arrival
             start = origin

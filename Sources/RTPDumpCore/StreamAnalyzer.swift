@@ -63,17 +63,10 @@ package struct StreamAnalyzer: Sendable {
     /// Accounts for one received item.
     package mutating func add(_ item: ReceivedItem) {
         guard filter.admits(source: item.source, destination: item.destination) else { return }
-        let header: (ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32)
-        switch item.content {
-        case .rtcp:
-            rtcpPackets += 1
+        let content = item.content  // a capture's bytes are read here, once
+        guard let (header, _, isTruncated) = content.rtpHeader else {
+            if case .rtcp = content { rtcpPackets += 1 } else { notRTP += 1 }
             return
-        case .notRTP:
-            notRTP += 1
-            return
-        case .rtp(let packet): header = (packet.ssrc, packet.payloadType, packet.sequenceNumber, packet.timestamp)
-        case .unreadableRTP(let unread, _, _):
-            header = (unread.ssrc, unread.payloadType, unread.sequenceNumber, unread.timestamp)
         }
         guard filter.admits(ssrc: header.ssrc, payloadType: header.payloadType) else { return }
         let key = StreamKey(ssrc: header.ssrc, source: item.source, destination: item.destination)
@@ -97,7 +90,7 @@ package struct StreamAnalyzer: Sendable {
         }
         if all[position].codec == nil && all[position].sniffed < Self.maxSniffedPackets {
             all[position].sniffed += 1
-            if case .rtp(let packet) = item.content {
+            if case .rtp(let packet) = content {
                 if let data = CodecSniffer.dataSignature(ofPayload: packet.payload) {
                     all[position].codec = data  // told apart before a data payload passes for a NAL unit
                 } else if let codec = CodecSniffer.codec(ofPayload: packet.payload) {
@@ -107,7 +100,7 @@ package struct StreamAnalyzer: Sendable {
         }
         all[position].statistics.record(
             sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: item.arrival)
-        if case .unreadableRTP(_, _, isTruncated: true) = item.content { all[position].truncatedPackets += 1 }
+        if isTruncated { all[position].truncatedPackets += 1 }
     }
 
     /// The RTP streams found, in order of their first packet. Sources that never passed probation are left out.
