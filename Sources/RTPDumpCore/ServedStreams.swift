@@ -36,8 +36,8 @@ package struct ServedStreams: Sendable {
     ) throws -> ServedStreams {
         var served = ServedStreams(formats: formats, filter: filter, followsFlows: followsFlows)
         var events: [CaptureMediaStreams.Event] = []
-        try source.forEachItem { datagram in
-            served.streams.add(datagram) { events.append($0) }
+        try source.forEachItem { item in
+            served.streams.add(item) { events.append($0) }
             for event in events { served.learn(event) }
             events.removeAll(keepingCapacity: true)
         }

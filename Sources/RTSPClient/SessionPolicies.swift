@@ -7,8 +7,8 @@ struct TransportPolicy: Sendable {
     let asked: RTSPSessionOptions.Transport
     /// What the session plays now: UDP for `.auto` until it falls back.
     private(set) var current: RTSPSessionOptions.Transport
-    /// Whether the session went to TCP after asking for UDP or multicast.
-    private(set) var fellBackToTCP = false
+    /// Whether the session went to TCP after asking for something else.
+    var fellBackToTCP: Bool { current == .tcp && asked != .tcp }
 
     init(asked: RTSPSessionOptions.Transport) {
         self.asked = asked
@@ -32,10 +32,7 @@ struct TransportPolicy: Sendable {
     }
 
     /// Plays over TCP from now on.
-    mutating func fallBack() {
-        current = .tcp
-        fellBackToTCP = true
-    }
+    mutating func fallBack() { current = .tcp }
 }
 
 /// How many redirects a session follows: the cap of ``RTSPSessionOptions/maxRedirects``, counted from the

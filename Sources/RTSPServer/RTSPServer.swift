@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import RTP
+import RTPTransport
 import RTSP
 import SDP
 import Synchronization
@@ -79,9 +80,8 @@ public final class RTSPServer: Sendable {
     private let ownsGroup: Bool
     private let mounts = Mutex<[String: MediaSource]>([:])
     private let running = Mutex<Running?>(nil)
-    let connectionCount = Atomic<Int>(0)
-    /// Connections per client address.
-    private let addressCounts = Mutex<[String: Int]>([:])
+    /// Connections at once, in all and per client address.
+    private let connections: ConnectionBudget
     /// Wrong answers to the challenge, per client address: how long to hold the next.
     let authenticationThrottle = Mutex(AuthenticationThrottle())
 
@@ -96,6 +96,8 @@ public final class RTSPServer: Sendable {
         configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil
     ) {
         self.configuration = configuration
+        connections = ConnectionBudget(
+            maxConnections: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
         self.group = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         ownsGroup = group == nil
         self.logger = logger ?? Logger(label: "swift-rtp.server", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -178,32 +180,18 @@ public final class RTSPServer: Sendable {
 
     /// Counts a new connection from `address` in, unless the server or the address is full.
     private func admit(_ address: String) -> Bool {
-        guard connectionCount.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maxConnections else {
-            connectionCount.wrappingSubtract(1, ordering: .relaxed)
+        switch connections.admit(from: address) {
+        case nil: return true
+        case .full:
             logger.debug("connection refused: \(configuration.maxConnections) connections already")
-            return false
-        }
-        let admitted = addressCounts.withLock { counts in
-            let count = counts[address, default: 0]
-            if let limit = configuration.maxConnectionsPerAddress, count >= limit { return false }
-            counts[address] = count + 1
-            return true
-        }
-        if !admitted {
-            connectionCount.wrappingSubtract(1, ordering: .relaxed)
+        case .addressFull:
             logger.debug("connection refused: its address has \(configuration.maxConnectionsPerAddress ?? 0) already")
         }
-        return admitted
+        return false
     }
 
     /// Counts a connection from `address` out (it closed).
-    func release(_ address: String) {
-        connectionCount.wrappingSubtract(1, ordering: .relaxed)
-        addressCounts.withLock { counts in
-            let count = counts[address, default: 1] - 1
-            counts[address] = count > 0 ? count : nil
-        }
-    }
+    func release(_ address: String) { connections.release(from: address) }
 
     /// The key a connection's address is counted under: its IP, without the port.
     static func addressKey(_ address: SocketAddress?) -> String { address?.ipAddress ?? "unknown" }

@@ -69,7 +69,7 @@ public final class WebRTCServer: Sendable {
     /// Each mounted source, with its audio re-encoded to Opus once a viewer needs that.
     private let mounts = Mutex<[String: (source: MediaSource, transcoder: OpusTranscoder?)]>([:])
     /// HTTP connections open now.
-    private let httpConnections = Mutex(0)
+    private let httpConnections: ConnectionBudget
     /// Every 5 s, each mount's sender reports (and its transcoder's) to its viewers.
     private let reports = Mutex<RepeatedTask?>(nil)
     private let running = Mutex<
@@ -81,6 +81,7 @@ public final class WebRTCServer: Sendable {
         configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil
     ) throws {
         self.configuration = configuration
+        httpConnections = ConnectionBudget(maxConnections: configuration.maxHTTPConnections)
         self.group = group ?? MultiThreadedEventLoopGroup.singleton
         self.logger = logger ?? Logger(label: "swift-rtp.webrtc", factory: { _ in SwiftLogNoOpLogHandler() })
         identity = try DTLSIdentity()
@@ -117,14 +118,8 @@ public final class WebRTCServer: Sendable {
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     // A budget per connection: how many at once, and how long one may say nothing.
-                    guard
-                        httpConnections.withLock({ count in
-                            guard count < configuration.maxHTTPConnections else { return false }
-                            count += 1
-                            return true
-                        })
-                    else { throw ChannelError.inputClosed }
-                    channel.closeFuture.whenComplete { [self] _ in httpConnections.withLock { $0 -= 1 } }
+                    guard httpConnections.admit() == nil else { throw ChannelError.inputClosed }
+                    channel.closeFuture.whenComplete { [self] _ in httpConnections.release() }
                     let idle = TimeAmount.nanoseconds(configuration.httpIdleTimeout.nanosecondCount)
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
                     try channel.pipeline.syncOperations.addHandler(IdleCloser())
