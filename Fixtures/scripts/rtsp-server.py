@@ -4,7 +4,7 @@
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
-                      [--rtcp-interval MS] [--shared] [--audio [--no-video]] [--payloads] [--constant-quantizer]
+                      [--rtcp-interval MS] [--capture-time-reports] [--print-first-packets] [--shared] [--audio [--no-video]] [--payloads] [--constant-quantizer]
                       [--file RECORDING.mp4 [--onvif-replay NTP_SECONDS]]
                       [--backchannel PCM_FILE [--backchannel-codec pcmu|aac|opus]]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with
@@ -20,6 +20,7 @@ by rtponviftimestamp with the time it was "recorded": the given NTP seconds plus
 """
 import argparse
 import sys
+import warnings
 
 import gi
 
@@ -106,6 +107,41 @@ def shorten_rtcp_interval(factory, milliseconds):
     factory.connect("media-configure", lambda _, media: media.connect("prepared", prepared))
 
 
+def capture_time_media():
+    """A media type whose sender reports pair an RTP timestamp with the wall-clock time its media was captured
+    (rtpbin's rtcp-sync-send-time off). By default they pair it with the time the packet is sent, which
+    carries each stream's encoder and queueing delay: on a busy machine the video's reports then move by
+    as much as the x264 encoder falls behind (0.5 s once), and the tracks' reports no longer agree."""
+    class CaptureTimeMedia(GstRtspServer.RTSPMedia):
+        def do_setup_rtpbin(self, rtpbin):
+            rtpbin.set_property("rtcp-sync-send-time", False)
+            return True
+
+    return CaptureTimeMedia
+
+
+def print_first_packets(factory):
+    """Prints, for each payloader of each media, the running time (ns) and RTP timestamp of its first packet:
+    "first pay0 RUNNING_TIME RTP_TIMESTAMP". With capture-time reports, these pairs give any packet's running
+    time on the pipeline's one clock, which is what the tracks' sender reports map to wall-clock time."""
+    def configure(_, media):
+        element = media.get_element()
+        index = 0
+        while (payloader := element.get_by_name(f"pay{index}")) is not None:
+            def first(pad, info, name=f"pay{index}"):
+                buffer = info.get_buffer()
+                event = pad.get_sticky_event(Gst.EventType.SEGMENT, 0)
+                segment = event.parse_segment() if event else None
+                running = segment.to_running_time(Gst.Format.TIME, buffer.pts) if segment else buffer.pts
+                timestamp = int.from_bytes(buffer.extract_dup(4, 4), "big")
+                print(f"first {name} {running} {timestamp}", flush=True)
+                return Gst.PadProbeReturn.REMOVE
+            payloader.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, first)
+            index += 1
+
+    factory.connect("media-configure", configure)
+
+
 def feed_metadata(factory, count, name):
     """With --payloads: each media's appsrc `name` gets `count` ONVIF metadata documents, 10 a second, as RTP
     packets packetized as ONVIF's streaming specification says: send_data.py's documents, the first `count` of
@@ -158,6 +194,10 @@ def main():
     parser.add_argument("--password", default="secret")
     parser.add_argument("--rtcp-interval", type=int, help="least milliseconds between RTCP packets (default 5000)")
     parser.add_argument("--shared", action="store_true", help="one media, encoded once, for every client")
+    parser.add_argument("--capture-time-reports", action="store_true",
+                        help="sender reports give the media's capture time, not its send time (CaptureTimeMedia)")
+    parser.add_argument("--print-first-packets", action="store_true",
+                        help="print each payloader's first packet's running time and RTP timestamp")
     parser.add_argument("--audio", action="store_true", help="two audio tracks beside the video: PCMU and AAC")
     parser.add_argument("--no-video", action="store_true", help="with --audio: the audio tracks only")
     parser.add_argument("--payloads", action="store_true",
@@ -258,6 +298,11 @@ def main():
         factory.set_replay_support(True)
     else:
         factory = GstRtspServer.RTSPMediaFactory()
+        if args.capture_time_reports:
+            # PyGObject warns, registering the subclass, that it cannot wrap one of RTSPMedia's signals (unused here).
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                factory.set_media_gtype(capture_time_media().__gtype__)
     server.set_address(args.address)
     server.set_service(str(args.port))
     factory.set_launch(launch)
@@ -271,6 +316,8 @@ def main():
         factory.set_address_pool(pool)
     if args.rtcp_interval:
         shorten_rtcp_interval(factory, args.rtcp_interval)
+    if args.print_first_packets:
+        print_first_packets(factory)
     if args.payloads:
         feed_metadata(factory, int(args.frames / 3), f"pay{(1 if video else 0) + (2 if args.audio else 0) + 3}")
     if args.auth or args.tls_cert:

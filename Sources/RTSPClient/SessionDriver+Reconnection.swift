@@ -141,7 +141,7 @@ extension SessionDriver {
                 recovery.leftOnServer(session, at: url)
             }
         }
-        leaveConnection()?.close(promise: nil)  // its generation ends there: its events are ignored from now on
+        if let old = leaveConnection() { Self.retire(old) }  // its generation ends: its events are ignored
         let delay = policy.delay(attempt: recovery.attempts, random: Double.random(in: 0...1))
         if recovery.attempts == 1 { tell(.broke(error)) }
         tell(.retrying(attempt: recovery.attempts, delay: delay))

@@ -240,7 +240,18 @@ final class SessionDriver: @unchecked Sendable {
     private func restart() {
         let old = leaveConnection()
         start()  // a new generation first: closing the old connection reports its end at once
-        old?.close(promise: nil)
+        if let old { Self.retire(old) }
+    }
+
+    /// Closes a connection the session has left once what was written on it has reached the server: its
+    /// output first (a FIN after the TEARDOWN just written), the whole of it when the server closes its side
+    /// or a second later. Closed at once, with the server's answers still unread, the connection is reset
+    /// (RST), and a server that had not yet read the TEARDOWN loses it with its session left behind.
+    static func retire(_ channel: any Channel) {
+        channel.close(mode: .output).whenComplete { result in
+            guard case .success = result else { return channel.close(promise: nil) }  // TLS: no half-close
+            channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        }
     }
 
     /// Forgets the current connection and what was set up on it (the counters go on), and returns it for

@@ -89,6 +89,13 @@ final class RealServer: @unchecked Sendable {
         for _ in 0..<500 where process.isRunning { usleep(10_000) }
     }
 
+    /// Stops the server and returns what it printed after "ready" (`--print-first-packets`' lines).
+    func stopAndReadOutput() -> String {
+        stop()
+        guard let output = process.standardOutput as? Pipe else { return "" }
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
     deinit { if process.isRunning { stop() } }
 }
 
