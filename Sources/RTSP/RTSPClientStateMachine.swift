@@ -184,12 +184,8 @@ public struct RTSPClientStateMachine: Sendable {
     private var state = State.idle
     private var cseq = 0
     private var pending: (cseq: Int, request: RTSPRequest, sentAt: Duration)?
-    private var authenticator: Authenticator?
-    private var authAttempts = 0
-    private var publicMethods: Set<RTSPMethod> = []
-    /// The keepalive request in use: from what `Public` lists, then the next one each time a camera
-    /// refuses it or leaves it unanswered.
-    private var keepaliveMethod = RTSPMethod.options
+    private var authentication = ClientAuthentication()
+    private var keepalive = KeepalivePolicy()
     private var transport: TransportMode
     public private(set) var session: SessionHeader?
     /// The tracks set up (or being set up); after DESCRIBE and before SETUP, every track offered (of the
@@ -236,7 +232,7 @@ public struct RTSPClientStateMachine: Sendable {
     /// the session starts (or, when that was all, ends).
     private mutating func afterStaleTeardown(now: Duration) -> [Action] {
         pending = nil
-        authAttempts = 0
+        authentication.answered()
         guard !configuration.onlyTearsDownStaleSession else {
             state = .done
             return [.closed]
@@ -262,20 +258,11 @@ public struct RTSPClientStateMachine: Sendable {
         }
     }
 
-    /// The keepalive methods, in the order tried: each camera accepts at least one (RFC 2326 names
-    /// GET_PARAMETER with no body, and OPTIONS; some want SET_PARAMETER).
-    static let keepaliveMethods: [RTSPMethod] = [.getParameter, .options, .setParameter]
-
     /// Whether `request` is a keepalive: its answer, or its silence, is no reason to end the session (the
     /// session lives by its media; the inactivity timeout watches that).
     private func isKeepalive(_ request: RTSPRequest) -> Bool {
-        state.keepaliveDue != nil && Self.keepaliveMethods.contains(request.method) && request.headers["Session"] != nil
-    }
-
-    /// A camera refused the keepalive or left it unanswered: the next method is tried next time.
-    private mutating func switchKeepalive(from method: RTSPMethod) {
-        let methods = Self.keepaliveMethods
-        keepaliveMethod = methods[((methods.firstIndex(of: method) ?? 0) + 1) % methods.count]
+        state.keepaliveDue != nil && KeepalivePolicy.methods.contains(request.method)
+            && request.headers["Session"] != nil
     }
 
     /// Time passes: timeouts and keepalives.
@@ -286,7 +273,7 @@ public struct RTSPClientStateMachine: Sendable {
         if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout, isKeepalive(request) {
             // GW4089IP never answers GET_PARAMETER: the session goes on, and the next keepalive is another method.
             pending = nil
-            switchKeepalive(from: request.method)
+            keepalive.refused(request.method)
         }
         if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
             pending = nil
@@ -304,7 +291,7 @@ public struct RTSPClientStateMachine: Sendable {
         }
         state = state.keepalive(at: now + session.keepaliveInterval)
         return send(
-            RTSPRequest(method: keepaliveMethod, url: configuration.url, headers: ["Session": session.id]), now: now)
+            RTSPRequest(method: keepalive.method, url: configuration.url, headers: ["Session": session.id]), now: now)
             + [.wakeUp(at: now + session.keepaliveInterval)]
     }
 
@@ -428,10 +415,8 @@ public struct RTSPClientStateMachine: Sendable {
         where request.headers[name] == nil && !Self.ownHeaders.contains(name.lowercased()) {
             request.headers[name] = value
         }
-        if var authenticator {
-            request.headers["Authorization"] = authenticator.authorization(
-                method: request.method.name, uri: request.url.description)
-            self.authenticator = authenticator
+        if let authorization = authentication.authorization(for: request) {
+            request.headers["Authorization"] = authorization
         }
         cseq += 1
         pending = (cseq, request, now)
@@ -462,14 +447,14 @@ public struct RTSPClientStateMachine: Sendable {
         if state == .clearingStale { return afterStaleTeardown(now: now) }  // 200, or 454 from a server that restarted
         if !(200...299).contains(status), isKeepalive(request) {
             // Refused (SET_PARAMETER with 400, a 3xx, a 5xx): never an end, another method next time.
-            switchKeepalive(from: request.method)
+            keepalive.refused(request.method)
             return []
         }
         if (300...399).contains(status) { return redirected(status: status, message: message) }
         guard (200...299).contains(status) else {
             return refused(status: status, reason: reason, request: request, now: now)
         }
-        authAttempts = 0
+        authentication.answered()
         switch state {
         case .options: return optionsAnswered(message, now: now)
         case .describe: return describeAnswered(message, now: now)
@@ -557,9 +542,8 @@ public struct RTSPClientStateMachine: Sendable {
 
     /// OPTIONS answered: the keepalive method from what `Public` lists, then DESCRIBE.
     private mutating func optionsAnswered(_ message: RTSPMessage, now: Duration) -> [Action] {
-        publicMethods = Set(
-            (message.header("Public") ?? "").split(separator: ",").map { RTSPMethod($0.trimmingCharacters()) })
-        keepaliveMethod = publicMethods.contains(.getParameter) ? .getParameter : .options
+        keepalive.serverSupports(
+            Set((message.header("Public") ?? "").split(separator: ",").map { RTSPMethod($0.trimmingCharacters()) }))
         state = .describe
         return send(
             RTSPRequest(method: .describe, url: configuration.url, headers: ["Accept": "application/sdp"]), now: now)
@@ -702,12 +686,9 @@ public struct RTSPClientStateMachine: Sendable {
             return fail(
                 RTSPClientError(.protocolViolation, "401 without a challenge this client can answer", status: 401))
         }
-        // The first 401 asks for credentials; a second one means they are wrong, unless the nonce was stale.
-        authAttempts += 1
-        guard authAttempts == 1 || (challenge.isStale && authAttempts == 2) else {
+        guard authentication.challenged(challenge, credentials: credentials) else {
             return state == .clearingStale ? afterStaleTeardown(now: now) : fail(denied)
         }
-        authenticator = Authenticator(challenge: challenge, credentials: credentials)
         var retry = request
         retry.headers["Authorization"] = nil
         return send(retry, now: now)
