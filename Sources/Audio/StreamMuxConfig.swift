@@ -1,11 +1,11 @@
 /// LATM's StreamMuxConfig (ISO/IEC 14496-3 section 1.7.3), as RFC 6416 carries it: in the fmtp's `config`
 /// (hex) or at the start of an AudioMuxElement. Taken: audioMuxVersion 0, one program of one layer, frames
 /// of variable length (frameLengthType 0): what senders of RTP write.
-public struct StreamMuxConfig: Sendable, Hashable {
+package struct StreamMuxConfig: Sendable, Hashable {
     /// The layer's AudioSpecificConfig.
-    public var audio: AudioSpecificConfig
+    package var audio: AudioSpecificConfig
     /// AudioMuxElements hold this many frames each (numSubFrames + 1).
-    public var framesPerElement: Int
+    package var framesPerElement: Int
     /// Bits of other data at the end of each AudioMuxElement (0: none).
     var otherDataBits: Int
     var hasCRC: Bool
@@ -13,7 +13,7 @@ public struct StreamMuxConfig: Sendable, Hashable {
     /// Other data an element may carry at most: as much as the largest frame a depacketizer takes.
     static let maxOtherDataBits = AudioDepacketizer.maxFrameSize * 8
 
-    public init(hex: String) throws(AudioError) {
+    package init(hex: String) throws(AudioError) {
         let bytes = try AudioSpecificConfig.bytes(hex: hex, naming: "the LATM config")
         var reader = BitReader(bytes[...])
         try self.init(reading: &reader)

@@ -15,14 +15,14 @@
 /// ``maxGapSeconds`` (a few bytes of hostile packets never become gigabytes). Nothing is filled across a
 /// break (``PCMFrame/isDiscontinuity``, another track, rate or channel count), where the timestamps start
 /// anew; a frame whose timestamp goes back is let through as it is. Gaps left unfilled are counted.
-public struct PCMGapFiller: Sendable {
+package struct PCMGapFiller: Sendable {
     /// The longest gap filled, in seconds.
-    public static let maxGapSeconds = 10
+    package static let maxGapSeconds = 10
 
     /// Samples per channel of silence given so far.
-    public private(set) var silenceSamples = 0
+    package private(set) var silenceSamples = 0
     /// Gaps left unfilled: too long, or past the bound.
-    public private(set) var unfilledGaps = 0
+    package private(set) var unfilledGaps = 0
 
     private struct Expected {
         var timestamp: UInt64
@@ -37,11 +37,11 @@ public struct PCMGapFiller: Sendable {
     /// Samples per channel decoded so far: what bounds the silence.
     private var decodedSamples = 0
 
-    public init() {}
+    package init() {}
 
     /// The silence that belongs right before `pcm`, if there is a gap to fill; then `pcm` is taken as the
     /// stream's latest frame.
-    public mutating func silence(before pcm: PCMFrame) -> PCMFrame? {
+    package mutating func silence(before pcm: PCMFrame) -> PCMFrame? {
         defer { note(pcm) }
         guard let last = expected, !pcm.isDiscontinuity, last.track == pcm.track, last.sampleRate == pcm.sampleRate,
             last.channels == pcm.channels, last.clockRate == pcm.clockRate, pcm.sampleRate > 0, pcm.clockRate > 0

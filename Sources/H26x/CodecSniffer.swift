@@ -6,9 +6,9 @@ import RTP
 /// H.264 header bytes (0x67 SPS, 0x65 IDR, 0x41 slice, 0x7C FU-A ...) decode as undefined H.265 types or
 /// non-zero layers, and the H.265 ones (0x40 VPS, 0x62 FU, 0x02 TRAIL_R ...) as H.264 types 0 and 2, so
 /// most payloads decide alone; the others are left undecided.
-public enum CodecSniffer {
+package enum CodecSniffer {
     /// The codec this payload can only belong to, or nil when it fits both or neither.
-    public static func codec(ofPayload payload: ArraySlice<UInt8>) -> VideoCodec? {
+    package static func codec(ofPayload payload: ArraySlice<UInt8>) -> VideoCodec? {
         switch (plausibleH264(payload), plausibleH265(payload)) {
         case (true, false): return .h264
         case (false, true): return .h265
@@ -19,7 +19,7 @@ public enum CodecSniffer {
     /// What a payload is when its first bytes are the signature of data, not video: KLV (a SMPTE 336M
     /// universal label, 06 0E 2B 34), XML (an ONVIF metadata document: `<?xml`, `<tt:`), gzip (1F 8B 08). The
     /// NAL unit headers they would be read as (an H.264 SEI, an FU-A) are otherwise plausible.
-    public static func dataSignature(ofPayload payload: ArraySlice<UInt8>) -> String? {
+    package static func dataSignature(ofPayload payload: ArraySlice<UInt8>) -> String? {
         if payload.starts(with: [0x06, 0x0E, 0x2B, 0x34]) { return "KLV" }
         if payload.starts(with: Array("<?xml".utf8)) || payload.starts(with: Array("<tt:".utf8)) { return "XML" }
         if payload.starts(with: [0x1F, 0x8B, 0x08]) { return "gzip" }

@@ -82,7 +82,7 @@ public struct CaptureFile: Sendable {
     }
 
     /// The next raw record.
-    public mutating func nextRecord() throws(CaptureError) -> CaptureRecord? {
+    package mutating func nextRecord() throws(CaptureError) -> CaptureRecord? {
         while true {
             if let record = pcap != nil ? try pcap?.next() : try pcapng?.next() { return record }
             guard let needed = pcap?.window.needed ?? pcapng?.window.needed else { return nil }

@@ -1,20 +1,20 @@
 import RTP
 
 /// One packet record of a capture file: the link-layer frame as captured, and when.
-public struct CaptureRecord: Sendable {
+package struct CaptureRecord: Sendable {
     /// The record's position in the file, counting from 0.
-    public let index: Int
+    package let index: Int
     /// The capture timestamp.
-    public let time: ArrivalTime
+    package let time: ArrivalTime
     /// The link layer the frame starts with.
-    public let linkType: LinkType
+    package let linkType: LinkType
     /// The captured bytes (possibly fewer than were on the wire).
-    public let data: ArraySlice<UInt8>
+    package let data: ArraySlice<UInt8>
     /// The frame's length on the wire.
-    public let originalLength: Int
+    package let originalLength: Int
 
     /// Whether the capture kept fewer bytes than the frame had (snaplen).
-    public var isTruncated: Bool { data.count < originalLength }
+    package var isTruncated: Bool { data.count < originalLength }
 }
 
 /// Something a capture reader noticed and skipped over without failing.

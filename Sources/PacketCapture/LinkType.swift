@@ -1,28 +1,28 @@
 /// A capture's link-layer header type (the LINKTYPE_ values of pcap and pcapng).
-public struct LinkType: Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct LinkType: Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// BSD loopback: a 4-byte address family in the capturing host's byte order.
-    public static let null = LinkType(rawValue: 0)
+    package static let null = LinkType(rawValue: 0)
     /// Ethernet II, with or without 802.1Q / 802.1ad VLAN tags.
-    public static let ethernet = LinkType(rawValue: 1)
+    package static let ethernet = LinkType(rawValue: 1)
     /// Raw IP (DLT_RAW on most systems).
-    public static let raw = LinkType(rawValue: 101)
+    package static let raw = LinkType(rawValue: 101)
     /// Raw IP as some BSDs number it.
-    public static let rawBSD = LinkType(rawValue: 12)
+    package static let rawBSD = LinkType(rawValue: 12)
     /// OpenBSD loopback: a 4-byte address family in network byte order.
-    public static let loop = LinkType(rawValue: 108)
+    package static let loop = LinkType(rawValue: 108)
     /// Linux "cooked" capture (tcpdump -i any), version 1.
-    public static let linuxSLL = LinkType(rawValue: 113)
+    package static let linuxSLL = LinkType(rawValue: 113)
     /// Raw IPv4.
-    public static let ipv4 = LinkType(rawValue: 228)
+    package static let ipv4 = LinkType(rawValue: 228)
     /// Raw IPv6.
-    public static let ipv6 = LinkType(rawValue: 229)
+    package static let ipv6 = LinkType(rawValue: 229)
     /// Linux "cooked" capture, version 2.
-    public static let linuxSLL2 = LinkType(rawValue: 276)
+    package static let linuxSLL2 = LinkType(rawValue: 276)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: return "NULL"
         case .ethernet: return "ETHERNET"
@@ -37,7 +37,7 @@ public struct LinkType: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The network-layer packet inside a frame of this link type: IPv4 or IPv6 bytes, `nil` for anything else.
-    public enum Network: Sendable {
+    package enum Network: Sendable {
         case ipv4(ArraySlice<UInt8>)
         case ipv6(ArraySlice<UInt8>)
         case other
@@ -45,7 +45,7 @@ public struct LinkType: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Strips the link-layer header.
-    public func network(_ frame: ArraySlice<UInt8>) -> Network {
+    package func network(_ frame: ArraySlice<UInt8>) -> Network {
         switch self {
         case .ethernet:
             var offset = 12

@@ -3,27 +3,27 @@ import RTP
 /// Reads classic pcap files: microsecond and nanosecond timestamps, either byte order.
 ///
 /// Records are slices of the chunk of the file they are in (no copy).
-public struct PcapReader: Sendable {
+package struct PcapReader: Sendable {
     /// The largest record accepted, whatever the header's snaplen says (tcpdump's own limit is 256 KiB).
-    public static let maxRecordLength = 1 << 20
+    package static let maxRecordLength = 1 << 20
 
-    public let linkType: LinkType
-    public let snapLength: Int
-    public let nanosecondResolution: Bool
+    package let linkType: LinkType
+    package let snapLength: Int
+    package let nanosecondResolution: Bool
     let bigEndian: Bool
     var window: CaptureWindow
     var index = 0
     /// What was skipped over; ``CaptureWarnings/truncatedAtEnd`` is set when the file ends mid-record.
-    public private(set) var warnings = CaptureWarnings()
+    package private(set) var warnings = CaptureWarnings()
 
     /// Whether `data` starts with a pcap magic number.
-    public static func matches(_ data: ArraySlice<UInt8>) -> Bool {
+    package static func matches(_ data: ArraySlice<UInt8>) -> Bool {
         guard let magic = data.u32(at: 0) else { return false }
         return [0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1].contains(magic)
     }
 
     /// Reads the file header from a whole file held in memory.
-    public init(_ data: ArraySlice<UInt8>) throws(CaptureError) {
+    package init(_ data: ArraySlice<UInt8>) throws(CaptureError) {
         try self.init(window: CaptureWindow(data, isFinal: true))
     }
 
@@ -55,7 +55,7 @@ public struct PcapReader: Sendable {
     /// record runs past the chunk in memory (then ``CaptureWindow/needed`` is set).
     ///
     /// - Throws: ``CaptureError`` when a record's lengths cannot be right (the file is damaged from there on).
-    public mutating func next() throws(CaptureError) -> CaptureRecord? {
+    package mutating func next() throws(CaptureError) -> CaptureRecord? {
         guard window.remaining > 0 || !window.isFinal else { return nil }
         guard window.has(16) else { return endOfData() }
         // Read from the chunk at the record's offset: slicing the unread rest first would cost a retain

@@ -2,9 +2,9 @@ import RTP
 
 /// Reads pcapng files: section header, interface description, enhanced and simple packet blocks (and the
 /// obsolete packet block), several interfaces and sections, per-interface timestamp resolution and offset.
-public struct PcapngReader: Sendable {
+package struct PcapngReader: Sendable {
     /// The largest block accepted.
-    public static let maxBlockLength = 16 << 20
+    package static let maxBlockLength = 16 << 20
 
     struct Interface: Sendable {
         var linkType: LinkType
@@ -20,15 +20,15 @@ public struct PcapngReader: Sendable {
     var interfaces: [Interface] = []
     var lastTime = ArrivalTime(nanoseconds: 0)
     /// What was skipped over.
-    public private(set) var warnings = CaptureWarnings()
+    package private(set) var warnings = CaptureWarnings()
 
     /// Whether `data` starts with a pcapng section header block.
-    public static func matches(_ data: ArraySlice<UInt8>) -> Bool {
+    package static func matches(_ data: ArraySlice<UInt8>) -> Bool {
         data.u32(at: 0) == 0x0A0D_0D0A
     }
 
     /// Prepares to read a whole file held in memory; the first block must be a section header.
-    public init(_ data: ArraySlice<UInt8>) throws(CaptureError) {
+    package init(_ data: ArraySlice<UInt8>) throws(CaptureError) {
         try self.init(window: CaptureWindow(data, isFinal: true))
     }
 
@@ -41,7 +41,7 @@ public struct PcapngReader: Sendable {
 
     /// The next packet record; `nil` at the end of the file, where the file is cut mid-block, or when the
     /// block runs past the chunk in memory (then ``CaptureWindow/needed`` is set).
-    public mutating func next() throws(CaptureError) -> CaptureRecord? {
+    package mutating func next() throws(CaptureError) -> CaptureRecord? {
         while window.remaining > 0 || !window.isFinal {
             guard window.has(12), let type = window.unread.u32(at: 0, bigEndian: bigEndian) else {
                 return endOfData()

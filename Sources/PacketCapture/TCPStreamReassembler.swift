@@ -7,35 +7,35 @@ import RTP
 /// once, in order. Data after a hole is held, within ``Limits/maxPendingBytes`` per direction; past that,
 /// or at ``finish(emit:)``, the hole is skipped and the chunk after it says how many bytes are missing.
 /// Chunks are slices of the capture's buffer: nothing is copied.
-public struct TCPStreamReassembler: Sendable {
+package struct TCPStreamReassembler: Sendable {
     /// One direction of a connection.
-    public struct Flow: Hashable, Sendable, CustomStringConvertible {
-        public let source: SocketAddress
-        public let destination: SocketAddress
-        public init(source: SocketAddress, destination: SocketAddress) {
+    package struct Flow: Hashable, Sendable, CustomStringConvertible {
+        package let source: SocketAddress
+        package let destination: SocketAddress
+        package init(source: SocketAddress, destination: SocketAddress) {
             self.source = source
             self.destination = destination
         }
-        public var description: String { "\(source) -> \(destination)" }
+        package var description: String { "\(source) -> \(destination)" }
     }
 
     /// In-order bytes of one flow.
-    public struct Chunk: Sendable {
-        public let flow: Flow
+    package struct Chunk: Sendable {
+        package let flow: Flow
         /// The capture time of the segment that carried these bytes.
-        public let time: ArrivalTime
-        public let bytes: ArraySlice<UInt8>
+        package let time: ArrivalTime
+        package let bytes: ArraySlice<UInt8>
         /// Bytes of the stream that were never captured, just before these (0 when contiguous).
-        public let missingBefore: Int
+        package let missingBefore: Int
     }
 
     /// Bounds on what is held.
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// Bytes held after a hole, per flow, before the hole is given up. Default 4 MiB.
-        public var maxPendingBytes: Int
+        package var maxPendingBytes: Int
         /// Flows tracked at once; segments of further flows are counted and dropped. Default 4096.
-        public var maxFlows: Int
-        public init(maxPendingBytes: Int = 4 << 20, maxFlows: Int = 4096) {
+        package var maxFlows: Int
+        package init(maxPendingBytes: Int = 4 << 20, maxFlows: Int = 4096) {
             self.maxPendingBytes = maxPendingBytes
             self.maxFlows = maxFlows
         }
@@ -53,21 +53,21 @@ public struct TCPStreamReassembler: Sendable {
         var pendingBytes = 0
     }
 
-    public let limits: Limits
+    package let limits: Limits
     private var flows: [Flow: FlowState] = [:]
     /// Bytes received more than once (retransmissions and overlaps), not delivered again.
-    public private(set) var duplicateBytes = 0
+    package private(set) var duplicateBytes = 0
     /// Bytes skipped over because they were never captured.
-    public private(set) var missingBytes = 0
+    package private(set) var missingBytes = 0
     /// Segments dropped because ``Limits/maxFlows`` flows were already tracked.
-    public private(set) var droppedSegments = 0
+    package private(set) var droppedSegments = 0
 
-    public init(limits: Limits = Limits()) {
+    package init(limits: Limits = Limits()) {
         self.limits = limits
     }
 
     /// Adds a segment; `emit` receives every chunk it makes deliverable, in stream order.
-    public mutating func add(_ segment: TCPSegment, emit: (Chunk) -> Void) {
+    package mutating func add(_ segment: TCPSegment, emit: (Chunk) -> Void) {
         let flow = Flow(source: segment.source, destination: segment.destination)
         // Taken out of the dictionary while it changes, so that appending to its held segments does not
         // copy them (the dictionary would otherwise still share the array).
@@ -103,16 +103,16 @@ public struct TCPStreamReassembler: Sendable {
     }
 
     /// Flows tracked now.
-    public var flowCount: Int { flows.count }
+    package var flowCount: Int { flows.count }
 
     /// Drops what is held for `flow` and stops tracking it, for a reader that has no use for it (a
     /// connection that is not RTSP); a later segment of the flow starts it again, as at its first.
-    public mutating func forget(_ flow: Flow) {
+    package mutating func forget(_ flow: Flow) {
         flows[flow] = nil
     }
 
     /// Delivers what is still held, skipping the holes: for the end of the capture.
-    public mutating func finish(emit: (Chunk) -> Void) {
+    package mutating func finish(emit: (Chunk) -> Void) {
         for flow in flows.keys.sorted(by: { $0.description < $1.description }) {
             guard var state = flows.removeValue(forKey: flow) else { continue }
             flush(&state, flow: flow, emit: emit)

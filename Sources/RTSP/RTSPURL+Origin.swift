@@ -32,7 +32,7 @@ extension RTSPURL {
 ///
 /// ``credentials(for:)`` hands them out for a URL of that origin only. For any other URL it gives what
 /// that URL itself carries (`rtsp://user:pass@other/…`, as a redirect's `Location` may), if anything.
-public struct ScopedCredentials: Sendable, Hashable, CustomStringConvertible {
+package struct ScopedCredentials: Sendable, Hashable, CustomStringConvertible {
     public let credentials: Credentials
     public let origin: RTSPURL.Origin
 

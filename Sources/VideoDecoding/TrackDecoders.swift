@@ -15,7 +15,7 @@ import RTP
 /// try decoders.drain()
 /// while let frame = decoders.nextFrame() { sink.push(frame) }
 /// ```
-public struct TrackDecoders<Decoder: VideoDecoder> {
+package struct TrackDecoders<Decoder: VideoDecoder> {
     private let makeDecoder: (_ track: Int, _ codec: VideoCodec) throws -> Decoder
     private let parameterSets: (_ track: Int) -> ParameterSets?
     private var decoders: [Int: Decoder] = [:]
@@ -28,7 +28,7 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
 
     /// `makeDecoder` makes a track's decoder for its codec; `parameterSets` gives a track's sets from its
     /// SDP (nil or empty: none, the stream's in-band sets serve).
-    public init(
+    package init(
         makeDecoder: @escaping (_ track: Int, _ codec: VideoCodec) throws -> Decoder,
         parameterSets: @escaping (_ track: Int) -> ParameterSets? = { _ in nil }
     ) {
@@ -45,7 +45,7 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
     /// next frame it gives is flagged (``I420Frame/isDiscontinuity``).
     /// - Throws: what `makeDecoder`, the decoder's configuration or its `decode` throws: the decoder cannot
     ///   go on. Damaged input does not throw; its frames come out flagged.
-    public mutating func decode(_ unit: AccessUnit) throws {
+    package mutating func decode(_ unit: AccessUnit) throws {
         let track = unit.track
         if decoders[track] == nil {
             var decoder = try makeDecoder(track, unit.codec)
@@ -69,7 +69,7 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
     ///   ``nextFrame()`` before acting on the error), ``VideoDecodingError`` `.noFrames` when a track's units
     ///   all decoded to nothing (units in and no frame out is never quiet success: a stream that is not
     ///   what its format says, or lacks its parameter sets and keyframes).
-    public mutating func drain() throws {
+    package mutating func drain() throws {
         for track in decoders.keys.sorted() {
             try decoders[track]?.drain { frame in
                 counts[track, default: (0, 0)].frames += 1
@@ -85,12 +85,12 @@ public struct TrackDecoders<Decoder: VideoDecoder> {
     }
 
     /// The oldest frame decoded and not yet taken; nil until the next decode or drain.
-    public mutating func nextFrame() -> I420Frame? {
+    package mutating func nextFrame() -> I420Frame? {
         ready.isEmpty ? nil : ready.removeFirst()
     }
 
     /// The decoder of `track`, once its first unit has come (for its counters).
-    public func decoder(track: Int) -> Decoder? { decoders[track] }
+    package func decoder(track: Int) -> Decoder? { decoders[track] }
 
     /// A frame the decoder of `track` gave, named and dated.
     private static func stamped(_ frame: I420Frame, track: Int, dating: FrameDating) -> I420Frame {
