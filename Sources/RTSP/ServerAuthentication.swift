@@ -19,7 +19,7 @@ public struct ServerAuthentication: Sendable {
     }
 
     /// What a request's `Authorization` proved.
-    public enum Verdict: Sendable, Hashable {
+    package enum Verdict: Sendable, Hashable {
         /// A user's right answer.
         case authenticated(user: String)
         /// No `Authorization`, or one of a scheme not offered: challenge (not a wrong guess).
@@ -46,7 +46,7 @@ public struct ServerAuthentication: Sendable {
 
     /// The `WWW-Authenticate` values of a 401, one per scheme; Digest's with `nonce` (and `stale=true` when the
     /// client's answer was right but its nonce stale).
-    public func challenges(nonce: String, stale: Bool = false) -> [String] {
+    package func challenges(nonce: String, stale: Bool = false) -> [String] {
         schemes.map { scheme in
             switch scheme {
             case .basic: "Basic realm=\"\(realm)\""
@@ -59,7 +59,7 @@ public struct ServerAuthentication: Sendable {
 
     /// What `request`'s `Authorization` proves. `method` and `uri` are the request's (a Digest answer must hash
     /// both); `nonces` are the connection's, whose counts a right answer advances.
-    public func verify(
+    package func verify(
         _ request: RTSPMessage, method: String, uri: String, nonces: inout DigestNonces, now: ArrivalTime
     )
         -> Verdict
@@ -134,7 +134,7 @@ public struct ServerAuthentication: Sendable {
 
 /// The Digest nonces one connection was given (RFC 7616), each with when it was issued and the highest nonce
 /// count answered with it. Bounded: the newest ``maxKept`` are kept.
-public struct DigestNonces: Sendable {
+package struct DigestNonces: Sendable {
     struct Issued: Sendable {
         let nonce: String
         let issued: ArrivalTime
@@ -147,16 +147,16 @@ public struct DigestNonces: Sendable {
     }
 
     /// How many nonces are kept (older ones are unknown from then on).
-    public let maxKept: Int
+    package let maxKept: Int
     private var issued: [Issued] = []
 
-    public init(maxKept: Int = 4) {
+    package init(maxKept: Int = 4) {
         self.maxKept = max(1, maxKept)
     }
 
     /// The nonce to challenge with at `now`: the newest, or a new random one when there is none or it has lived
     /// `lifetime`.
-    public mutating func current(now: ArrivalTime, lifetime: Duration) -> String {
+    package mutating func current(now: ArrivalTime, lifetime: Duration) -> String {
         if let newest = issued.last, now - newest.issued < lifetime { return newest.nonce }
         return issue(Authenticator.randomNonce(), now: now)
     }
@@ -164,7 +164,7 @@ public struct DigestNonces: Sendable {
     /// Gives `nonce` from `now` on (a random one is what ``current(now:lifetime:)`` issues; a known one is for a
     /// test's vector).
     @discardableResult
-    public mutating func issue(_ nonce: String, now: ArrivalTime) -> String {
+    package mutating func issue(_ nonce: String, now: ArrivalTime) -> String {
         issued.append(Issued(nonce: nonce, issued: now))
         if issued.count > maxKept { issued.removeFirst(issued.count - maxKept) }
         return nonce
