@@ -1,7 +1,7 @@
 import RTP
 
 /// Splits H.264 (RFC 6184, packetization mode 1) and H.265 (RFC 7798) access units into RTP payloads: the
-/// inverse of ``H264Depacketizer`` and ``H265Depacketizer``.
+/// inverse of ``H26xDepacketizer``.
 ///
 /// A NAL unit that fits a payload goes alone (single NAL unit packet); small NAL units that follow each other
 /// (parameter sets, SEI, short slices) share one aggregation packet (STAP-A, AP); a NAL unit larger than a

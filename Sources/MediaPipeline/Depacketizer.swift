@@ -45,8 +45,7 @@ public struct Depacketizer: Sendable {
     // Exactly one of these is there, as `payload` says. Optionals rather than an enum's associated values:
     // mutating through an optional is in place, where taking an associated value out copies it (and, with
     // it, the buffers the units are assembled in).
-    @usableFromInline var h264: H264Depacketizer?
-    @usableFromInline var h265: H265Depacketizer?
+    @usableFromInline var h26x: H26xDepacketizer?
     @usableFromInline var jpeg: JPEGDepacketizer?
     @usableFromInline var audioDepacketizer: AudioDepacketizer?
     @usableFromInline var metadataDepacketizer: MetadataDepacketizer?
@@ -60,7 +59,7 @@ public struct Depacketizer: Sendable {
     @usableFromInline var active: Active = .none
 
     @usableFromInline enum Active: UInt8, Sendable {
-        case none, h264, h265, jpeg, audio, metadata, raw
+        case none, h26x, jpeg, audio, metadata, raw
     }
     /// Packets dropped because it takes nothing apart (``Payload/unplayable(reason:)``).
     public private(set) var droppedPackets = 0
@@ -115,8 +114,7 @@ public struct Depacketizer: Sendable {
     public init(codec: VideoCodec, configuration: DepacketizerConfiguration = DepacketizerConfiguration()) {
         self.init(payload: .video(codec))
         switch codec {
-        case .h264: h264 = H264Depacketizer(configuration: configuration)
-        case .h265: h265 = H265Depacketizer(configuration: configuration)
+        case .h264, .h265: h26x = H26xDepacketizer(codec: codec, configuration: configuration)
         case .jpeg: jpeg = JPEGDepacketizer(configuration: .init(payloadType: configuration.payloadType))
         }
     }
@@ -134,17 +132,19 @@ public struct Depacketizer: Sendable {
         return depacketizer
     }
 
-    /// Wraps an H.264 depacketizer.
-    public init(_ depacketizer: H264Depacketizer) {
-        self.init(payload: .video(.h264))
-        h264 = depacketizer
+    /// Wraps an H.264 or H.265 depacketizer.
+    public init(_ depacketizer: H26xDepacketizer) {
+        self.init(payload: .video(depacketizer.codec))
+        h26x = depacketizer
     }
 
-    /// Wraps an H.265 depacketizer.
-    public init(_ depacketizer: H265Depacketizer) {
-        self.init(payload: .video(.h265))
-        h265 = depacketizer
-    }
+    /// Wraps an H.264 depacketizer of the former type.
+    @available(*, deprecated, message: "wrap an H26xDepacketizer")
+    public init(_ depacketizer: H264Depacketizer) { self.init(depacketizer.depacketizer) }
+
+    /// Wraps an H.265 depacketizer of the former type.
+    @available(*, deprecated, message: "wrap an H26xDepacketizer")
+    public init(_ depacketizer: H265Depacketizer) { self.init(depacketizer.depacketizer) }
 
     /// Wraps a Motion JPEG depacketizer.
     public init(_ depacketizer: JPEGDepacketizer) {
@@ -162,8 +162,7 @@ public struct Depacketizer: Sendable {
         self.payload = payload
         active =
             switch payload {
-            case .video(.h264): .h264
-            case .video(.h265): .h265
+            case .video(.h264), .video(.h265): .h26x
             case .video(.jpeg): .jpeg
             case .audio: .audio
             case .metadata: .metadata
@@ -191,12 +190,10 @@ public struct Depacketizer: Sendable {
             deinterleavingDepth: interleaved ? max(1, format.deinterleavingDepth) : 0,
             deinterleavingBytes: format.deinterleavingBytes ?? DepacketizerConfiguration.defaultDeinterleavingBytes,
             payloadType: format.payloadType)
-        if format.codec == .h264 {
-            self.init(H264Depacketizer(configuration: configuration, parameterSets: sets))
-        } else {
-            self.init(
-                H265Depacketizer(configuration: configuration, parameterSets: sets, maxDONDiff: format.maxDONDiff))
-        }
+        self.init(
+            H26xDepacketizer(
+                codec: format.codec, configuration: configuration, parameterSets: sets,
+                maxDONDiff: format.codec == .h265 ? format.maxDONDiff : 0))
     }
 
     /// The RTP clock rate of what it takes apart (90 kHz for video and while sniffing).
@@ -219,8 +216,7 @@ public struct Depacketizer: Sendable {
     /// Takes the next packet in sequence order.
     public mutating func push(_ packet: RTPPacket) {
         switch active {
-        case .h264: h264?.push(packet)
-        case .h265: h265?.push(packet)
+        case .h26x: h26x?.push(packet)
         case .jpeg: jpeg?.push(packet)
         case .audio: audioDepacketizer?.push(packet)
         case .metadata: metadataDepacketizer?.push(packet)
@@ -231,8 +227,7 @@ public struct Depacketizer: Sendable {
 
     /// Tells it that `count` packets before the next one were lost.
     public mutating func noteLoss(_ count: Int) {
-        h264?.noteLoss(count)
-        h265?.noteLoss(count)
+        h26x?.noteLoss(count)
         jpeg?.noteLoss(count)
         audioDepacketizer?.noteLoss(count)
         metadataDepacketizer?.noteLoss(count)
@@ -243,8 +238,7 @@ public struct Depacketizer: Sendable {
     /// reported unplayable, its packets dropped).
     public mutating func flush() {
         if isSniffing { giveUpSniffing(held: sniffed?.held.count ?? 0) }
-        h264?.flush()
-        h265?.flush()
+        h26x?.flush()
         jpeg?.flush()
         audioDepacketizer?.flush()
         metadataDepacketizer?.flush()
@@ -254,8 +248,7 @@ public struct Depacketizer: Sendable {
     /// Ends the stream where it broke (a reconnect, a new source): completes what is held; a unit whose end
     /// never came counts a lost packet.
     public mutating func cutOff() {
-        h264?.cutOff()
-        h265?.cutOff()
+        h26x?.cutOff()
         jpeg?.cutOff()
         audioDepacketizer?.cutOff()
         metadataDepacketizer?.cutOff()
@@ -273,8 +266,7 @@ public struct Depacketizer: Sendable {
         // Asked after every packet, and mostly nothing is ready: each answer is inlined into the caller.
         var picture: AccessUnit?
         switch active {
-        case .h264: picture = h264?.nextAccessUnit()
-        case .h265: picture = h265?.nextAccessUnit()
+        case .h26x: picture = h26x?.nextAccessUnit()
         case .jpeg: picture = jpeg?.nextAccessUnit()
         case .audio:
             guard var frame = audioDepacketizer?.nextFrame() else { return nil }
@@ -309,7 +301,7 @@ public struct Depacketizer: Sendable {
     public var jpegDepacketizer: JPEGDepacketizer? { jpeg }
 
     /// The H.264 or H.265 parameter sets seen, from the SDP and in band (nil for other payloads).
-    public var parameterSets: ParameterSets? { h264?.parameterSets ?? h265?.parameterSets }
+    public var parameterSets: ParameterSets? { h26x?.parameterSets }
 
     /// The video codec it takes apart (nil for audio, and while sniffing).
     public var videoCodec: VideoCodec? {
@@ -317,14 +309,14 @@ public struct Depacketizer: Sendable {
     }
 
     /// What the H.264 or H.265 depacketizer counted (malformed packets, dropped NAL units, quirks).
-    public var videoStatistics: DepacketizerStatistics? { h264?.statistics ?? h265?.statistics }
+    public var videoStatistics: DepacketizerStatistics? { h26x?.statistics }
 
     /// The audio depacketizer, with its format, AAC configuration and counters (nil for other payloads).
     public var audio: AudioDepacketizer? { audioDepacketizer }
 
     /// The most recent payload it refused, and why.
     public var lastError: String? {
-        (h264?.lastError ?? h265?.lastError).map { "\($0)" } ?? jpeg?.lastError.map { "\($0)" }
+        h26x?.lastError.map { "\($0)" } ?? jpeg?.lastError.map { "\($0)" }
     }
 
     /// Packets it could not take apart (malformed payloads), whatever the payload.

@@ -10,7 +10,7 @@ import Testing
     /// near what the units need: it used to grow by a page per unit (the allocator's rounding, taken as
     /// capacity when the shared buffer was emptied), to some 12 MB per unit here and without end in a session.
     @Test func aHeldAccessUnitKeepsABufferSizedForTheUnits() {
-        var depacketizer = H264Depacketizer()
+        var depacketizer = H26xDepacketizer(codec: .h264)
         var held: AccessUnit?
         var capacities: [Int] = []
         var units = 0
@@ -33,7 +33,7 @@ import Testing
     /// Units that vary in size (a keyframe every 30 pictures, 8 times a P picture): the buffer is sized for
     /// the keyframe, so keyframes are not copied again as the buffer grows, and still bounded when held.
     @Test func theBufferFollowsTheLargestRecentUnit() {
-        var depacketizer = H264Depacketizer()
+        var depacketizer = H26xDepacketizer(codec: .h264)
         var held: AccessUnit?
         var capacities: [Int] = []
         for index in 0..<600 {
@@ -53,7 +53,7 @@ import Testing
     /// A consumer that lets go of each unit before handing in the next packet (a `for await` body, a writer)
     /// gets every unit in the same storage: nothing is allocated per unit.
     @Test func aUnitLetGoBeforeTheNextPacketLeavesItsBufferToTheNext() {
-        var depacketizer = H264Depacketizer()
+        var depacketizer = H26xDepacketizer(codec: .h264)
         var addresses: [UInt] = []
         for index in 0..<200 {
             var taken: [AccessUnit] = []

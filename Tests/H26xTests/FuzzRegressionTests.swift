@@ -32,8 +32,8 @@ import Testing
     @Test func anInBandSPSWithAnImpossibleBitDepthIsStoredWithoutACrash() {
         // FuzzH265Depacketizer's framing: per packet a control byte (0x80 marker, 0x40 loss, 0x20 new
         // timestamp) and a length byte, then the payload.
-        var depacketizer = H265Depacketizer(
-            configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384), maxDONDiff: 0)
+        var depacketizer = H26xDepacketizer(
+            codec: .h265, configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384), maxDONDiff: 0)
         let input = Self.hugeBitDepthInBand.dropFirst()
         var offset = input.startIndex
         var seq: UInt16 = 0

@@ -14,10 +14,10 @@ import Testing
         [0x02, 0x01, 0xD0] + [UInt8](repeating: fill, count: size - 3)
     }
 
-    static func run(_ packets: [RTPPacket?], maxDONDiff: Int = 0) -> ([Packets.Unit], H265Depacketizer) {
-        var d = Depacketizer(H265Depacketizer(maxDONDiff: maxDONDiff))
+    static func run(_ packets: [RTPPacket?], maxDONDiff: Int = 0) -> ([Packets.Unit], H26xDepacketizer) {
+        var d = Depacketizer(H26xDepacketizer(codec: .h265, maxDONDiff: maxDONDiff))
         let units = Packets.run(&d, packets)
-        return (units, H265Depacketizer(maxDONDiff: maxDONDiff))
+        return (units, H26xDepacketizer(codec: .h265, maxDONDiff: maxDONDiff))
     }
 
     static func ap(_ nals: [[UInt8]]) -> [UInt8] {
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func nestedPACIAndUndefinedTypesAreRefusedWithAReason() {
-        var d = H265Depacketizer()
+        var d = H26xDepacketizer(codec: .h265)
         let fields: UInt16 = 50 << 9
         d.push(P.rtp(1, ts: 0, [50 << 1, 0x01, UInt8(fields >> 8), UInt8(fields & 0xFF), 1, 2, 3]))
         #expect(d.statistics.unsupportedPackets == 1)
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func truncatedAggregationIsMalformed() {
-        var d = H265Depacketizer()
+        var d = H26xDepacketizer(codec: .h265)
         d.push(P.rtp(1, ts: 0, [0x60, 0x01, 0x00, 0x40, 0x40]))
         #expect(d.statistics.malformedPackets == 1)
     }

@@ -152,7 +152,7 @@ import Testing
     @Test func interleavedH264ReassemblesToTheDecodingOrder() throws {
         let manifest = try #require(try Fixtures.json("interleaved.json") as? [String: [String: Any]])
         let depth = try #require(manifest["h264-interleaved-mode2.pcap"]?["depth"] as? Int)
-        let depacketizer = H264Depacketizer(configuration: .init(deinterleavingDepth: depth))
+        let depacketizer = H26xDepacketizer(codec: .h264, configuration: .init(deinterleavingDepth: depth))
         let units = try Self.depacketize("h264-interleaved-mode2.pcap", Depacketizer(depacketizer))
         let expected = try AnnexBFile.nalUnits(expected: "h264-interleaved-mode2.pcap.nals.h264")
         #expect(units.flatMap { $0 } == expected)
@@ -162,7 +162,7 @@ import Testing
     @Test func donlH265ReassemblesToTheDecodingOrder() throws {
         let manifest = try #require(try Fixtures.json("interleaved.json") as? [String: [String: Any]])
         let depth = try #require(manifest["h265-donl.pcap"]?["depth"] as? Int)
-        let depacketizer = H265Depacketizer(maxDONDiff: depth)
+        let depacketizer = H26xDepacketizer(codec: .h265, maxDONDiff: depth)
         let units = try Self.depacketize("h265-donl.pcap", Depacketizer(depacketizer))
         let expected = try AnnexBFile.nalUnits(expected: "h265-donl.pcap.nals.h265")
         #expect(units.flatMap { $0 } == expected)

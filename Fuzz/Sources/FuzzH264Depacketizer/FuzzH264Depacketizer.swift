@@ -9,8 +9,8 @@ public func fuzzH264Depacketizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard let first = bytes.first else { return 0 }
     var depacketizer = Depacketizer(
-        H264Depacketizer(
-            configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384, deinterleavingDepth: Int(first & 1) * 4)))
+        H26xDepacketizer(
+            codec: .h264, configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384, deinterleavingDepth: Int(first & 1) * 4)))
     runPacketScript(bytes.dropFirst(), &depacketizer, writer: ElementaryStreamWriter())
     return 0
 }

@@ -8,8 +8,8 @@ public func fuzzH265Depacketizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard let first = bytes.first else { return 0 }
     var depacketizer = Depacketizer(
-        H265Depacketizer(
-            configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384), maxDONDiff: Int(first & 1) * 4))
+        H26xDepacketizer(
+            codec: .h265, configuration: .init(maxNALSize: 4096, maxAccessUnitSize: 16384), maxDONDiff: Int(first & 1) * 4))
     runPacketScript(bytes.dropFirst(), &depacketizer, writer: ElementaryStreamWriter(framing: .lengthPrefixed(size: 4)))
     return 0
 }

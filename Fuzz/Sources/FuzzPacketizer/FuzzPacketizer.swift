@@ -35,21 +35,15 @@ public func fuzzPacketizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // The depacketizers hand on pictures: an access unit without a slice (parameter sets alone) is not one.
         let hasSlice = sent.contains { codec == .h265 ? ($0[0] >> 1) & 0x3F < 32 : (1...5).contains($0[0] & 0x1F) }
         guard hasSlice else { return 0 }
-        var h264 = H264Depacketizer()
-        var h265 = H265Depacketizer()
+        var depacketizer = H26xDepacketizer(codec: codec)
         var received: [[UInt8]] = []
         for (index, payload) in payloads.enumerated() {
             let packet = RTPPacketBuilder(
                 marker: payload.isLast, payloadType: 96, sequenceNumber: UInt16(index), timestamp: 3000, ssrc: 1,
                 payload: payload.bytes
             ).packet()
-            if codec == .h265 {
-                h265.push(packet)
-                while let unit = h265.nextAccessUnit() { received += unit.nalUnits.map { Array($0.bytes) } }
-            } else {
-                h264.push(packet)
-                while let unit = h264.nextAccessUnit() { received += unit.nalUnits.map { Array($0.bytes) } }
-            }
+            depacketizer.push(packet)
+            while let unit = depacketizer.nextAccessUnit() { received += unit.nalUnits.map { Array($0.bytes) } }
         }
         precondition(received == sent, "NAL units changed on their way: \(received.count) of \(sent.count)")
     default:
