@@ -4,18 +4,36 @@ import RTP
 /// What was sent to one viewer, kept for its feedback: each track's last packets as they went out (protected), to
 /// be sent again when the viewer asks for them (RFC 4585's Generic NACK; the same SRTP packet again, which a
 /// receiver that lost it accepts), and when each sender report went, to tell the round trip from the viewer's
-/// reports (RFC 3550 section 6.4.1: LSR and DLSR). Bounded by count and bytes; shared between the source's
-/// pushing thread, which records, and the viewer's event loop, which reads.
+/// reports (RFC 3550 section 6.4.1: LSR and DLSR). Shared between the source's pushing thread, which records, and
+/// the viewer's event loop, which reads.
+///
+/// The packets are copied into one ring of ``byteCapacity`` bytes, allocated once, the oldest overwritten first,
+/// and found by SSRC and sequence number through an index of at most ``capacity`` entries: recording allocates
+/// nothing, and a viewer costs the ring and the index whatever its packets' sizes (a packet kept in an array of
+/// its own cost about three times its size in the allocator's pieces).
 public final class SentPacketHistory: @unchecked Sendable {
-    /// Packets kept per history: at 2 Mbit/s of 1,200-byte packets about 2.5 s.
-    public static let capacity = 512
-    /// Bytes kept at most.
-    public static let byteCapacity = 2 << 20
+    /// Packets kept at most.
+    public static let capacity = 1024
+    /// Bytes kept at most: at 2 Mbit/s of 1,250-byte packets about 2 s, at 4 Mbit/s about 1 s (RFC 4585 asks
+    /// for a retransmission buffer of at least the round trip; browsers ask for a packet within about 1 s).
+    public static let byteCapacity = 512 << 10
+
+    private struct Slot {
+        var key: UInt64
+        var offset: Int
+        var length: Int
+    }
 
     private let lock = NIOLock()
-    private var packets: [(ssrc: UInt32, sequenceNumber: UInt16, bytes: [UInt8])?]
-    private var next = 0
-    private var bytes = 0
+    private var storage: [UInt8]
+    /// The packets kept, oldest first from `first`, as a ring of `capacity` slots.
+    private var slots: [Slot]
+    private var first = 0
+    private var count = 0
+    /// Where the next packet's bytes go in `storage`.
+    private var writeOffset = 0
+    /// The slot of each packet kept, by SSRC and sequence number.
+    private var index: [UInt64: Int] = [:]
     private var reports: [(middle: UInt32, sentAt: ArrivalTime)] = []
 
     /// Tests' loss: every Nth packet recorded is not sent (as if the network lost it), so that feedback can be
@@ -23,13 +41,12 @@ public final class SentPacketHistory: @unchecked Sendable {
     private let dropsEvery: Int?
     private var recorded = 0
 
-    public init() {
-        packets = Array(repeating: nil, count: Self.capacity)
-        dropsEvery = nil
-    }
+    public convenience init() { self.init(droppingEvery: nil) }
 
     package init(droppingEvery count: Int?) {
-        packets = Array(repeating: nil, count: Self.capacity)
+        storage = Array(repeating: 0, count: Self.byteCapacity)
+        slots = Array(repeating: Slot(key: 0, offset: 0, length: 0), count: Self.capacity)
+        index.reserveCapacity(Self.capacity)
         dropsEvery = count.map { max(2, $0) }
     }
 
@@ -39,28 +56,55 @@ public final class SentPacketHistory: @unchecked Sendable {
         return lock.withLock { recorded % dropsEvery == 0 }
     }
 
-    /// Records a packet as it went out.
+    private static func key(ssrc: UInt32, sequenceNumber: UInt16) -> UInt64 {
+        UInt64(ssrc) << 16 | UInt64(sequenceNumber)
+    }
+
+    /// Records a packet as it went out. One larger than the ring is not kept.
     public func record(ssrc: UInt32, sequenceNumber: UInt16, protected: [UInt8]) {
         lock.withLock {
-            if let old = packets[next] { bytes -= old.bytes.count }
-            packets[next] = (ssrc, sequenceNumber, protected)
-            bytes += protected.count
             recorded += 1
-            next = (next + 1) % Self.capacity
-            // Over the byte budget: the oldest go first.
-            var oldest = next
-            while bytes > Self.byteCapacity, let old = packets[oldest] {
-                bytes -= old.bytes.count
-                packets[oldest] = nil
-                oldest = (oldest + 1) % Self.capacity
+            let length = protected.count
+            guard length > 0, length <= Self.byteCapacity else { return }
+            if writeOffset + length > Self.byteCapacity {
+                // No room before the end: what is kept past here is the oldest, and goes; writing starts over.
+                while count > 0, slots[first].offset >= writeOffset { evictOldest() }
+                writeOffset = 0
             }
+            // The oldest packets lie just past the write position: those the new one overwrites go.
+            while count > 0,
+                count == Self.capacity
+                    || (slots[first].offset >= writeOffset && slots[first].offset < writeOffset + length)
+            {
+                evictOldest()
+            }
+            storage.withUnsafeMutableBufferPointer { ring in
+                protected.withUnsafeBufferPointer { bytes in
+                    _ = UnsafeMutableBufferPointer(rebasing: ring[writeOffset..<writeOffset + length]).initialize(
+                        fromContentsOf: bytes)
+                }
+            }
+            let key = Self.key(ssrc: ssrc, sequenceNumber: sequenceNumber)
+            let slot = (first + count) % Self.capacity
+            slots[slot] = Slot(key: key, offset: writeOffset, length: length)
+            index[key] = slot
+            count += 1
+            writeOffset += length
         }
+    }
+
+    private func evictOldest() {
+        let oldest = slots[first]
+        if index[oldest.key] == first { index[oldest.key] = nil }  // not a newer packet of the same number
+        first = (first + 1) % Self.capacity
+        count -= 1
     }
 
     /// The packet of `ssrc` with `sequenceNumber`, as it went out, if it is still kept.
     public func packet(ssrc: UInt32, sequenceNumber: UInt16) -> [UInt8]? {
         lock.withLock {
-            packets.lazy.compactMap { $0 }.first { $0.ssrc == ssrc && $0.sequenceNumber == sequenceNumber }?.bytes
+            guard let slot = index[Self.key(ssrc: ssrc, sequenceNumber: sequenceNumber)] else { return nil }
+            return Array(storage[slots[slot].offset..<slots[slot].offset + slots[slot].length])
         }
     }
 
