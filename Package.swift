@@ -236,7 +236,7 @@ let package = Package(
         .testTarget(name: "ICETests", dependencies: ["ICE", "RTP", "PacketCapture"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SRTP", "RTP"]),
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "ICE", "DTLS", "SRTP", "SDP", "RTP", "PacketCapture"]),
-        .testTarget(name: "SRTPTests", dependencies: ["SRTP"]),
+        .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTP"]),
         .testTarget(
             name: "RTPTransportTests",
             dependencies: [

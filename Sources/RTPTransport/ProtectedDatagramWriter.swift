@@ -12,10 +12,15 @@ public struct ProtectedDatagramWriter: Sendable {
     public let ssrc: UInt32
     private let protection: Protection
 
-    /// The viewer's SRTP context, used under a lock (a source pushes from any thread, its reports from a timer).
+    /// The viewer's SRTP context and the buffer its packets are protected in, used under a lock (a source pushes
+    /// from any thread, its reports from a timer).
     final class Protection: @unchecked Sendable {
         let lock = NIOLock()
         let value: any PacketProtection
+        /// Room for the largest packet a track sends and what protection adds: each packet is copied here,
+        /// given the viewer's payload type and SSRC, protected in place and written out.
+        var scratch = [UInt8](repeating: 0, count: Protection.scratchSize)
+        static let scratchSize = 4096
 
         init(_ value: any PacketProtection) { self.value = value }
     }
@@ -41,18 +46,26 @@ public struct ProtectedDatagramWriter: Sendable {
         guard packets.count > 0 else { return }
         var sent = false
         protection.lock.withLock {
+            let room = Protection.scratchSize - type(of: protection.value).maxTrailerLength
             packets.forEachPacket { slice in
-                guard slice.readableBytes >= 12,
-                    var bytes = slice.getBytes(at: slice.readerIndex, length: slice.readableBytes)
-                else { return }
-                bytes[1] = bytes[1] & 0x80 | payloadType
-                Self.setSSRC(&bytes, at: 8, ssrc)
-                guard let protected = try? protection.value.protectedRTP(bytes) else { return }
-                history?.record(
-                    ssrc: ssrc, sequenceNumber: UInt16(bytes[2]) << 8 | UInt16(bytes[3]), protected: protected)
-                if history?.dropsLastRecorded() == true { return }
-                socket.write(
-                    AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
+                let length = slice.readableBytes
+                guard length >= 12, length <= room else { return }
+                let written: ByteBuffer? = protection.scratch.withUnsafeMutableBytes { buffer in
+                    slice.withUnsafeReadableBytes { buffer.copyMemory(from: $0) }
+                    buffer[1] = buffer[1] & 0x80 | payloadType
+                    Self.setSSRC(buffer, at: 8, ssrc)
+                    guard let protectedLength = try? protection.value.protectRTP(inPlace: buffer, length: length)
+                    else { return nil }
+                    let protected = UnsafeRawBufferPointer(rebasing: buffer[0..<protectedLength])
+                    history?.record(
+                        ssrc: ssrc, sequenceNumber: UInt16(buffer[2]) << 8 | UInt16(buffer[3]), protected: protected)
+                    if history?.dropsLastRecorded() == true { return nil }
+                    var datagram = socket.allocator.buffer(capacity: protectedLength)
+                    datagram.writeBytes(protected)
+                    return datagram
+                }
+                guard let written else { return }
+                socket.write(AddressedEnvelope(remoteAddress: address, data: written), promise: nil)
                 sent = true
             }
         }
@@ -63,7 +76,7 @@ public struct ProtectedDatagramWriter: Sendable {
     public func writeRTCP(_ bytes: [UInt8]) {
         guard bytes.count >= 8 else { return }
         var rewritten = bytes
-        Self.setSSRC(&rewritten, at: 4, ssrc)
+        rewritten.withUnsafeMutableBytes { Self.setSSRC($0, at: 4, ssrc) }
         if bytes[1] == 200, bytes.count >= 16 {  // a sender report: when it went, for the round trip
             let ntp =
                 UInt64(RTPPacket.readUInt32(bytes[...], at: 8)) << 32 | UInt64(RTPPacket.readUInt32(bytes[...], at: 12))
@@ -76,7 +89,7 @@ public struct ProtectedDatagramWriter: Sendable {
             AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: protected)), promise: nil)
     }
 
-    private static func setSSRC(_ bytes: inout [UInt8], at offset: Int, _ ssrc: UInt32) {
+    private static func setSSRC(_ bytes: UnsafeMutableRawBufferPointer, at offset: Int, _ ssrc: UInt32) {
         bytes[offset] = UInt8(ssrc >> 24)
         bytes[offset + 1] = UInt8(ssrc >> 16 & 0xFF)
         bytes[offset + 2] = UInt8(ssrc >> 8 & 0xFF)

@@ -62,6 +62,11 @@ public final class SentPacketHistory: @unchecked Sendable {
 
     /// Records a packet as it went out. One larger than the ring is not kept.
     public func record(ssrc: UInt32, sequenceNumber: UInt16, protected: [UInt8]) {
+        protected.withUnsafeBytes { record(ssrc: ssrc, sequenceNumber: sequenceNumber, protected: $0) }
+    }
+
+    /// Records a packet as it went out, from the buffer it was protected in. One larger than the ring is not kept.
+    public func record(ssrc: UInt32, sequenceNumber: UInt16, protected: UnsafeRawBufferPointer) {
         lock.withLock {
             recorded += 1
             let length = protected.count
@@ -78,11 +83,9 @@ public final class SentPacketHistory: @unchecked Sendable {
             {
                 evictOldest()
             }
-            storage.withUnsafeMutableBufferPointer { ring in
-                protected.withUnsafeBufferPointer { bytes in
-                    _ = UnsafeMutableBufferPointer(rebasing: ring[writeOffset..<writeOffset + length]).initialize(
-                        fromContentsOf: bytes)
-                }
+            storage.withUnsafeMutableBytes { ring in
+                UnsafeMutableRawBufferPointer(rebasing: ring[writeOffset..<writeOffset + length]).copyMemory(
+                    from: protected)
             }
             let key = Self.key(ssrc: ssrc, sequenceNumber: sequenceNumber)
             let slot = (first + count) % Self.capacity

@@ -56,4 +56,18 @@ public final class SRTPSender {
 extension SRTPSender: PacketProtection {
     public func protectedRTP(_ packet: [UInt8]) throws -> [UInt8] { try protect(packet) }
     public func protectedRTCP(_ packet: [UInt8]) throws -> [UInt8] { try protectRTCP(packet) }
+
+    /// libsrtp protects where the packet lies: no copy.
+    public func protectRTP(inPlace buffer: UnsafeMutableRawBufferPointer, length: Int) throws -> Int {
+        guard length >= 12, length + Self.trailer <= buffer.count, length + Self.trailer <= 1 << 16 else {
+            throw SRTPError(
+                .malformed, "\(length) bytes with \(buffer.count - length) of room cannot be protected as RTP")
+        }
+        var protectedLength = Int32(length)
+        let status = library.srtp_protect(session, buffer.baseAddress, &protectedLength)
+        guard status == srtp_err_status_ok else {
+            throw SRTPError(.library, "libsrtp refused to protect an RTP packet (error \(status.rawValue))")
+        }
+        return Int(protectedLength)
+    }
 }

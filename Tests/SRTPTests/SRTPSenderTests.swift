@@ -1,3 +1,4 @@
+import RTP
 import SRTP
 import Testing
 
@@ -23,6 +24,29 @@ import Testing
         #expect(receiver.authenticationFailures == 1)
     }
 
+    /// Protected where it lies (what a WebRTC viewer's writer does with each packet), a packet is the same as
+    /// protected into a new array by a sender with the same key; and a protection with no in-place way of its
+    /// own gets the same through the protocol's copy.
+    @Test(arguments: SRTPSuite.allCases)
+    func protectingInPlaceGivesTheSamePacket(suite: SRTPSuite) throws {
+        let key = SRTPKey.random(suite: suite)
+        let expected = try SRTPSender(key: key).protect(Self.rtp)
+        var buffer = Self.rtp + [UInt8](repeating: 0, count: SRTPSender.maxTrailerLength)
+        let inPlace = try SRTPSender(key: key)
+        let length = try buffer.withUnsafeMutableBytes { try inPlace.protectRTP(inPlace: $0, length: Self.rtp.count) }
+        #expect(Array(buffer.prefix(length)) == expected)
+        var copied = Self.rtp + [UInt8](repeating: 0, count: SRTPSender.maxTrailerLength)
+        let other = CopyingProtection(try SRTPSender(key: key))
+        let copiedLength = try copied.withUnsafeMutableBytes {
+            try other.protectRTP(inPlace: $0, length: Self.rtp.count)
+        }
+        #expect(Array(copied.prefix(copiedLength)) == expected)
+        var tooSmall = Self.rtp
+        #expect(throws: SRTPError.self) {
+            try tooSmall.withUnsafeMutableBytes { try inPlace.protectRTP(inPlace: $0, length: Self.rtp.count) }
+        }
+    }
+
     /// A key announces itself as RFC 4568 writes it, and reads back the same.
     @Test func aKeyAnnouncesItselfAsRFC4568Writes() throws {
         let key = SRTPKey.random()
@@ -31,4 +55,12 @@ import Testing
         #expect(SRTPKey.random() != key)
         #expect(!"\(key)".contains(key.cryptoAttribute.split(separator: ":").last ?? "x"))
     }
+}
+
+/// A protection that only protects into a new array: the protocol's in-place default serves it.
+final class CopyingProtection: PacketProtection {
+    let sender: SRTPSender
+    init(_ sender: SRTPSender) { self.sender = sender }
+    func protectedRTP(_ packet: [UInt8]) throws -> [UInt8] { try sender.protect(packet) }
+    func protectedRTCP(_ packet: [UInt8]) throws -> [UInt8] { try sender.protectRTCP(packet) }
 }
