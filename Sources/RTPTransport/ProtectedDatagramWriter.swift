@@ -13,30 +13,48 @@ public struct ProtectedDatagramWriter: Sendable {
     private let protection: Protection
 
     /// The viewer's SRTP context and the buffer its packets are protected in, used under a lock (a source pushes
-    /// from any thread, its reports from a timer).
-    final class Protection: @unchecked Sendable {
+    /// from any thread, its reports from a timer). One for all of a viewer's tracks: libsrtp's context is one per
+    /// viewer and takes one caller at a time, and a viewer's tracks may be pushed from different threads (the
+    /// camera's video, the Opus re-encoder's audio).
+    package final class Protection: @unchecked Sendable {
         let lock = NIOLock()
         let value: any PacketProtection
         /// Room for the largest packet a track sends and what protection adds: each packet is copied here,
         /// given the viewer's payload type and SSRC, protected in place and written out.
         var scratch = [UInt8](repeating: 0, count: Protection.scratchSize)
         static let scratchSize = 4096
+        /// The last unit's protected packets: its storage serves the next unit once the socket has sent them
+        /// (else the next unit gets storage of its own). Not kept past ``keptUnitCapacity``: a keyframe's
+        /// storage, kept, would cost each viewer the largest picture's size for the whole session.
+        var unit: ByteBuffer?
+        static let keptUnitCapacity = 32 << 10
 
-        init(_ value: any PacketProtection) { self.value = value }
+        package init(_ value: any PacketProtection) { self.value = value }
     }
 
     /// What it sent, for the viewer's NACKs and round trip (nil: nothing kept).
     public let history: SentPacketHistory?
 
+    /// A writer with a protection of its own (a viewer with one track, or tracks all pushed from one thread).
     public init(
         socket: any Channel, address: SocketAddress, payloadType: UInt8, ssrc: UInt32, protection: any PacketProtection,
+        history: SentPacketHistory? = nil
+    ) {
+        self.init(
+            socket: socket, address: address, payloadType: payloadType, ssrc: ssrc, sharing: Protection(protection),
+            history: history)
+    }
+
+    /// A writer of one of a viewer's tracks, sharing the viewer's protection with its others.
+    package init(
+        socket: any Channel, address: SocketAddress, payloadType: UInt8, ssrc: UInt32, sharing protection: Protection,
         history: SentPacketHistory? = nil
     ) {
         self.socket = socket
         self.address = address
         self.payloadType = payloadType & 0x7F
         self.ssrc = ssrc
-        self.protection = Protection(protection)
+        self.protection = protection
         self.history = history
     }
 
@@ -44,32 +62,45 @@ public struct ProtectedDatagramWriter: Sendable {
 
     public func write(_ packets: FramedPackets) {
         guard packets.count > 0 else { return }
-        var sent = false
-        protection.lock.withLock {
-            let room = Protection.scratchSize - type(of: protection.value).maxTrailerLength
+        let trailer = type(of: protection.value).maxTrailerLength
+        // The unit's protected packets go into one buffer, each sent as a slice of it, and the buffer's storage
+        // serves the next unit once they are sent: nothing allocated for the bytes of most units. Room for a
+        // 16-byte tag each (the 4 bytes of each packet's framing and 12 more; SRTP's tags are 10 or 16 bytes).
+        var lengths: [Int] = []
+        lengths.reserveCapacity(packets.count)
+        let unit = protection.lock.withLock { () -> ByteBuffer in
+            let needed = packets.buffer.readableBytes + packets.count * 12
+            var unit = protection.unit.take() ?? socket.allocator.buffer(capacity: needed)
+            unit.clear(minimumCapacity: needed)
+            let room = Protection.scratchSize - trailer
             packets.forEachPacket { slice in
                 let length = slice.readableBytes
                 guard length >= 12, length <= room else { return }
-                let written: ByteBuffer? = protection.scratch.withUnsafeMutableBytes { buffer in
+                protection.scratch.withUnsafeMutableBytes { buffer in
                     slice.withUnsafeReadableBytes { buffer.copyMemory(from: $0) }
                     buffer[1] = buffer[1] & 0x80 | payloadType
                     Self.setSSRC(buffer, at: 8, ssrc)
                     guard let protectedLength = try? protection.value.protectRTP(inPlace: buffer, length: length)
-                    else { return nil }
+                    else { return }
                     let protected = UnsafeRawBufferPointer(rebasing: buffer[0..<protectedLength])
                     history?.record(
                         ssrc: ssrc, sequenceNumber: UInt16(buffer[2]) << 8 | UInt16(buffer[3]), protected: protected)
-                    if history?.dropsLastRecorded() == true { return nil }
-                    var datagram = socket.allocator.buffer(capacity: protectedLength)
-                    datagram.writeBytes(protected)
-                    return datagram
+                    if history?.dropsLastRecorded() == true { return }
+                    unit.writeBytes(protected)
+                    lengths.append(protectedLength)
                 }
-                guard let written else { return }
-                socket.write(AddressedEnvelope(remoteAddress: address, data: written), promise: nil)
-                sent = true
             }
+            if unit.capacity <= Protection.keptUnitCapacity { protection.unit = unit }
+            return unit
         }
-        if sent { socket.flush() }
+        guard !lengths.isEmpty else { return }
+        var offset = unit.readerIndex
+        for length in lengths {
+            guard let datagram = unit.getSlice(at: offset, length: length) else { break }
+            socket.write(AddressedEnvelope(remoteAddress: address, data: datagram), promise: nil)
+            offset += length
+        }
+        socket.flush()
     }
 
     /// An RTCP compound of the source's: its first packet's sender SSRC made the viewer's, then protected.

@@ -161,12 +161,12 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         guard viewer.subscriptions.isEmpty, let channel, let protection = viewer.peer.protection,
             let address = viewer.peer.mediaAddress.flatMap(Self.nioAddress)
         else { return }
+        let shared = ProtectedDatagramWriter.Protection(protection)
         func writer(_ track: WebRTCAnswer.Track) -> TrackWriter {
             .protected(
                 ProtectedDatagramWriter(
                     socket: channel, address: address, payloadType: track.payloadType, ssrc: track.ssrc,
-                    protection: protection,
-                    history: viewer.history))
+                    sharing: shared, history: viewer.history))
         }
         var direct: [Int: TrackWriter] = [:]
         var transcoded: [Int: TrackWriter] = [:]
