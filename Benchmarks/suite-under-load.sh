@@ -21,6 +21,7 @@ for run in $(seq "$runs"); do
     swift test -c release -Xswiftc -enable-testing --skip-build >"$log" 2>&1
     status=$?
     echo "run $run: exit $status in $(( $(date +%s) - start )) s: $(grep -E '^(✔|✘) Test run with' "$log" | tail -1)"
-    grep -E '^✘ Test .* recorded an issue' "$log" | cut -c1-300
+    # Each issue with what it said (its ↳ lines: a tool's stderr, the values compared), for the root cause.
+    grep -A12 -E '^✘ Test .* recorded an issue' "$log" | grep -E '^(✘ Test .* recorded an issue|↳|--)' | cut -c1-2000
     rm -f "$log"
 done
