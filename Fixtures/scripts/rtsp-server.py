@@ -4,7 +4,8 @@
 usage: rtsp-server.py PORT [--codec h264|h265] [--frames N] [--size WxH] [--auth basic|digest
                       --user U --password P] [--protocols all|tcp|udp|multicast] [--bitrate KBPS]
                       [--tls-cert CERT.pem --tls-key KEY.pem] [--address A] [--lifetime S]
-                      [--rtcp-interval MS] [--capture-time-reports] [--print-first-packets] [--shared] [--audio [--no-video]] [--payloads] [--constant-quantizer]
+                      [--rtcp-interval MS] [--capture-time-reports] [--print-first-packets] [--shared]
+                      [--audio [--no-video]] [--payloads] [--constant-quantizer]
                       [--file RECORDING.mp4 [--onvif-replay NTP_SECONDS]]
                       [--backchannel PCM_FILE [--backchannel-codec pcmu|aac|opus]]
 Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fps, encoded live; with

@@ -35,7 +35,7 @@ package struct ReceivedItem: Sendable {
         /// packets needs of each.
         package var rtpHeader: (header: RTPFixedHeader, length: Int, isTruncated: Bool)? {
             switch self {
-            case .rtp(let packet): (try? RTPFixedHeader(packet.bytes)).map { ($0, packet.bytes.count, false) }
+            case .rtp(let packet): (RTPFixedHeader(packet), packet.bytes.count, false)
             case .unreadableRTP(let header, let length, let isTruncated): (header, length, isTruncated)
             case .rtcp, .notRTP: nil
             }

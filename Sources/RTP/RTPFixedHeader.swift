@@ -9,6 +9,13 @@ public struct RTPFixedHeader: Hashable, Sendable {
     public let timestamp: UInt32
     public let ssrc: UInt32
 
+    /// The fixed header of a packet already read.
+    @inlinable
+    public init(_ packet: RTPPacket) {
+        (marker, payloadType, sequenceNumber) = (packet.marker, packet.payloadType, packet.sequenceNumber)
+        (timestamp, ssrc) = (packet.timestamp, packet.ssrc)
+    }
+
     /// Reads the fixed header at the start of `bytes`.
     ///
     /// - Throws: ``RTPError`` when fewer than 12 bytes are there or the version is not 2.

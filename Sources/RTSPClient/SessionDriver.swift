@@ -385,7 +385,7 @@ final class SessionDriver: @unchecked Sendable {
 
     private func startPlaying(_ tracks: [RTSPClientStateMachine.Track]) {
         let interleaved = tracks.contains { $0.transport?.interleavedChannels != nil }
-        _ = transportPolicy.playing(interleaved: interleaved, hasUDPPorts: !udpPairs.isEmpty)
+        transportPolicy.playing(interleaved: interleaved, hasUDPPorts: !udpPairs.isEmpty)
         let reconnected = hasPlayed
         if reconnected {
             if let changed = Self.trackChange(from: playedTracks, to: tracks) { return finish(changed) }
@@ -435,9 +435,9 @@ final class SessionDriver: @unchecked Sendable {
         let check = TimeAmount.milliseconds(min(1000, max(50, options.inactivityTimeout.milliseconds / 4)))
         repeating.append(
             eventLoop.scheduleRepeatedTask(initialDelay: check, delay: check) { [self] _ in checkInactivity() })
-        if mayFallBack {
+        if transportPolicy.mayFallBack {
             schedule(at: now + options.udpFallbackTimeout) { [self] in
-                if phase == .playing && mayFallBack && media.rtpPackets == 0 { fallBackToTCP() }
+                if phase == .playing && transportPolicy.mayFallBack && media.rtpPackets == 0 { fallBackToTCP() }
             }
         }
         hasPlayed = true
@@ -458,9 +458,6 @@ final class SessionDriver: @unchecked Sendable {
         throw lastError
     }
 
-    /// `.auto` on UDP and `.multicast` switch to TCP when nothing arrives.
-    private var mayFallBack: Bool { transportPolicy.mayFallBack }
-
     private func checkInactivity() {
         // A session that only talks (its tracks all backchannels) receives nothing to be silent about: its
         // keepalives' answers say the server is there.
@@ -471,7 +468,7 @@ final class SessionDriver: @unchecked Sendable {
             Int64(NIODeadline.now().uptimeNanoseconds - media.lastArrival.uptimeNanoseconds))
         guard silent >= options.inactivityTimeout else { return }
         // With `.auto`, a silent UDP session gets TCP's chance before failing.
-        if mayFallBack { return fallBackToTCP() }
+        if transportPolicy.mayFallBack { return fallBackToTCP() }
         let error = RTSPClientError(
             .noMedia,
             "no RTP or RTCP from the server for \(options.inactivityTimeout) while playing"

@@ -22,13 +22,8 @@ struct TransportPolicy: Sendable {
 
     /// The tracks PLAY started with: when the server gave interleaved channels to a UDP or multicast session
     /// (it answered 461, and the machine asked for TCP), or UDP had no ports, the session plays over TCP now.
-    /// Returns whether the transport changed.
-    mutating func playing(interleaved: Bool, hasUDPPorts: Bool) -> Bool {
-        guard (current == .udp && (interleaved || !hasUDPPorts)) || (current == .multicast && interleaved) else {
-            return false
-        }
-        fallBack()
-        return true
+    mutating func playing(interleaved: Bool, hasUDPPorts: Bool) {
+        if (current == .udp && (interleaved || !hasUDPPorts)) || (current == .multicast && interleaved) { fallBack() }
     }
 
     /// Plays over TCP from now on.

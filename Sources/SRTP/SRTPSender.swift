@@ -38,18 +38,27 @@ public final class SRTPSender {
         var bytes = Array(packet)
         let length = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: Self.trailer))
-        var protectedLength = Int32(length)
-        let status = bytes.withUnsafeMutableBytes { buffer in
-            isRTCP
-                ? library.srtp_protect_rtcp(session, buffer.baseAddress, &protectedLength)
-                : library.srtp_protect(session, buffer.baseAddress, &protectedLength)
+        // (A Result: the array's closure rethrows untyped.)
+        let protected = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(SRTPError) in try protect(buffer, length: length, isRTCP: isRTCP) }
         }
+        bytes.removeLast(bytes.count - (try protected.get()))
+        return bytes
+    }
+
+    /// libsrtp's protection of the packet in the first `length` bytes of `buffer`, where it lies (the buffer has
+    /// room for the trailer); its protected length.
+    private func protect(_ buffer: UnsafeMutableRawBufferPointer, length: Int, isRTCP: Bool) throws(SRTPError) -> Int {
+        var protectedLength = Int32(length)
+        let status =
+            isRTCP
+            ? library.srtp_protect_rtcp(session, buffer.baseAddress, &protectedLength)
+            : library.srtp_protect(session, buffer.baseAddress, &protectedLength)
         guard status == srtp_err_status_ok else {
             throw SRTPError(
                 .library, "libsrtp refused to protect an \(isRTCP ? "RTCP" : "RTP") packet (error \(status.rawValue))")
         }
-        bytes.removeLast(bytes.count - Int(protectedLength))
-        return bytes
+        return Int(protectedLength)
     }
 }
 
@@ -63,11 +72,6 @@ extension SRTPSender: PacketProtection {
             throw SRTPError(
                 .malformed, "\(length) bytes with \(buffer.count - length) of room cannot be protected as RTP")
         }
-        var protectedLength = Int32(length)
-        let status = library.srtp_protect(session, buffer.baseAddress, &protectedLength)
-        guard status == srtp_err_status_ok else {
-            throw SRTPError(.library, "libsrtp refused to protect an RTP packet (error \(status.rawValue))")
-        }
-        return Int(protectedLength)
+        return try protect(buffer, length: length, isRTCP: false)
     }
 }
