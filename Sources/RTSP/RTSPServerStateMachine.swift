@@ -174,6 +174,9 @@ public struct RTSPServerStateMachine: Sendable {
     /// The ids of the sessions it holds.
     public var sessionIDs: [String] { sessions.keys.sorted() }
 
+    /// How many sessions it holds.
+    public var sessionCount: Int { sessions.count }
+
     /// Where session `id` is; nil for a session it does not hold.
     public func state(ofSession id: String) -> SessionState? { sessions[id]?.state }
 

@@ -82,6 +82,8 @@ public final class RTSPServer: Sendable {
     private let running = Mutex<Running?>(nil)
     /// Connections at once, in all and per client address.
     private let connections: ConnectionBudget
+    /// RTSP sessions on all connections: set up and not yet torn down, timed out or closed with their connection.
+    private let sessions = Mutex(0)
     /// Wrong answers to the challenge, per client address: how long to hold the next.
     let authenticationThrottle = Mutex(AuthenticationThrottle())
 
@@ -121,6 +123,18 @@ public final class RTSPServer: Sendable {
     }
 
     func source(at path: String) -> MediaSource? { mounts.withLock { $0[path] } }
+
+    /// The RTSP sessions its clients hold: set up and not yet torn down, expired or closed with their connection.
+    /// A paused session counts (its client may play again or tear down), though it takes nothing from its source:
+    /// wait for this to reach zero, not for a source's ``MediaSource/subscriberCount``, before stopping a server
+    /// whose clients should leave cleanly (gst-launch's rtspsrc pauses before its TEARDOWN).
+    public var sessionCount: Int { sessions.withLock { $0 } }
+
+    /// A connection's sessions went from `old` to `new`.
+    func countSessions(from old: Int, to new: Int) {
+        guard old != new else { return }
+        sessions.withLock { $0 += new - old }
+    }
 
     /// The TCP port it listens on (nil before ``start()``).
     public var port: Int? { running.withLock { $0?.listener.localAddress?.port } }

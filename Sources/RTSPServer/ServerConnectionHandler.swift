@@ -24,6 +24,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     private var deadlines: ConnectionDeadlines
     /// Each playing session's subscription, with its source.
     private var playing: [String: (source: MediaSource, subscriber: Subscriber)] = [:]
+    /// The sessions the server was last told this connection holds.
+    private var sessionsCounted = 0
     /// The one timer: when the machine's sessions or the connection's deadlines next have something to do.
     private var wakeUp = WakeUpTimer()
     /// A 401 being held (repeated wrong answers are slowed): nothing more is taken until it is written.
@@ -162,8 +164,15 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         for (_, play) in playing { play.source.unsubscribe(play.subscriber) }
         playing = [:]
         _ = machine.close()
+        countSessions()
         server.release(address)
         context.fireChannelInactive()
+    }
+
+    /// Tells the server how many sessions this connection now holds.
+    private func countSessions() {
+        server.countSessions(from: sessionsCounted, to: machine.sessionCount)
+        sessionsCounted = machine.sessionCount
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -177,6 +186,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     }
 
     private func carryOut(_ actions: [RTSPServerStateMachine.Action], context: ChannelHandlerContext) {
+        defer { countSessions() }
         for action in actions {
             switch action {
             case .respond(let answer):

@@ -194,14 +194,15 @@ struct Serve: ParsableCommand {
         let webRTC: WebRTCServer?
     }
 
-    /// Ends the source (the players get a BYE and tear down) and, once they have left, the server. A player that
-    /// stays has as long as RTSP gives it, its session's timeout (60 s), not a deadline of ours: gst-launch's
-    /// rtspsrc, still decoding on a busy machine, was cut off by 5 s and then by 15 s (its TEARDOWN found the
-    /// server gone, and it failed).
+    /// Ends the source (the players get a BYE and tear down) and, once they have left, the server. A player has
+    /// left when its RTSP session has ended, not when it stopped taking media: gst-launch's rtspsrc pauses, then
+    /// tears down. One that stays has as long as RTSP gives it, its session's timeout (60 s), not a deadline of
+    /// ours: a player still decoding on a busy machine would find the server gone when it tears down, and fail.
     private func end(_ source: MediaSource, _ servers: Servers) throws {
         source.finish()
         let deadline = ArrivalTime.now() + serverConfiguration.sessionTimeout
-        while source.subscriberCount > 0 && ArrivalTime.now() < deadline {
+        func playersLeft() -> Bool { source.subscriberCount == 0 && servers.rtsp.sessionCount == 0 }
+        while !playersLeft() && ArrivalTime.now() < deadline {
             CaptureServing.sleep(until: .now() + .milliseconds(50))
         }
         waitFor { await servers.rtsp.stop() }

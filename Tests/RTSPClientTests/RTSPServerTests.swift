@@ -64,6 +64,32 @@ import Testing
         await server.stop()
     }
 
+    /// A session counts from its SETUP until its TEARDOWN or its connection's end, paused or not: what a server's
+    /// owner waits on before stopping (a source's subscribers leave at PAUSE, before rtspsrc's TEARDOWN).
+    @Test func aSessionCountsUntilItIsTornDownOrItsConnectionCloses() async throws {
+        let format = MediaFormat.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))
+        let source = try MediaSource(formats: [format])
+        let (server, url) = try await Self.started(source)
+        /// Waits up to 5 s for `condition` (the server counts once it has answered).
+        func eventually(_ condition: () -> Bool) async throws -> Bool {
+            for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+            return condition()
+        }
+        let session = try await RTSPSession.connect(to: url)
+        #expect(server.sessionCount == 1 && source.subscriberCount == 1)
+        try await session.pause()
+        #expect(try await eventually { source.subscriberCount == 0 })
+        #expect(server.sessionCount == 1, "a paused session is a session")
+        await session.teardown()
+        #expect(try await eventually { server.sessionCount == 0 })
+
+        let dropped = try await Self.playWithoutReading(url)
+        #expect(try await eventually { server.sessionCount == 1 })
+        try await dropped.close()
+        #expect(try await eventually { server.sessionCount == 0 }, "its connection closed without a TEARDOWN")
+        await server.stop()
+    }
+
     /// A client that set up and played, then stopped reading: the other client gets every unit, and the stalled
     /// one is skipped (to keyframes) instead of queueing the stream.
     @Test func aClientThatStopsReadingDoesNotHoldTheOthersBack() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import RTSPClient
 import TestSupport
 import Testing
 
@@ -24,6 +25,8 @@ import Testing
             (url, process) = (started.url, started.process)
             #expect(url.hasPrefix("rtsp://127.0.0.1:"), "rtpdump serve printed \(url)")
         }
+
+        var isRunning: Bool { process.isRunning }
 
         /// The server's process id (its memory is read from /proc).
         var processIdentifier: Int32 { process.processIdentifier }
@@ -96,6 +99,19 @@ import Testing
         }
         #expect(frames == expected)
         _ = await served.waitForExit()
+    }
+
+    /// A player that paused (taking no media) is still a player: the server waits past the capture's end for its
+    /// TEARDOWN, answers it, and only then ends. gst-launch's rtspsrc pauses and then tears down; a server that
+    /// ended at the pause failed its TEARDOWN.
+    @Test func aPausedPlayerIsWaitedForUntilItTearsDown() async throws {
+        let served = try await Served(Self.capture("h264-ffmpeg.pcap"))
+        let session = try await RTSPSession.connect(to: served.url)
+        try await session.pause()
+        try await Task.sleep(for: .seconds(5))  // the capture plays 3 s
+        #expect(served.isRunning, "the server ended with a player's session open")
+        await session.teardown()
+        #expect(await served.waitForExit() == 0, "the server did not end once its player had left")
     }
 
     /// This library's client plays the served capture over TCP and over UDP: the same frames.
