@@ -19,7 +19,7 @@ public struct Credentials: Sendable, Hashable, CustomStringConvertible, CustomDe
 }
 
 /// One challenge of a `WWW-Authenticate` header (RFC 7235), Basic or Digest (RFC 7616).
-public struct AuthenticationChallenge: Sendable, Hashable {
+@_spi(SansIO) public struct AuthenticationChallenge: Sendable, Hashable {
     public enum Scheme: String, Sendable, Hashable {
         case basic, digest
     }
@@ -164,7 +164,7 @@ extension String {
 }
 
 /// Answers authentication challenges: the `Authorization` header value for a request.
-public struct Authenticator: Sendable {
+@_spi(SansIO) public struct Authenticator: Sendable {
     public let challenge: AuthenticationChallenge
     public let credentials: Credentials
     private var nonceCount: UInt32 = 0

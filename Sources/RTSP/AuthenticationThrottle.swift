@@ -6,7 +6,7 @@ import RTP
 /// come on. A guesser gets about one try per ``maxPenalty``; a user who mistyped notices nothing.
 ///
 /// Bounded: at most ``maxAddresses`` are remembered (those quiet for ``window`` go first, then the oldest).
-public struct AuthenticationThrottle: Sendable {
+@_spi(SansIO) public struct AuthenticationThrottle: Sendable {
     struct Entry: Sendable {
         var failures: Int
         var lastFailure: ArrivalTime

@@ -6,7 +6,7 @@ import RTP
 /// and sends no whole request for ``idleTimeout`` is closed; one whose writes have not drained for
 /// ``stallTimeout`` (a client that does not read) is closed. Only whole requests and interleaved frames count as
 /// activity: a byte now and then keeps nothing open.
-public struct ConnectionDeadlines: Sendable {
+@_spi(SansIO) public struct ConnectionDeadlines: Sendable {
     /// What the owner does with the connection now.
     public enum Verdict: Sendable, Hashable {
         /// Nothing: every deadline is ahead.

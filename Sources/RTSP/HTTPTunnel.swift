@@ -11,7 +11,7 @@ import RTP
 /// post.write(tunnel.postRequest())
 /// post.write(HTTPTunnel.encode(request.serialized(cseq: 1)))
 /// ```
-public struct HTTPTunnel: Sendable {
+@_spi(SansIO) public struct HTTPTunnel: Sendable {
     /// What ties the POST to the GET; random, 22 characters of the base64 alphabet (as QuickTime's).
     public let cookie: String
     /// The RTSP URL tunnelled: its host and path are those of the HTTP requests.

@@ -48,7 +48,7 @@ public struct PlaybackTimeline: Sendable, Hashable {
     }
 
     /// The timeline of a client's latest PLAY answer (its tracks' `RTP-Info`, `Range` and `Scale`).
-    public init(_ machine: RTSPClientStateMachine) {
+    @_spi(SansIO) public init(_ machine: RTSPClientStateMachine) {
         var anchors: [Int: Anchor] = [:]
         for (index, track) in machine.tracks.enumerated() {
             guard let rtpTime = track.rtpInfo?.rtpTime else { continue }

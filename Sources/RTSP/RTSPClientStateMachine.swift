@@ -10,7 +10,7 @@ import SDP
 /// TEARDOWN. Answers 401 with Basic or Digest (once, or once more when the nonce is stale), follows 3xx
 /// redirects (never from rtsps to rtsp), falls back from UDP to TCP on 461, answers the server's own
 /// requests, and fails with a typed error when the server stops answering.
-public struct RTSPClientStateMachine: Sendable {
+@_spi(SansIO) public struct RTSPClientStateMachine: Sendable {
     public enum TransportMode: Sendable, Hashable {
         case tcpInterleaved
         /// RTP on `firstClientPort` + 2 × track index, RTCP on the port after, for the `portPairs` tracks
@@ -77,40 +77,8 @@ public struct RTSPClientStateMachine: Sendable {
         }
     }
 
-    /// A track being played: its format and the transport the server agreed on. Its description, debug
-    /// description and mirror leave out the `a=crypto` attributes: they hold the SRTP master key.
-    public struct Track: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-        public var control: RTSPURL
-        /// Its format: video (H.264, H.265) or audio, from its media section.
-        public var format: MediaFormat
-        public var transport: TransportHeader?
-        /// The media is SRTP (`RTP/SAVP`): SETUP asks for that profile.
-        public var isSecure: Bool = false
-        /// Its `a=crypto` attributes (RFC 4568), raw: the keys for SRTP.
-        public var cryptoAttributes: [String] = []
-        /// The SSRC the server said the track's RTP comes from (SETUP's Transport `ssrc=`, PLAY's RTP-Info),
-        /// each reading of it (hex, decimal); empty when it said none, or 0 (a placeholder some send).
-        public var announcedSSRCs: Set<UInt32> = []
-        /// PLAY's RTP-Info for the track, when it gave one: advisory.
-        public var rtpInfo: RTPInfo.Entry?
-        /// Whether the client sends on it (the ONVIF audio backchannel: an `a=sendonly` section), rather than
-        /// receives.
-        public var isBackchannel = false
-
-        public var description: String {
-            "Track(\(control), \(format.encodingName) payload type \(format.payloadType)"
-                + (isSecure ? ", SRTP with \(cryptoAttributes.count) key(s) hidden" : "") + ")"
-        }
-        public var debugDescription: String { description }
-        public var customMirror: Mirror {
-            Mirror(
-                self,
-                children: [
-                    "control": control, "format": format, "transport": transport as Any, "isSecure": isSecure,
-                    "announcedSSRCs": announcedSSRCs, "rtpInfo": rtpInfo as Any,
-                ], displayStyle: .struct)
-        }
-    }
+    /// A track being played: ``RTSPTrack``.
+    public typealias Track = RTSPTrack
 
     public enum Action: Sendable {
         /// Send this request with this CSeq.

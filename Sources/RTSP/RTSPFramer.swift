@@ -1,27 +1,8 @@
 /// Splits an RTSP connection's bytes into messages and `$`-interleaved binary frames (RFC 2326 section
 /// 10.12), sans I/O: append bytes as they arrive, take frames while there are whole ones.
-public struct RTSPFramer: Sendable {
-    /// Limits a peer cannot make the framer exceed.
-    public struct Limits: Sendable, Hashable {
-        /// Bytes of a start line plus header fields. Default 16 KiB.
-        public var maxHeaderBytes: Int
-        /// Bytes of one line. Default 4 KiB.
-        public var maxLineBytes: Int
-        /// Bytes of a body (Content-Length). Default 1 MiB: SDP is small, but some servers send more.
-        public var maxBodyBytes: Int
-        /// Header fields in one message. Default 64.
-        public var maxHeaderFields: Int
-
-        public init(
-            maxHeaderBytes: Int = 16 << 10, maxLineBytes: Int = 4 << 10, maxBodyBytes: Int = 1 << 20,
-            maxHeaderFields: Int = 64
-        ) {
-            self.maxHeaderBytes = maxHeaderBytes
-            self.maxLineBytes = maxLineBytes
-            self.maxBodyBytes = maxBodyBytes
-            self.maxHeaderFields = maxHeaderFields
-        }
-    }
+@_spi(SansIO) public struct RTSPFramer: Sendable {
+    /// Limits a peer cannot make the framer exceed: ``RTSPMessageLimits``.
+    public typealias Limits = RTSPMessageLimits
 
     /// What the framer takes out of the stream.
     public enum Frame: Sendable {
@@ -179,5 +160,27 @@ public struct RTSPFramer: Sendable {
             length = parsed
         }
         return (message, length)
+    }
+}
+
+/// Limits a peer's RTSP messages cannot exceed: what a connection's framer takes before it gives up on the peer.
+public struct RTSPMessageLimits: Sendable, Hashable {
+    /// Bytes of a start line plus header fields. Default 16 KiB.
+    public var maxHeaderBytes: Int
+    /// Bytes of one line. Default 4 KiB.
+    public var maxLineBytes: Int
+    /// Bytes of a body (Content-Length). Default 1 MiB: SDP is small, but some servers send more.
+    public var maxBodyBytes: Int
+    /// Header fields in one message. Default 64.
+    public var maxHeaderFields: Int
+
+    public init(
+        maxHeaderBytes: Int = 16 << 10, maxLineBytes: Int = 4 << 10, maxBodyBytes: Int = 1 << 20,
+        maxHeaderFields: Int = 64
+    ) {
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxLineBytes = maxLineBytes
+        self.maxBodyBytes = maxBodyBytes
+        self.maxHeaderFields = maxHeaderFields
     }
 }

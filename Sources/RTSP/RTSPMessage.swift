@@ -1,7 +1,7 @@
 import RTP
 
 /// An RTSP request or response (RFC 2326 / RFC 7826 message syntax).
-public struct RTSPMessage: Sendable, Hashable {
+@_spi(SansIO) public struct RTSPMessage: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         case request(method: String, uri: String)
         case response(statusCode: Int, reason: String)

@@ -1,5 +1,5 @@
 /// An RTSP request, serialized for the wire.
-public struct RTSPRequest: Sendable, Hashable {
+@_spi(SansIO) public struct RTSPRequest: Sendable, Hashable {
     public var method: RTSPMethod
     public var url: RTSPURL
     public var headers: [String: String]

@@ -25,7 +25,7 @@ import SDP
 /// nonces; a wrong answer is ``Action/refuseAuthentication(_:)``, which the owner slows. A request it cannot serve
 /// gets the status RFC 2326 gives it (400, 401, 404, 453, 454, 455, 459, 461, 501, 551), never a crash; nothing
 /// of a request is echoed that could break an answer's lines (a CSeq is digits, or the request is refused).
-public struct RTSPServerStateMachine: Sendable {
+@_spi(SansIO) public struct RTSPServerStateMachine: Sendable {
     /// What a server serves and how.
     public struct Configuration: Sendable {
         /// How long a session lives without a request or RTCP from its client.
@@ -470,11 +470,11 @@ public struct RTSPServerStateMachine: Sendable {
 
 /// What a server serves, asked by its ``RTSPServerStateMachine`` for each request that names a path (as gortsplib's
 /// server asks its handler): a server's mounted sources, or a fixed list.
-public protocol RTSPServerMounts: Sendable {
+@_spi(SansIO) public protocol RTSPServerMounts: Sendable {
     /// The presentation at `path` (normalized: a leading `/`, no trailing one), or nil (404).
     func presentation(at path: String) -> RTSPServerStateMachine.Presentation?
 }
 
-extension Array: RTSPServerMounts where Element == RTSPServerStateMachine.Presentation {
+@_spi(SansIO) extension Array: RTSPServerMounts where Element == RTSPServerStateMachine.Presentation {
     public func presentation(at path: String) -> RTSPServerStateMachine.Presentation? { first { $0.path == path } }
 }

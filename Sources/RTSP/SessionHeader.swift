@@ -1,6 +1,6 @@
 /// The Session header (RFC 2326 section 12.37): the session id, and the timeout after which the server
 /// forgets an idle session (60 s when the server does not say).
-public struct SessionHeader: Sendable, Hashable {
+@_spi(SansIO) public struct SessionHeader: Sendable, Hashable {
     public static let defaultTimeout = Duration.seconds(60)
 
     public var id: String

@@ -1,6 +1,6 @@
 import PacketCapture
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// The RTSP connections of a capture: TCP reassembled, then split into messages and interleaved frames.
 /// A connection that turns out not to be RTSP is dropped, and its later segments are not reassembled (so

@@ -1,6 +1,6 @@
 import PacketCapture
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// The datagrams of a capture, read once: its UDP datagrams, and the RTP interleaved in its RTSP connections
 /// on the channels that a SETUP seen before agreed on, as datagrams from the server to the client. What the

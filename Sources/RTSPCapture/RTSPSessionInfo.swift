@@ -1,4 +1,4 @@
-import RTSP
+@_spi(SansIO) import RTSP
 import SDP
 
 /// What a capture of an RTSP session says about it: the SDP of the DESCRIBE answer, and the transports

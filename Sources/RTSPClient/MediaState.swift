@@ -1,6 +1,6 @@
 import NIOCore
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import SRTP
 
 /// What a session knows about its tracks' media: where packets come from (interleaved channels or UDP
@@ -11,7 +11,7 @@ struct MediaState {
     /// arrival, until its answer says which position each is of.
     var seekHeld: [(packet: RTPPacket, track: Int, time: ArrivalTime, arrival: NIODeadline)]?
     struct Track {
-        var description: RTSPClientStateMachine.Track
+        var description: RTSPTrack
         var statistics: ReceiverStatistics
         var senderSSRC: UInt32?
         /// The middle 32 bits of the last sender report's NTP time, and when it arrived.
@@ -232,7 +232,7 @@ struct MediaState {
 
     /// Sets the tracks up for a PLAY answered; `afterBreak` (a reconnect) flags each one's first packet.
     mutating func configure(
-        tracks: [RTSPClientStateMachine.Track], transport: RTSPSessionOptions.Transport, arrival: NIODeadline,
+        tracks: [RTSPTrack], transport: RTSPSessionOptions.Transport, arrival: NIODeadline,
         afterBreak: Bool = false
     ) {
         lastArrival = arrival

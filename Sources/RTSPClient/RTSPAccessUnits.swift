@@ -1,7 +1,7 @@
 import H26x
 import MediaPipeline
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import SDP
 
 /// The access units of a session's video tracks, in the order they complete: their packets through the

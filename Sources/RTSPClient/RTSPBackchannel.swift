@@ -1,7 +1,7 @@
 import Audio
 import MediaPipeline
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import SDP
 import Synchronization
 

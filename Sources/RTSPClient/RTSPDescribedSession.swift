@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import RTSP
+@_spi(SansIO) import RTSP
 import SDP
 
 /// An RTSP session the server has described and that does not play yet

@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import Synchronization
 
 /// The RTP packets of a session in arrival order: an `AsyncSequence` of ``RTSPReceivedPacket``.

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOPosix
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import SDP
 
 /// A playing RTSP session: connect with ``connect(to:options:)``, read ``packets`` (or

@@ -1,6 +1,6 @@
 import RTP
 import Logging
-import RTSP
+@_spi(SansIO) import RTSP
 import SDP
 
 /// How an ``RTSPSession`` connects, authenticates, receives and gives up.
@@ -109,7 +109,7 @@ public struct RTSPSessionOptions: Sendable {
     /// How long TEARDOWN may take before the connection is closed anyway. Default 2 s.
     public var teardownTimeout: Duration
     /// Limits on what the server may send on the RTSP connection.
-    public var framerLimits: RTSPFramer.Limits
+    public var framerLimits: RTSPMessageLimits
     /// Certificate checks for `rtsps://`. Default: verified against the system's CAs.
     public var tls: TLS
     /// Where the session tells what it does and what it met: connecting, redirects, the transport played, the
@@ -131,7 +131,7 @@ public struct RTSPSessionOptions: Sendable {
         requestTimeout: Duration = .seconds(10), udpFallbackTimeout: Duration = .seconds(3),
         inactivityTimeout: Duration = .seconds(10), receiverReportInterval: Duration = .seconds(5),
         packetBufferCapacity: Int = 4096, maxRedirects: Int = 5, firstUDPPort: UInt16? = nil,
-        teardownTimeout: Duration = .seconds(2), framerLimits: RTSPFramer.Limits = .init(), tls: TLS = .init()
+        teardownTimeout: Duration = .seconds(2), framerLimits: RTSPMessageLimits = .init(), tls: TLS = .init()
     ) {
         self.tls = tls
         self.transport = transport

@@ -2,7 +2,7 @@ import MediaPipeline
 import NIOCore
 import RTP
 import RTPTransport
-import RTSP
+@_spi(SansIO) import RTSP
 import SRTP
 
 /// The client's sending side: its backchannel tracks on the library's one sending road (an ``OutgoingTrack`` per
@@ -42,7 +42,7 @@ extension SessionDriver {
 
     /// The SRTP protection of an `RTP/SAVP` backchannel (its section's first `a=crypto` key this library can use),
     /// nil for `RTP/AVP`.
-    static func srtpSender(for track: RTSPClientStateMachine.Track) throws -> SRTPSender? {
+    static func srtpSender(for track: RTSPTrack) throws -> SRTPSender? {
         guard track.transport?.profile.uppercased().hasPrefix("RTP/SAVP") == true || !track.cryptoAttributes.isEmpty
         else { return nil }
         var lastError = SRTPError(.invalidKey, "its SDP gives no a=crypto key (SDES); MIKEY is not supported")

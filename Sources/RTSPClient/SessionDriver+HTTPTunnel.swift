@@ -1,5 +1,5 @@
 import NIOCore
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// RTSP over HTTP (``RTSPSessionOptions/Transport/http``): the connection made by `start()` carries the
 /// tunnel's GET, whose answer, once its head has passed, is the server's side of RTSP; a second connection

@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import RTPTransport
 import SRTP
 
@@ -130,7 +130,7 @@ extension SessionDriver {
     /// A seek was answered: each track's media starts again from its RTP-Info sequence number (what comes
     /// before is the old position's, dropped), its first packet flagged as a discontinuity; the packets held
     /// since the seek was asked for go through that first.
-    func startSeekedMedia(_ tracks: [RTSPClientStateMachine.Track]) {
+    func startSeekedMedia(_ tracks: [RTSPTrack]) {
         for (index, track) in tracks.enumerated() where media.tracks.indices.contains(index) {
             media.tracks[index].description = track
             media.tracks[index].seekSequence = track.rtpInfo?.sequenceNumber
@@ -272,7 +272,7 @@ extension SessionDriver {
     /// firewall in between lets the media in (as FFmpeg and GStreamer do). The packets go to the address the
     /// RTSP connection reached; a Transport `source=` elsewhere is followed only when the options allow it
     /// (``RTSPSessionOptions/sendsToTransportSource``): the server would otherwise choose where we send.
-    func openUDPPaths(_ tracks: [RTSPClientStateMachine.Track]) {
+    func openUDPPaths(_ tracks: [RTSPTrack]) {
         guard let remote = controlRemoteAddress else { return }
         for (index, track) in tracks.enumerated() where index < udpPairs.count {
             guard let ports = track.transport?.serverPorts else { continue }

@@ -1,14 +1,14 @@
 import NIOCore
 import NIOPosix
 import RTPTransport
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// Multicast (RFC 2326 section 12.39, `multicast;destination=;port=`): once SETUP has named each track's
 /// group and ports, and before PLAY goes out, the client binds and joins them (joined later, the first
 /// keyframe would be gone); RTCP receiver reports go to the group's RTCP port.
 extension SessionDriver {
     /// Joins the groups of `tracks`, then calls `then` (on the event loop) unless the session failed.
-    func joinMulticast(_ tracks: [RTSPClientStateMachine.Track], then: @escaping @Sendable () -> Void) {
+    func joinMulticast(_ tracks: [RTSPTrack], then: @escaping @Sendable () -> Void) {
         // The group is joined on the interface that reaches the server, not on the default route's.
         let local = controlLocalAddress?.ipAddress
         let device = local.flatMap { local in

@@ -1,5 +1,5 @@
 import NIOCore
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// What a session that broke knows while it plays again (``RTSPSessionOptions/reconnection``).
 struct Recovery {
@@ -178,7 +178,7 @@ extension SessionDriver {
     /// consumer of the sequence (depacketizers, filters) was made for. Nil when they match, codec for codec
     /// and type for type.
     static func trackChange(
-        from old: [RTSPClientStateMachine.Track], to new: [RTSPClientStateMachine.Track]
+        from old: [RTSPTrack], to new: [RTSPTrack]
     ) -> RTSPClientError? {
         let before = old.map { "\($0.format.encodingName)/\($0.format.payloadType)" }
         let after = new.map { "\($0.format.encodingName)/\($0.format.payloadType)" }

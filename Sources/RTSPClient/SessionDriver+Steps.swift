@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// Making a driver, and waiting for the steps of a session (describe, setup, play) from async code.
 extension SessionDriver {
@@ -24,8 +24,8 @@ extension SessionDriver {
     /// `step` throws fails it at once. Cancelling the task tears the session down.
     func awaitStep(
         _ step: @escaping @Sendable () throws(RTSPClientError) -> Void
-    ) async throws -> [RTSPClientStateMachine.Track] {
-        let promise = eventLoop.makePromise(of: [RTSPClientStateMachine.Track].self)
+    ) async throws -> [RTSPTrack] {
+        let promise = eventLoop.makePromise(of: [RTSPTrack].self)
         return try await withTaskCancellationHandler {
             eventLoop.execute { [self] in
                 if phase == .closed || phase == .closing {
@@ -54,7 +54,7 @@ extension SessionDriver {
     /// Bounds a step (connect to PLAY's answer, or one step of a stepwise session, redirects and fallback
     /// included) by ``RTSPSessionOptions/setupTimeout``: however slowly each request is answered, the caller
     /// hears within that time. On the event loop.
-    private func armDeadline(for promise: EventLoopPromise<[RTSPClientStateMachine.Track]>) {
+    private func armDeadline(for promise: EventLoopPromise<[RTSPTrack]>) {
         let timeout = options.setupTimeout
         let deadline = eventLoop.scheduleTask(in: .init(timeout)) { [self] in
             guard let request = stepRequest, request.futureResult === promise.futureResult else { return }

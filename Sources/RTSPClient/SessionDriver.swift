@@ -5,7 +5,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import SRTP
 import SDP
 
@@ -50,7 +50,7 @@ final class SessionDriver: @unchecked Sendable {
     /// A session that broke and plays again (``RTSPSessionOptions/reconnection``).
     var recovery = Recovery()
     /// The tracks as first played: a reconnected session must find the same.
-    var playedTracks: [RTSPClientStateMachine.Track] = []
+    var playedTracks: [RTSPTrack] = []
     private var timers: [Scheduled<Void>] = []
     private var repeating: [RepeatedTask] = []
     var udpPairs: [UDPPortPair] = []
@@ -92,7 +92,7 @@ final class SessionDriver: @unchecked Sendable {
     /// The tracks the caller chose, by index into those offered; nil: all.
     private var selection: [Int]?
     /// The caller of a step (describe, setup, play), waiting for it to be answered: the tracks.
-    var stepRequest: EventLoopPromise<[RTSPClientStateMachine.Track]>?
+    var stepRequest: EventLoopPromise<[RTSPTrack]>?
 
     init(url: RTSPURL, options: RTSPSessionOptions, eventLoop: any EventLoop) {
         self.url = url
@@ -383,7 +383,7 @@ final class SessionDriver: @unchecked Sendable {
         channel.writeAndFlush(ByteBuffer(bytes: tunnel != nil ? HTTPTunnel.encode(bytes) : bytes), promise: nil)
     }
 
-    private func startPlaying(_ tracks: [RTSPClientStateMachine.Track]) {
+    private func startPlaying(_ tracks: [RTSPTrack]) {
         let interleaved = tracks.contains { $0.transport?.interleavedChannels != nil }
         transportPolicy.playing(interleaved: interleaved, hasUDPPorts: !udpPairs.isEmpty)
         let reconnected = hasPlayed
@@ -446,7 +446,7 @@ final class SessionDriver: @unchecked Sendable {
     }
 
     /// The receiver for an `RTP/SAVP` track: its first `a=crypto` key this library can use.
-    static func srtpReceiver(for track: RTSPClientStateMachine.Track) throws(SRTPError) -> SRTPReceiver {
+    static func srtpReceiver(for track: RTSPTrack) throws(SRTPError) -> SRTPReceiver {
         var lastError = SRTPError(.invalidKey, "its SDP gives no a=crypto key (SDES); MIKEY is not supported")
         for attribute in track.cryptoAttributes {
             do throws(SRTPError) {

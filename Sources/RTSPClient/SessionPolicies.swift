@@ -1,4 +1,4 @@
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// Which transport a session plays, and when it gives up UDP for TCP: a small value the driver asks and tells
 /// (as swift-nio-http2's `DOSHeuristics` is), so that the rule lives in one place and is tested without sockets.

@@ -1,6 +1,6 @@
 import NIOCore
 import NIOSSL
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// The TLS side of `rtsps://` (RFC 7826 section 19): the client context made from the options, and the
 /// handler that goes first in the connection's pipeline.

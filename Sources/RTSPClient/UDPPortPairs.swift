@@ -1,7 +1,7 @@
 import NIOCore
 import NIOPosix
 import RTPTransport
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// The UDP sockets of one track: RTP on an even port, RTCP on the next (RFC 3550 section 11).
 struct UDPPortPair {

@@ -1,4 +1,5 @@
 import RTP
+@_spi(SansIO) import RTSP
 import SDP
 
 /// A media section a server offers that the session does not play: metadata, a vendor's application
@@ -19,7 +20,7 @@ public struct UnplayedMedia: Sendable, Hashable, CustomStringConvertible {
 
     /// The media sections of `description` that are not among `tracks` (a subsequence of its sections,
     /// in order, each with the format of its section), in order.
-    static func listed(in description: SessionDescription?, besides tracks: [RTSPClientStateMachine.Track])
+    static func listed(in description: SessionDescription?, besides tracks: [RTSPTrack])
         -> [UnplayedMedia]
     {
         var next = 0

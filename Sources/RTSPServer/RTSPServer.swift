@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import RTP
 import RTPTransport
-import RTSP
+@_spi(SansIO) import RTSP
 import SDP
 import Synchronization
 
@@ -105,10 +105,13 @@ public final class RTSPServer: Sendable {
         self.logger = logger ?? Logger(label: "swift-rtp.server", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
-    /// Serves `source` at `path` (`/camera`), replacing what was there.
-    public func mount(_ source: MediaSource, at path: String) {
+    /// Serves `source` at `path` (`/camera`), replacing what was there, and returns the path as served (with a
+    /// leading `/`, without a trailing one: `camera/` is served at `/camera`).
+    @discardableResult
+    public func mount(_ source: MediaSource, at path: String) -> String {
         let path = RTSPServerStateMachine.Presentation.normalized(path)
         mounts.withLock { $0[path] = source }
+        return path
     }
 
     /// Stops offering what is at `path` (clients playing it go on until they leave).

@@ -1,7 +1,7 @@
 import NIOCore
 import RTP
 import RTPTransport
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// One client's RTSP connection: its bytes framed into requests (and the client's interleaved RTCP), the
 /// requests through the connection's ``RTSPServerStateMachine``, its actions carried out, within the

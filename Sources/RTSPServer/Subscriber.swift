@@ -1,6 +1,6 @@
 import NIOCore
 import RTPTransport
-import RTSP
+@_spi(SansIO) import RTSP
 import Synchronization
 
 /// One playing session of one client: the edge writer of each of its tracks (interleaved in its connection, or

@@ -6,7 +6,7 @@ import NIOHTTP1
 import NIOPosix
 import RTPTransport
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPServer
 import Synchronization
 import WebRTC

@@ -169,11 +169,10 @@ struct Serve: ParsableCommand {
     /// Starts the server with `source` at --path, and says where.
     private func start(_ source: MediaSource, describing tracks: String) throws -> Servers {
         let server = RTSPServer(configuration: serverConfiguration)
-        server.mount(source, at: path)
+        let mounted = server.mount(source, at: path)
         try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
         let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
         let printedHost = host.contains(":" as Character) ? "[\(host)]" : host
-        let mounted = RTSPServerStateMachine.Presentation(path: path, formats: []).path
         lineBufferStandardOutput()
         print("rtsp://\(printedHost):\(server.port ?? 0)\(mounted)")
         var webRTC: WebRTCServer?

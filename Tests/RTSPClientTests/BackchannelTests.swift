@@ -1,6 +1,6 @@
 import Audio
 import Foundation
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import TestSupport
 import Testing

@@ -4,7 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import SDP
 import TestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import PacketCapture
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// A real camera's RTSP answer, from `Fixtures/cameras` (retina's test data, MIT): its bytes as
 /// recorded, with only what a replay must change: the camera's URLs point at the replaying server, the

@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import TestSupport
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import Testing
 

@@ -1,5 +1,5 @@
 import NIOCore
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 @testable import RTSPClient
 import Testing
 
@@ -9,7 +9,7 @@ import Testing
     static func state(tracks count: Int) throws -> MediaState {
         let format = MediaFormat.video(VideoFormat(codec: .h264, payloadType: 96))
         let tracks = try (0..<count).map { index in
-            RTSPClientStateMachine.Track(control: try RTSPURL("rtsp://cam/live/track\(index)"), format: format)
+            RTSPTrack(control: try RTSPURL("rtsp://cam/live/track\(index)"), format: format)
         }
         var state = MediaState()
         state.configure(tracks: tracks, transport: .tcp, arrival: .now())

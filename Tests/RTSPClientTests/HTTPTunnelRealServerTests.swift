@@ -1,6 +1,6 @@
 import Foundation
 import H26x
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import TestSupport
 import Testing

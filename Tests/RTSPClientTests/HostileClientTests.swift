@@ -3,7 +3,7 @@ import H26x
 import NIOCore
 import NIOPosix
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import RTSPServer
 import SDP

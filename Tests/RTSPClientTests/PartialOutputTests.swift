@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import RTSP
+@_spi(SansIO) import RTSP
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import MediaDecoding
 import FFmpegDecoding
 import Foundation
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import TestSupport
 import Testing

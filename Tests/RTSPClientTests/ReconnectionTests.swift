@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import TestSupport
 import Testing

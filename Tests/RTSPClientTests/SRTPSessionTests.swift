@@ -2,7 +2,7 @@ import FFmpegDecoding
 import Foundation
 import H26x
 import PacketCapture
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import TestSupport
 import Testing

@@ -2,7 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// An RTSP server on loopback whose every answer a test writes: for the faults a real server will not
 /// produce on demand (401 loops, data before the PLAY answer, silence, a dropped connection, redirects).

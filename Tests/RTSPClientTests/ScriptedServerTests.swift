@@ -8,7 +8,7 @@ import H26x
 import PacketCapture
 import Audio
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import SRTP
 import TestSupport

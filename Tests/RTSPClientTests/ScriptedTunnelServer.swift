@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// An RTSP-over-HTTP server on loopback whose answers a test writes: the tunnel's GET is answered by
 /// `answerGet` (a status line and headers, or nil for 200), then the RTSP requests that arrive base64 on

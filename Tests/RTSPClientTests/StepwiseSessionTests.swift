@@ -1,7 +1,7 @@
 import MediaDecoding
 import FFmpegDecoding
 import NIOConcurrencyHelpers
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import Testing
 

@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import RTSP
+@_spi(SansIO) import RTSP
 import RTSPClient
 import Testing
 

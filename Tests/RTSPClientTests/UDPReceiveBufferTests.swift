@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import RTSP
+@_spi(SansIO) import RTSP
 import Testing
 
 @testable import RTSPClient

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 
 /// Expected values are the examples published in RFC 7616 section 3.9.1, RFC 2617 section 3.5 and
 /// RFC 7617 section 2. RFC 7616 has no example of the -sess algorithms; theirs come from Python's hashlib

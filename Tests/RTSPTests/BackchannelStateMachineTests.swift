@@ -1,7 +1,7 @@
 import RTP
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 
 /// The ONVIF audio backchannel, sans I/O: what the client asks and sets up, with gst-rtsp-server's ONVIF SDP
 /// (its receive tracks `a=recvonly`, the backchannel `a=sendonly`).

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 
 /// The client machine's small policies, without a machine around them.
 struct ClientPoliciesTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 
 /// The QuickTime tunnel's requests as FFmpeg and QuickTime write them (a capture of `ffmpeg
 /// -rtsp_transport http` against gst-rtsp-server shows the same headers), and the GET's answer read as

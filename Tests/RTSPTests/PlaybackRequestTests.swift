@@ -1,7 +1,7 @@
 import RTP
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 
 /// Playing a recording: PLAY's Range, Scale, Speed, Rate-Control and ONVIF's Require, a seek while playing,
 /// the headers hook, and the ranges rtpdump's --range reads.

@@ -1,5 +1,5 @@
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import Testing
 
 /// Positions in a played recording from a PLAY answer's Range, RTP-Info and Scale, sans I/O.

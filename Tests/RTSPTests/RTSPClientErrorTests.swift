@@ -1,4 +1,4 @@
-import RTSP
+@_spi(SansIO) import RTSP
 import Testing
 
 /// Errors a user handles by code, whatever their sentence says.

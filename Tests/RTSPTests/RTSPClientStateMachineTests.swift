@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 
 /// The client's logic against scripted answers: what a real server will not do on demand (401 loops,
 /// stale nonces, silence, redirects, 461) as well as the ordinary exchange.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 
 @Suite struct RTSPFramerTests {
     static let describe = Array(

@@ -1,5 +1,5 @@
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import Testing
 
 /// What the client writes, the framer reads back: each serializer beside its parser.

@@ -1,5 +1,5 @@
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import SDP
 import Testing
 

@@ -1,7 +1,7 @@
 import RTP
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 
 @Suite struct RTSPURLTests {
     @Test func credentialsAreTakenOutAndNeverPrinted() throws {

@@ -1,5 +1,5 @@
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import Testing
 
 /// The server machine's sessions carry their state; it says when it next has something to do instead of being

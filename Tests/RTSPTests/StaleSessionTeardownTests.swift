@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 
 /// A session an earlier connection left on the server (the connection broke, the server never saw its
 /// TEARDOWN): the next connection tears it down first, then starts, whatever the answer. Cameras keep a

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTSP
+@_spi(SansIO) @testable import RTSP
 import SDP
 
 /// The machine stopping for its caller after DESCRIBE and after SETUP (`RTSPDescribedSession`), and the

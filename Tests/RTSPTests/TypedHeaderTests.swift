@@ -1,4 +1,4 @@
-import RTSP
+@_spi(SansIO) import RTSP
 import Testing
 
 /// The headers both machines write are typed, each with its serializer beside its parser: what one writes, the

@@ -1,4 +1,4 @@
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// The RTSP client's state machine fed a script of what a server and time can do, as the session driver
 /// feeds it. Per step an opcode byte (its value modulo 8):

@@ -1,5 +1,5 @@
 import FuzzSupport
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// Feeds the input to an RTSP framer in chunks whose sizes come from the first byte, reads every frame,
 /// and parses every Transport header it finds.

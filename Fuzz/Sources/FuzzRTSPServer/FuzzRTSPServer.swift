@@ -1,6 +1,6 @@
 import FuzzSupport
 import RTP
-import RTSP
+@_spi(SansIO) import RTSP
 import SDP
 
 /// A client's bytes into the server's connection, as its handler runs it: the framer in chunks (many requests,

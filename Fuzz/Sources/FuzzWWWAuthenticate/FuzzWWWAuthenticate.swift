@@ -1,4 +1,4 @@
-import RTSP
+@_spi(SansIO) import RTSP
 
 /// Parses the input as WWW-Authenticate values (split at newlines) and answers the strongest challenge.
 @_cdecl("LLVMFuzzerTestOneInput")

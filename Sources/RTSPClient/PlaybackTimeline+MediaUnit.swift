@@ -1,9 +1,5 @@
 import MediaPipeline
-import RTSP
-
-/// A track of a session: its format (from the SDP), its control URL, the transport the server agreed to, and
-/// where it started (RTP-Info). What ``RTSPSession/tracks`` holds; the sans-I/O state machine's own type.
-public typealias RTSPTrack = RTSPClientStateMachine.Track
+@_spi(SansIO) import RTSP
 
 extension PlaybackTimeline {
     /// Where `unit` is in the recording; nil without the answer's start or its track's `RTP-Info`.
