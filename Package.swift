@@ -197,7 +197,7 @@ let package = Package(
             name: "SwiftRTP",
             dependencies: [
                 "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "Metadata", "MediaPipeline", "MP4", "PacketCapture", "RTP", "RTSPCapture",
-                "RTPTransport", "RTSP", "RTSPClient", "RTSPServer", "SDP", "SRTP", "VideoDecoding", "WebRTCServer",
+                "RTPTransport", "RTSP", "RTSPClient", "RTSPServer", "SDP", "SRTP", "VideoDecoding", "WebRTC", "WebRTCServer",
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the
         // tests build and run it.

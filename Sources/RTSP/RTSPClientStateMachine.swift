@@ -549,6 +549,9 @@ import SDP
                     cryptoAttributes: media.cryptoAttributes, isBackchannel: isBackchannel)
             }
         }
+        // The backchannel after the tracks the camera sends: those are 0..<n whatever the SDP's order, so that an
+        // application's source of them (a relay's) keeps the session's track numbers.
+        tracks = tracks.filter { !$0.isBackchannel } + tracks.filter(\.isBackchannel)
         guard !tracks.isEmpty else {
             let kinds = MediaKind.allCases.filter(configuration.mediaKinds.contains)
             let codecs = kinds.map { $0 == .video ? "H.264 or H.265" : "AAC, G.711, L16 or Opus" }

@@ -18,7 +18,8 @@ import SDP
 public final class RTSPSession: Sendable {
     /// The URL played, without credentials.
     public let url: RTSPURL
-    /// The video and audio tracks set up, in ``RTSPReceivedPacket/track`` order, with the transports agreed.
+    /// The video and audio tracks set up, in ``RTSPReceivedPacket/track`` order, with the transports agreed; the
+    /// ONVIF backchannel (``RTSPTrack/isBackchannel``, when asked for) last, after every track the camera sends.
     public let tracks: [RTSPTrack]
     /// The session description of the DESCRIBE answer.
     public let sessionDescription: SessionDescription?

@@ -22,3 +22,5 @@
 @_exported import SRTP
 @_exported import VideoDecoding
 @_exported import WebRTCServer
+// What the WebRTC server's API throws; the sans-I/O WebRTC machinery (offers, answers, peers) stays behind it.
+@_exported import struct WebRTC.WebRTCError

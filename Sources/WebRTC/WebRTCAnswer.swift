@@ -12,7 +12,9 @@ import SDP
 /// - audio: G.711 passed through when the offer has it at 8 kHz, and Opus; AAC, G.722, G.726 and L16 marked
 ///   ``Track/transcodedToOpus`` in the offer's Opus payload type (the server re-encodes them); LATM AAC and
 ///   anything else refused with the reason;
-/// - every other section (data channels) refused.
+/// - every other section (data channels) refused;
+/// - talk (when the server takes it, ``Talk``): the first audio section the offer sends on, in the offer's payload
+///   type of the talkback's codec, answered `sendrecv` (or `recvonly` when the source has no audio for it).
 public struct WebRTCAnswer: Sendable {
     /// A section that carries a source track.
     public struct Track: Sendable, Hashable {
@@ -31,6 +33,16 @@ public struct WebRTCAnswer: Sendable {
         public var transcodedToOpus: Bool
     }
 
+    /// The section a viewer talks on: its audio, in the talkback's codec (a relayed camera's backchannel), comes
+    /// to us in the offer's payload type for it.
+    public struct Talk: Sendable, Hashable {
+        public var section: Int
+        public var mid: String
+        public var payloadType: UInt8
+        /// What the viewer's packets carry: the talkback's format.
+        public var format: AudioFormat
+    }
+
     /// Where the viewer reaches us: one UDP port on each host address.
     public struct Candidate: Sendable, Hashable {
         public var address: String
@@ -47,29 +59,38 @@ public struct WebRTCAnswer: Sendable {
     public let refusals: [Int: String]
     /// What was chosen that a user may want to know (a profile the offer lacked).
     public let notes: [String]
+    /// Where the viewer talks; nil when the server takes no talk or the offer sends no audio it can take
+    /// (``talkRefusal`` says why).
+    public let talk: Talk?
+    /// Why a viewer that sends audio cannot talk, when the server takes talk.
+    public let talkRefusal: String?
     /// The SDP answer.
     public let text: String
 
     /// Answers `offer` with the tracks of `formats` (a source's), our ICE credentials, our certificate's SDP
-    /// fingerprint (``DTLS/DTLSIdentity/sdpFingerprint``) and where we listen.
+    /// fingerprint (``DTLS/DTLSIdentity/sdpFingerprint``) and where we listen; with `talkback`, the format the
+    /// server takes from a viewer that talks (a browser sends G.711, G.722 and Opus).
     public init(
         offer: WebRTCOffer, formats: [MediaFormat], iceUsernameFragment: String, icePassword: String,
         fingerprint: String,
-        candidates: [Candidate], sessionID: UInt64 = UInt64.random(in: 1...(1 << 62))
+        candidates: [Candidate], talkback: AudioFormat? = nil, sessionID: UInt64 = UInt64.random(in: 1...(1 << 62))
     ) throws(WebRTCError) {
         var tracks: [Track] = []
         var refusals: [Int: String] = [:]
         var notes: [String] = []
         var used = Set<Int>()
         var generator = SystemRandomNumberGenerator()
+        (talk, talkRefusal) = talkback.map { Self.talk($0, offer) } ?? (nil, nil)
         for (index, section) in offer.sections.enumerated() {
             guard section.receives else {
-                refusals[index] = "the offer does not receive on it (\(section.kind), mid \(section.mid))"
+                if talk?.section != index {
+                    refusals[index] = "the offer does not receive on it (\(section.kind), mid \(section.mid))"
+                }
                 continue
             }
             let candidates = formats.indices.filter { !used.contains($0) && formats[$0].kindName == section.kind }
             guard let source = candidates.first else {
-                refusals[index] = "the source has no \(section.kind) track for it"
+                if talk?.section != index { refusals[index] = "the source has no \(section.kind) track for it" }
                 continue
             }
             switch Self.choose(formats[source], section) {
@@ -83,10 +104,14 @@ public struct WebRTCAnswer: Sendable {
                         ssrc: UInt32.random(in: 1...UInt32.max, using: &generator), nack: nack,
                         transcodedToOpus: choice.transcoded))
             case .failure(let reason):
-                refusals[index] = reason.reason
+                if talk?.section == index {
+                    notes.append("the source's audio is not sent on the section the viewer talks on: \(reason.reason)")
+                } else {
+                    refusals[index] = reason.reason
+                }
             }
         }
-        guard !tracks.isEmpty else {
+        guard !tracks.isEmpty || talk != nil else {
             let reasons = refusals.sorted { $0.key < $1.key }.map(\.value).joined(separator: "; ")
             throw WebRTCError("nothing of the offer can be sent: \(reasons)")
         }
@@ -94,8 +119,24 @@ public struct WebRTCAnswer: Sendable {
         self.refusals = refusals
         self.notes = notes
         text = Self.write(
-            offer: offer, formats: formats, tracks: tracks, ufrag: iceUsernameFragment, pwd: icePassword,
-            fingerprint: fingerprint, candidates: candidates, sessionID: sessionID)
+            offer: offer, formats: formats, tracks: tracks, talk: talk, ufrag: iceUsernameFragment,
+            pwd: icePassword, fingerprint: fingerprint, candidates: candidates, sessionID: sessionID)
+    }
+
+    /// The first audio section `offer` sends on, in its payload type of `format`'s codec; or why there is none.
+    static func talk(_ format: AudioFormat, _ offer: WebRTCOffer) -> (Talk?, String?) {
+        let sending = offer.sections.indices.filter { offer.sections[$0].kind == "audio" && offer.sections[$0].sends }
+        guard let index = sending.first else { return (nil, nil) }  // the viewer does not talk
+        let section = offer.sections[index]
+        let name = format.encodingName.uppercased()
+        guard let codec = section.codecs.first(where: { $0.name == name && $0.clockRate == format.clockRate }) else {
+            let offered = Set(section.codecs.map(\.name)).sorted().joined(separator: ", ")
+            return (
+                nil,
+                "the talkback takes \(format.encodingName)/\(format.clockRate) and the viewer sends none (it offers \(offered))"
+            )
+        }
+        return (Talk(section: index, mid: section.mid, payloadType: codec.payloadType, format: format), nil)
     }
 
     /// What a section carries of a source track: the offer's payload type, a note, whether it is re-encoded.
@@ -179,18 +220,24 @@ public struct WebRTCAnswer: Sendable {
     }
 
     static func write(
-        offer: WebRTCOffer, formats: [MediaFormat], tracks: [Track], ufrag: String, pwd: String, fingerprint: String,
-        candidates: [Candidate], sessionID: UInt64
+        offer: WebRTCOffer, formats: [MediaFormat], tracks: [Track], talk: Talk?, ufrag: String, pwd: String,
+        fingerprint: String, candidates: [Candidate], sessionID: UInt64
     ) -> String {
         let port = candidates.first?.port ?? 9
         let address = candidates.first?.address ?? "0.0.0.0"
         let family = address.contains(":" as Character) ? "IP6" : "IP4"
+        let bundled = offer.sections.indices.filter { index in
+            tracks.contains { $0.section == index } || talk?.section == index
+        }
         var lines = [
             "v=0", "o=- \(sessionID) 2 IN \(family) \(address)", "s=swift-rtp", "t=0 0", "a=ice-lite",
-            "a=group:BUNDLE " + tracks.map(\.mid).joined(separator: " "), "a=msid-semantic: WMS swift-rtp",
+            "a=group:BUNDLE " + bundled.map { offer.sections[$0].mid }.joined(separator: " "),
+            "a=msid-semantic: WMS swift-rtp",
         ]
         for (index, section) in offer.sections.enumerated() {
-            guard let track = tracks.first(where: { $0.section == index }) else {
+            let track = tracks.first { $0.section == index }
+            let talks = talk?.section == index ? talk : nil
+            guard track != nil || talks != nil else {
                 // Refused: port 0, the section's first payload type, as RFC 8829 section 5.3.1 writes it.
                 let type = section.codecs.first.map { "\($0.payloadType)" } ?? "0"
                 let proto = section.kind == "application" ? "UDP/DTLS/SCTP" : "UDP/TLS/RTP/SAVPF"
@@ -200,40 +247,32 @@ public struct WebRTCAnswer: Sendable {
                 ]
                 continue
             }
-            let codec = section.codecs.first { $0.payloadType == track.payloadType }
-            lines += [
-                "m=\(section.kind) \(port) UDP/TLS/RTP/SAVPF \(track.payloadType)", "c=IN \(family) \(address)",
-                "a=mid:\(track.mid)", "a=sendonly", "a=rtcp-mux", "a=ice-ufrag:\(ufrag)", "a=ice-pwd:\(pwd)",
-                "a=fingerprint:\(fingerprint)", "a=setup:passive",
-            ]
-            if let codec {
-                let channels = codec.channels.map { "/\($0)" } ?? ""
-                let name = codec.name == "OPUS" ? "opus" : codec.name  // as RFC 7587 writes it
-                lines.append("a=rtpmap:\(codec.payloadType) \(name)/\(codec.clockRate)\(channels)")
-                if codec.name == "H265" {
-                    // What the offer takes, as it wrote it (profile, tier, level; the stream is the camera's).
-                    let parameters = codec.parameters.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                    if !parameters.isEmpty {
-                        lines.append("a=fmtp:\(codec.payloadType) " + parameters.joined(separator: ";"))
-                    }
-                }
-                if codec.name == "H264" {
-                    let profile =
-                        formats[track.sourceTrack].profileLevelID ?? codec.parameters["profile-level-id"] ?? "42e01f"
-                    lines.append(
-                        "a=fmtp:\(codec.payloadType) level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profile)"
-                    )
-                }
+            // The talk codec first: a browser sends in the first payload type of the answer's list.
+            let types = [talks?.payloadType, track?.payloadType].compactMap { $0 }.reduce(into: [UInt8]()) {
+                if !$0.contains($1) { $0.append($1) }
             }
-            // The feedback the server acts on, where the offer asked for it.
-            for kind in ["nack", "nack pli", "ccm fir"]
-            where section.feedback[track.payloadType]?.contains(kind) == true {
-                lines.append("a=rtcp-fb:\(track.payloadType) \(kind)")
-            }
+            let direction = track == nil ? "recvonly" : talks == nil ? "sendonly" : "sendrecv"
             lines += [
-                "a=msid:swift-rtp track\(track.sourceTrack)", "a=ssrc:\(track.ssrc) cname:swift-rtp",
-                "a=ssrc:\(track.ssrc) msid:swift-rtp track\(track.sourceTrack)",
+                "m=\(section.kind) \(port) UDP/TLS/RTP/SAVPF " + types.map { "\($0)" }.joined(separator: " "),
+                "c=IN \(family) \(address)", "a=mid:\(section.mid)", "a=\(direction)", "a=rtcp-mux",
+                "a=ice-ufrag:\(ufrag)", "a=ice-pwd:\(pwd)", "a=fingerprint:\(fingerprint)", "a=setup:passive",
             ]
+            for type in types {
+                guard let codec = section.codecs.first(where: { $0.payloadType == type }) else { continue }
+                lines += codecLines(
+                    codec, sending: track.flatMap { $0.payloadType == type ? formats[$0.sourceTrack] : nil })
+            }
+            if let track {
+                // The feedback the server acts on, where the offer asked for it.
+                for kind in ["nack", "nack pli", "ccm fir"]
+                where section.feedback[track.payloadType]?.contains(kind) == true {
+                    lines.append("a=rtcp-fb:\(track.payloadType) \(kind)")
+                }
+                lines += [
+                    "a=msid:swift-rtp track\(track.sourceTrack)", "a=ssrc:\(track.ssrc) cname:swift-rtp",
+                    "a=ssrc:\(track.ssrc) msid:swift-rtp track\(track.sourceTrack)",
+                ]
+            }
             for (number, candidate) in candidates.enumerated() {
                 lines.append(
                     "a=candidate:\(number + 1) 1 udp \(2_130_706_431 - number) \(candidate.address) \(candidate.port) typ host"
@@ -242,6 +281,25 @@ public struct WebRTCAnswer: Sendable {
             lines.append("a=end-of-candidates")
         }
         return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// A payload type's `a=rtpmap` and `a=fmtp`: the offer's codec, and for video the source's (`sent`) profile.
+    static func codecLines(_ codec: WebRTCOffer.Codec, sending sent: MediaFormat?) -> [String] {
+        let channels = codec.channels.map { "/\($0)" } ?? ""
+        let name = codec.name == "OPUS" ? "opus" : codec.name  // as RFC 7587 writes it
+        var lines = ["a=rtpmap:\(codec.payloadType) \(name)/\(codec.clockRate)\(channels)"]
+        if codec.name == "H265" {
+            // What the offer takes, as it wrote it (profile, tier, level; the stream is the camera's).
+            let parameters = codec.parameters.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            if !parameters.isEmpty { lines.append("a=fmtp:\(codec.payloadType) " + parameters.joined(separator: ";")) }
+        }
+        if codec.name == "H264" {
+            let profile = sent?.profileLevelID ?? codec.parameters["profile-level-id"] ?? "42e01f"
+            lines.append(
+                "a=fmtp:\(codec.payloadType) level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profile)"
+            )
+        }
+        return lines
     }
 }
 

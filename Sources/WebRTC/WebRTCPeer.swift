@@ -27,6 +27,8 @@ public final class WebRTCPeer {
         case keyframeRequested(ssrc: UInt32)
         /// The viewer's report on the stream the block names (loss, jitter, the round trip's LSR and DLSR).
         case receiverReport(RTCPReportBlock)
+        /// An RTP packet of the viewer's voice (``WebRTCAnswer/talk``), unprotected: for the talkback.
+        case talk(RTPPacket)
     }
 
     public let answer: WebRTCAnswer
@@ -45,6 +47,10 @@ public final class WebRTCPeer {
     /// RTCP packets read from the viewer (its receiver reports, feedback) and those that did not authenticate.
     public private(set) var rtcpReceived = 0
     public private(set) var rtcpRejected = 0
+    /// RTP packets of the viewer's voice taken, and those refused (not authenticated, not the talk's payload type,
+    /// or from a viewer the answer did not let talk).
+    public private(set) var talkReceived = 0
+    public private(set) var talkRejected = 0
 
     public init(
         offer: WebRTCOffer, answer: WebRTCAnswer, local: ICELiteAgent.Credentials, identity: DTLSIdentity,
@@ -90,6 +96,8 @@ public final class WebRTCPeer {
             }
         case 128...191:
             guard agent.isChecked(address), let receiver else { return [] }
+            // RTP and RTCP on one port (RFC 5761 section 4): RTCP's packet types read as payload types 64-95.
+            if datagram.count > 1, !(64...95).contains(datagram[1] & 0x7F) { return talk(datagram, receiver) }
             guard let plain = try? receiver.unprotectRTCP(datagram), let packets = try? RTCPPacket.parseCompound(plain)
             else {
                 rtcpRejected += 1
@@ -100,6 +108,18 @@ public final class WebRTCPeer {
         default:
             return []
         }
+    }
+
+    /// The viewer's voice, when the answer lets it talk.
+    private func talk(_ datagram: [UInt8], _ receiver: SRTPReceiver) -> [Action] {
+        guard let talk = answer.talk, let plain = try? receiver.unprotect(datagram),
+            let packet = try? RTPPacket(plain), packet.payloadType == talk.payloadType
+        else {
+            talkRejected += 1
+            return []
+        }
+        talkReceived += 1
+        return [.talk(packet)]
     }
 
     /// What a viewer's RTCP asks of the streams we send it (others' SSRCs are left alone).

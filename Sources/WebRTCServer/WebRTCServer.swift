@@ -66,8 +66,15 @@ public final class WebRTCServer: Sendable {
     let logger: Logger
     private let group: any EventLoopGroup
     private let identity: DTLSIdentity
-    /// Each mounted source, with its audio re-encoded to Opus once a viewer needs that.
-    private let mounts = Mutex<[String: (source: MediaSource, transcoder: OpusTranscoder?)]>([:])
+    /// Each mounted source, with its audio re-encoded to Opus once a viewer needs that, and where its viewers'
+    /// voices go.
+    private let mounts = Mutex<[String: Mount]>([:])
+
+    struct Mount {
+        var source: MediaSource
+        var transcoder: OpusTranscoder?
+        var talkback: WebRTCTalkback?
+    }
     /// HTTP connections open now.
     private let httpConnections: ConnectionBudget
     /// Every 5 s, each mount's sender reports (and its transcoder's) to its viewers.
@@ -87,9 +94,10 @@ public final class WebRTCServer: Sendable {
         identity = try DTLSIdentity()
     }
 
-    /// Serves `source` at `path`, replacing what was there.
-    public func mount(_ source: MediaSource, at path: String) {
-        mounts.withLock { $0[Self.normalized(path)] = (source, nil) }
+    /// Serves `source` at `path`, replacing what was there; with `talkback`, its viewers may talk (two-way audio:
+    /// ``WebRTCTalkback``).
+    public func mount(_ source: MediaSource, at path: String, talkback: WebRTCTalkback? = nil) {
+        mounts.withLock { $0[Self.normalized(path)] = Mount(source: source, talkback: talkback) }
     }
 
     /// Stops offering what is at `path` (viewers playing it go on until they leave).
@@ -162,7 +170,7 @@ public final class WebRTCServer: Sendable {
                 WHEPRefusal(status: .serviceUnavailable, reason: "the server is not running"))
         }
         let key = Self.normalized(path)
-        guard let source = mounts.withLock({ $0[key]?.source }) else {
+        guard let (source, talkback) = mounts.withLock({ $0[key].map { ($0.source, $0.talkback) } }) else {
             return udp.eventLoop.makeFailedFuture(
                 WHEPRefusal(status: .notFound, reason: "nothing is mounted at \(path.prefix(200))"))
         }
@@ -189,7 +197,9 @@ public final class WebRTCServer: Sendable {
                 let offer = try WebRTCOffer(text)
                 let answer = try WebRTCAnswer(
                     offer: offer, formats: source.formats, iceUsernameFragment: local.usernameFragment,
-                    icePassword: local.password, fingerprint: identity.sdpFingerprint, candidates: candidates)
+                    icePassword: local.password, fingerprint: identity.sdpFingerprint, candidates: candidates,
+                    talkback: talkback?.format)
+                if let refusal = answer.talkRefusal { self.logger.info("a WebRTC viewer cannot talk: \(refusal)") }
                 let peer = try WebRTCPeer(offer: offer, answer: answer, local: local, identity: identity, now: .now())
                 peer.setupTimeout = configuration.viewerSetupTimeout
                 let transcoder = try answer.tracks.first(where: \.transcodedToOpus).map { track in
@@ -199,7 +209,8 @@ public final class WebRTCServer: Sendable {
                 let history = SentPacketHistory(droppingEvery: configuration.dropsEveryNthPacket)
                 viewers.add(
                     WebRTCViewers.Viewer(
-                        id: id, path: key, peer: peer, source: source, transcoder: transcoder, history: history))
+                        id: id, path: key, peer: peer, source: source, transcoder: transcoder,
+                        talkback: answer.talk == nil ? nil : talkback, history: history))
                 return (id, answer.text)
             } catch let refusal as WHEPRefusal {
                 throw refusal

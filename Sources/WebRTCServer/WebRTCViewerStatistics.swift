@@ -22,6 +22,8 @@ public struct WebRTCViewerStatistics: Sendable, Hashable {
     public var retransmissionsUnavailable = 0
     /// Keyframes it asked for (PLI, FIR), passed to the source (``RTSPServer/MediaSource/onKeyframeRequest(_:)``).
     public var keyframeRequests = 0
+    /// RTP packets of its voice taken (two-way audio), whether or not it held the floor.
+    public var talkPackets = 0
 
     public init(id: String, path: String) {
         self.id = id

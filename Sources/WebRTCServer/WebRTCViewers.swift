@@ -24,6 +24,8 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         let source: MediaSource
         /// Where its audio comes from when the source's is re-encoded to Opus.
         let transcoder: OpusTranscoder?
+        /// Where its voice goes, when its answer lets it talk.
+        let talkback: WebRTCTalkback?
         /// Its subscriptions once keyed: to the source, and to the transcoder's.
         var subscriptions: [(source: MediaSource, subscriber: Subscriber)] = []
         /// What went to it, for its NACKs and round trip.
@@ -33,8 +35,9 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
 
         init(
             id: String, path: String, peer: WebRTCPeer, source: MediaSource, transcoder: OpusTranscoder?,
-            history: SentPacketHistory
+            talkback: WebRTCTalkback?, history: SentPacketHistory
         ) {
+            self.talkback = talkback
             self.id = id
             self.path = path
             self.peer = peer
@@ -79,6 +82,7 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         viewers.values.map { viewer in
             var figures = viewer.statistics
             figures.rtcpPackets = viewer.peer.rtcpReceived
+            figures.talkPackets = viewer.peer.talkReceived
             return figures
         }.sorted { $0.id < $1.id }
     }
@@ -145,6 +149,8 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
                 guard let track = viewer.peer.answer.tracks.first(where: { $0.ssrc == ssrc }), !track.transcodedToOpus
                 else { continue }
                 viewer.source.requestKeyframe(track: track.sourceTrack)
+            case .talk(let packet):
+                viewer.talkback?.take(packet, from: viewer.id, now: .now())
             case .receiverReport(let block):
                 viewer.statistics.fractionLost = Double(block.fractionLost) / 256
                 viewer.statistics.cumulativeLost = Int(block.cumulativeLost)
@@ -200,6 +206,7 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         guard viewers.removeValue(forKey: viewer.id) != nil else { return }
         for (source, subscriber) in viewer.subscriptions { source.unsubscribe(subscriber) }
         viewer.subscriptions = []
+        viewer.talkback?.left(viewer.id)
         byUsername[viewer.peer.agent.local.usernameFragment] = nil
         for (address, held) in byAddress where held === viewer { byAddress[address] = nil }
         logger.info("a WebRTC viewer left", metadata: ["viewer": "\(viewer.id)", "reason": "\(reason)"])

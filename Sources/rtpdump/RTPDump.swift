@@ -184,7 +184,7 @@ struct InputOptions: ParsableArguments {
     /// The input as datagrams: a capture, or a capture of an RTSP session with the RTP interleaved in its
     /// connection included, or a live session that sets up the tracks of `media` (what the command reads).
     /// Also what the session's RTSP exchange says, when there is one.
-    func openSource(media: Set<MediaKind> = [.video, .audio]) throws
+    func openSource(media: Set<MediaKind> = [.video, .audio], backchannel: Bool = false) throws
         -> (source: any ReceivedItemSource, session: RTSPSessionInfo?)
     {
         if isURL {
@@ -193,6 +193,7 @@ struct InputOptions: ParsableArguments {
             }
             var options = sessionOptions
             options.mediaKinds = media
+            options.backchannel = backchannel
             let live = try naming(displayName) {
                 try LiveSessionSource.open(
                     url: input, options: options, duration: duration.map { .milliseconds(Int64($0 * 1000)) })

@@ -5,6 +5,7 @@ import PacketCapture
 import RTP
 import RTPDumpCore
 import RTSP
+import RTSPClient
 import RTSPServer
 import SDP
 import SRTP
@@ -57,6 +58,13 @@ struct Serve: ParsableCommand {
     @Option(help: "The UDP port WebRTC viewers' media and checks share (default: any free one).")
     var webrtcPort: Int = 0
 
+    @Flag(
+        help: ArgumentHelp(
+            "With --http-port and an rtsp:// URL: browsers talk to the camera (two-way audio). The camera's ONVIF "
+                + "backchannel is set up, and a viewer whose page is opened with ?talk sends its microphone to it, "
+                + "one viewer at a time."))
+    var talk = false
+
     @Option(help: "An Annex B file's picture rate (it carries no timestamps; default 25).")
     var fps: Double = 25
 
@@ -68,6 +76,9 @@ struct Serve: ParsableCommand {
         guard fps > 0 && fps <= 1000 else { throw ValidationError("--fps must be above 0 and at most 1000: \(fps)") }
         if let httpPort, !(0...65535).contains(httpPort) {
             throw ValidationError("--http-port must be 0 to 65535: \(httpPort)")
+        }
+        if talk && (httpPort == nil || !options.isURL) {
+            throw ValidationError("--talk sends browsers' voices to a camera: give an rtsp:// URL and --http-port")
         }
         if httpPort != nil && serveSRTP {
             throw ValidationError("--http-port serves WebRTC, which keys its own SRTP: drop --serve-srtp")
@@ -87,14 +98,18 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         if let codec = annexBCodec { return try serveAnnexB(codec: codec) }
-        let (datagrams, session) = try options.openSource(media: [.video, .audio])
+        let (datagrams, session) = try options.openSource(media: [.video, .audio], backchannel: talk)
         var filter = options.filter
         filter.port = nil
         let formats = try options.sdpFormats(session: session)
         let followsFlows = session != nil
         var streams: ServedStreams
         if options.isURL {
-            let described = try options.sdpDescription(session: session)?.media.compactMap(\.mediaFormat) ?? []
+            // Not the camera's backchannel (--talk): its a=sendonly section is what the client sends on.
+            let described =
+                try options.sdpDescription(session: session)?.media.filter {
+                    !$0.attributes.contains { $0.name.lowercased() == "sendonly" }
+                }.compactMap(\.mediaFormat) ?? []
             streams = ServedStreams.announced(formats: described, filter: filter, followsFlows: true)
         } else {
             var survey = datagrams
@@ -108,7 +123,7 @@ struct Serve: ParsableCommand {
         }
         let source = try makeSource(streams.tracks.map(\.format))
         let server = try start(
-            source,
+            source, talkback: try talkback(of: datagrams),
             describing:
                 "\(streams.tracks.count) track(s): \(streams.tracks.map { $0.format.encodingName }.joined(separator: ", "))"
         )
@@ -166,8 +181,29 @@ struct Serve: ParsableCommand {
         }
     }
 
+    /// With --talk, where browsers' voices go: the relayed camera's backchannel.
+    private func talkback(of input: any ReceivedItemSource) throws -> WebRTCTalkback? {
+        guard talk, let live = input as? LiveSessionSource else { return nil }
+        guard let backchannel = live.session.backchannel else {
+            throw RTPDumpError(
+                "--talk: \(options.displayName) set up no audio backchannel (it offers none, or in a codec this "
+                    + "library does not send): serve it without --talk")
+        }
+        do {
+            let talkback = try WebRTCTalkback(format: backchannel.format) { backchannel.send($0) }
+            printError(
+                "talk: browsers' voices go to the camera as \(backchannel.format.encodingName)/\(backchannel.format.clockRate)"
+            )
+            return talkback
+        } catch {
+            throw RTPDumpError("--talk: \(error.reason)")
+        }
+    }
+
     /// Starts the server with `source` at --path, and says where.
-    private func start(_ source: MediaSource, describing tracks: String) throws -> Servers {
+    private func start(
+        _ source: MediaSource, talkback: WebRTCTalkback? = nil, describing tracks: String
+    ) throws -> Servers {
         let server = RTSPServer(configuration: serverConfiguration)
         let mounted = server.mount(source, at: path)
         try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
@@ -178,7 +214,7 @@ struct Serve: ParsableCommand {
         var webRTC: WebRTCServer?
         if let httpPort {
             let browsers = try WebRTCServer(configuration: .init(httpPort: httpPort, udpPort: webrtcPort, host: bind))
-            browsers.mount(source, at: path)
+            browsers.mount(source, at: path, talkback: talkback)
             try naming("WebRTC server on \(bind):\(httpPort)") { try waitFor { try await browsers.start() } }
             print("http://\(printedHost):\(browsers.httpPort ?? 0)\(mounted == "/" ? "" : mounted)/")
             webRTC = browsers

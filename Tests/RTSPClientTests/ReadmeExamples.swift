@@ -156,6 +156,27 @@ func relayToBrowsers(_ url: String, rtspPort: Int, httpPort: Int) async throws -
     return (rtsp, browsers)
 }
 
+/// "Talking back from the browser": the relay to browsers with the camera's ONVIF backchannel, a viewer's
+/// microphone going to the camera (two-way audio).
+func relayToBrowsersWithTalk(_ url: String, httpPort: Int) async throws -> WebRTCServer {
+    var options = RTSPSessionOptions()
+    options.backchannel = true  // the camera's ONVIF audio backchannel, where it has one
+    let camera = try await RTSPSession.connect(to: url, options: options)
+    let sent = camera.tracks.filter { !$0.isBackchannel }  // what the camera sends (the backchannel comes last)
+    let source = try MediaSource(formats: sent.map(\.format))
+    let talkback = try camera.backchannel.map { backchannel in
+        try WebRTCTalkback(format: backchannel.format) { frame in backchannel.send(frame) }  // one talker at a time
+    }
+    let browsers = try WebRTCServer(configuration: .init(httpPort: httpPort))
+    browsers.mount(source, at: "/camera", talkback: talkback)  // http://this-host:httpPort/camera/?talk talks
+    try await browsers.start()
+    Task {
+        for try await unit in try camera.media() { source.push(unit) }
+        source.finish()
+    }
+    return browsers
+}
+
 /// The README's error example: a session's failure matched by its code, its sentence kept.
 func connectSaying(_ url: String) async -> String? {
     do {

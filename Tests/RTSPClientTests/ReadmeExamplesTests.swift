@@ -191,6 +191,27 @@ import Testing
         await rtsp.stop()
     }
 
+    /// The talking example: gst-rtsp-server's camera with a G.711 backchannel relayed; Chromium opens the page with
+    /// `?talk`, its microphone playing a 440 Hz tone, and the camera decodes the tone.
+    @Test func theTalkingExampleRuns() async throws {
+        let wav = try await BackchannelTests.tone(seconds: 10, rate: 48_000)
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let heard = BackchannelTests.temporary("readme-heard.raw")
+        defer { try? FileManager.default.removeItem(at: heard) }
+        let camera = try await RealServer(["--backchannel", heard.path, "--frames", "3600"])
+        defer { camera.stop() }
+        let browsers = try await relayToBrowsersWithTalk(camera.url, httpPort: 0)
+        let page = "http://127.0.0.1:\(try #require(browsers.httpPort))/camera/?talk"
+        let played = try await WebRTCBrowserTests.play(page, seconds: 4, microphone: wav.path)
+        #expect(played.error == nil && played.state == "connected", "\(played)")
+        let bytes = try await BackchannelTests.heard(heard, atLeast: 8000 * 2)
+        let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Double($0) }
+        let tone = WebRTCBrowserTests.power(samples, at: 440, rate: 8000)
+        let other = WebRTCBrowserTests.power(samples, at: 1000, rate: 8000)
+        #expect(samples.count >= 8000 && tone > 20 * other, "\(samples.count) samples, 440 Hz \(tone), 1 kHz \(other)")
+        await browsers.stop()
+    }
+
     /// The error example tells a refused password by its code and keeps the sentence, without the password.
     @Test func theErrorExampleReadsTheSentence() async throws {
         let source = try MediaSource(video: .h264)

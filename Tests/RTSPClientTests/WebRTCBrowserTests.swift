@@ -72,10 +72,11 @@ import Testing
         return file
     }
 
-    /// Plays `url` in Chromium for `seconds`.
-    static func play(_ url: String, seconds: Int) async throws -> Played {
+    /// Plays `url` in Chromium for `seconds`, its microphone playing the WAV file `microphone` when given.
+    static func play(_ url: String, seconds: Int, microphone: String? = nil) async throws -> Played {
         let script = RealServer.root.appendingPathComponent("scripts/webrtc/browser-plays.py").path
-        let run = try await runProgram("/usr/bin/python3", [script, url, "\(seconds)"])
+        let run = try await runProgram(
+            "/usr/bin/python3", [script, url, "\(seconds)"] + (microphone.map { [$0] } ?? []))
         #expect(run.status == 0, "\(run.stderr)")
         return try JSONDecoder().decode(Played.self, from: Data(run.stdout.utf8))
     }
@@ -153,6 +154,44 @@ import Testing
         #expect(audio.codec == "audio/opus" && audio.totalAudioEnergy > 0, "\(audio)")
         #expect(audio.packetsReceived >= 100 && audio.packetsLost == 0, "\(audio)")
         #expect(played.tracks?.contains { $0.kind == "video" } == false)
+    }
+
+    /// Two-way audio: Chromium's microphone (a file of a 440 Hz tone) talks through `rtpdump serve --talk` to the
+    /// relayed gst-rtsp-server's ONVIF backchannel (G.711 µ-law), while it plays the camera's video and G.711. The
+    /// page, opened with `?talk`, is answered in PCMU both ways on its audio section; its packets go to the camera
+    /// as they came, and what the camera decodes is the tone: its power at 440 Hz far above that at other
+    /// frequencies (the browser's own audio processing runs on the microphone, as it does for a user). The
+    /// camera's backchannel is not served as a track.
+    @Test func chromiumTalksToARelayedCamerasBackchannel() async throws {
+        let wav = try await BackchannelTests.tone(seconds: 10, rate: 48_000)
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let heard = BackchannelTests.temporary("browser-heard.raw")
+        defer { try? FileManager.default.removeItem(at: heard) }
+        let camera = try await RealServer(["--audio", "--backchannel", heard.path, "--frames", "3600"])
+        defer { camera.stop() }
+        let served = try await Served(camera.url, ["--talk"])
+        let played = try await Self.play(served.pageURL + "?talk", seconds: 5, microphone: wav.path)
+        #expect(played.error == nil && played.state == "connected", "\(played)")
+        let audio = try #require(played.tracks?.first { $0.kind == "audio" }, "\(played)")
+        #expect(audio.codec == "audio/PCMU" && audio.totalAudioEnergy > 0, "\(audio)")
+        #expect(played.tracks?.contains { $0.kind == "video" && $0.framesDecoded > 0 } == true, "\(played)")
+        let bytes = try await BackchannelTests.heard(heard, atLeast: 2 * 8000 * 2)
+        #expect(bytes.count >= 2 * 8000 * 2, "the camera decoded \(bytes.count) bytes of the browser's voice")
+        let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Double($0) }
+        let tone = Self.power(samples, at: 440, rate: 8000)
+        let others = [200.0, 700, 1000, 1500, 2500].map { Self.power(samples, at: $0, rate: 8000) }
+        #expect(tone > 20 * (others.max() ?? 0), "power at 440 Hz \(tone), elsewhere \(others)")
+    }
+
+    /// The power of `samples` at `frequency` (Goertzel's filter), per sample.
+    static func power(_ samples: [Double], at frequency: Double, rate: Double) -> Double {
+        let coefficient = 2 * cos(2 * Double.pi * frequency / rate)
+        var (previous, beforeThat) = (0.0, 0.0)
+        for sample in samples {
+            (previous, beforeThat) = (sample + coefficient * previous - beforeThat, previous)
+        }
+        return (previous * previous + beforeThat * beforeThat - coefficient * previous * beforeThat)
+            / Double(max(1, samples.count))
     }
 
     /// The WHEP endpoint over HTTP as curl speaks it: CORS for a preflight, an offer that is not SDP refused with the

@@ -15,14 +15,65 @@ import WebRTC
         contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "Offers/chromium-recvonly.sdp"),
         encoding: .utf8)
+    /// Chromium's offer of a viewer that also sends audio (capture-offer.py --talk: the player page's `?talk`).
+    static let chromiumTalking = try! String(
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Offers/chromium-talk.sdp"),
+        encoding: .utf8)
     static let h264 = VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1, profileLevelID: "42e01f")
     static let pcmu = AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)
 
-    static func answer(_ offer: WebRTCOffer, _ formats: [MediaFormat]) throws -> WebRTCAnswer {
+    static func answer(_ offer: WebRTCOffer, _ formats: [MediaFormat], talkback: AudioFormat? = nil) throws
+        -> WebRTCAnswer
+    {
         try WebRTCAnswer(
             offer: offer, formats: formats, iceUsernameFragment: "LoCa", icePassword: "local-password-0123456789",
             fingerprint: "sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"),
-            candidates: [.init(address: "192.0.2.10", port: 40_000)], sessionID: 1)
+            candidates: [.init(address: "192.0.2.10", port: 40_000)], talkback: talkback, sessionID: 1)
+    }
+
+    /// A viewer that sends audio, to a server that takes talk in G.711: its audio section is answered `sendrecv`
+    /// with the offer's PCMU first (what the browser sends in) and the source's audio's payload type after it
+    /// (AAC, re-encoded to Opus); a source without audio answers it `recvonly`, in PCMU alone, and bundles it.
+    @Test func aViewerThatTalksIsAskedForTheTalkbacksCodec() throws {
+        let offer = try WebRTCOffer(Self.chromiumTalking)
+        #expect(offer.sections.map(\.sends) == [false, true])
+        let aac = AudioFormat(codec: .aac, payloadType: 97, clockRate: 48_000, channels: 2)
+        let answer = try Self.answer(offer, [.video(Self.h264), .audio(aac)], talkback: Self.pcmu)
+        let talk = try #require(answer.talk)
+        let opus = try #require(offer.sections[1].codecs.first { $0.name == "OPUS" })
+        #expect(talk.section == 1 && talk.payloadType == 0 && answer.talkRefusal == nil)
+        let audio = try #require(answer.tracks.first { $0.sourceTrack == 1 })
+        #expect(audio.transcodedToOpus && audio.payloadType == opus.payloadType)
+        let sdp = try SessionDescription(answer.text)
+        #expect(sdp.media[1].payloadTypes == [0, opus.payloadType])
+        #expect(sdp.media[1].attributes.contains { $0.name == "sendrecv" })
+        #expect(sdp.media[1].rtpMap(for: 0)?.encodingName == "PCMU")
+
+        let videoOnly = try Self.answer(offer, [.video(Self.h264)], talkback: Self.pcmu)
+        let listening = try SessionDescription(videoOnly.text)
+        #expect(videoOnly.talk?.payloadType == 0 && videoOnly.refusals.isEmpty)
+        #expect(listening.media[1].payloadTypes == [0] && listening.media[1].port == 40_000)
+        #expect(listening.media[1].attributes.contains { $0.name == "recvonly" })
+        #expect(listening.attributes.first { $0.name == "group" }?.value == "BUNDLE 0 1")
+    }
+
+    /// A talkback in a codec the viewer does not send (AAC) lets nobody talk and says why; the viewer still plays
+    /// what it receives. A viewer that does not send audio is not told anything; a server without a talkback
+    /// answers a talking offer as it answers any other.
+    @Test func aViewerThatCannotTalkStillPlays() throws {
+        let offer = try WebRTCOffer(Self.chromiumTalking)
+        let aac16 = AudioFormat(codec: .aac, payloadType: 96, clockRate: 16_000)
+        let answer = try Self.answer(offer, [.video(Self.h264), .audio(Self.pcmu)], talkback: aac16)
+        #expect(answer.talk == nil)
+        #expect(answer.talkRefusal?.contains("MPEG4-GENERIC/16000") == true, "\(answer.talkRefusal ?? "")")
+        let sdp = try SessionDescription(answer.text)
+        #expect(sdp.media[1].payloadTypes == [0] && sdp.media[1].attributes.contains { $0.name == "sendonly" })
+        let listener = try Self.answer(try WebRTCOffer(Self.chromium), [.video(Self.h264)], talkback: Self.pcmu)
+        #expect(listener.talk == nil && listener.talkRefusal == nil)
+        let withoutTalkback = try Self.answer(offer, [.video(Self.h264), .audio(Self.pcmu)])
+        #expect(withoutTalkback.talk == nil && withoutTalkback.text.contains("a=sendonly\r\n"))
+        #expect(!withoutTalkback.text.contains("sendrecv") && !withoutTalkback.text.contains("recvonly"))
     }
 
     @Test func chromiumsOfferReads() throws {

@@ -15,9 +15,11 @@ import WebRTC
     let t0 = ArrivalTime(nanoseconds: 1_000_000_000)
     let local = ICELiteAgent.Credentials(usernameFragment: "LoCa", password: "local-password-0123456789")
 
-    /// Chromium's offer with the fingerprint of `identity` (the test viewer's certificate).
-    func offer(naming identity: DTLSIdentity) throws -> WebRTCOffer {
-        let text = WebRTCAnswerTests.chromium.split(separator: "\r\n", omittingEmptySubsequences: false).map { line in
+    /// Chromium's offer (or its offer that talks) with the fingerprint of `identity` (the test viewer's
+    /// certificate).
+    func offer(naming identity: DTLSIdentity, talks: Bool = false) throws -> WebRTCOffer {
+        let sdp = talks ? WebRTCAnswerTests.chromiumTalking : WebRTCAnswerTests.chromium
+        let text = sdp.split(separator: "\r\n", omittingEmptySubsequences: false).map { line in
             line.hasPrefix("a=fingerprint:") ? "a=fingerprint:" + identity.sdpFingerprint : String(line)
         }.joined(separator: "\r\n")
         return try WebRTCOffer(text)
@@ -41,6 +43,60 @@ import WebRTC
 
     static func sent(_ actions: [WebRTCPeer.Action]) -> [[UInt8]] {
         actions.compactMap { if case .send(let bytes, _) = $0 { bytes } else { nil } }
+    }
+
+    /// Checks and keys `peer` with `viewer` (DTLS to and fro until the peer is ready): whether it got ready.
+    func key(_ peer: WebRTCPeer, _ viewer: DTLSEndpoint, _ offer: WebRTCOffer) throws -> Bool {
+        _ = peer.receive(check(offer), from: viewerAddress, now: t0)
+        var toPeer = try viewer.start()
+        var ready = false
+        for _ in 0..<5 where !ready {
+            var toViewer: [[UInt8]] = []
+            for datagram in toPeer {
+                let actions = peer.receive(datagram, from: viewerAddress, now: t0)
+                ready = ready || actions.contains { if case .ready = $0 { true } else { false } }
+                toViewer += Self.sent(actions)
+            }
+            toPeer = try toViewer.flatMap { try viewer.receive($0) }
+        }
+        return ready
+    }
+
+    /// A viewer whose answer lets it talk: its RTP in the talk's payload type, protected with its key, comes out
+    /// as packets for the talkback; RTP in another payload type, or not authenticated, does not; its RTCP is still
+    /// read as RTCP (RTP and RTCP told apart on the one port).
+    @Test func aTalkingViewersVoiceIsTakenAndOnlyItsVoice() throws {
+        let viewerIdentity = try DTLSIdentity()
+        let offer = try offer(naming: viewerIdentity, talks: true)
+        let answer = try WebRTCAnswerTests.answer(
+            offer, [.video(WebRTCAnswerTests.h264)], talkback: WebRTCAnswerTests.pcmu)
+        let talk = try #require(answer.talk)
+        let peer = try WebRTCPeer(offer: offer, answer: answer, local: local, identity: try DTLSIdentity(), now: t0)
+        let viewer = try DTLSEndpoint(identity: viewerIdentity, role: .client)
+        #expect(try key(peer, viewer, offer))
+        let sender = try SRTPSender(key: try viewer.srtpKeys().local)
+        func voice(_ payloadType: UInt8, _ sequenceNumber: UInt16) -> [UInt8] {
+            RTPPacketBuilder(
+                payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: 160 * UInt32(sequenceNumber),
+                ssrc: 0x5151, payload: [UInt8](repeating: 0xFF, count: 160)
+            ).bytes()
+        }
+        var taken: [RTPPacket] = []
+        for number in 1...3 {
+            let actions = peer.receive(
+                try sender.protect(voice(talk.payloadType, UInt16(number))), from: viewerAddress, now: t0)
+            taken += actions.compactMap { if case .talk(let packet) = $0 { packet } else { nil } }
+        }
+        #expect(taken.map(\.sequenceNumber) == [1, 2, 3] && taken.allSatisfy { $0.payload.count == 160 })
+        _ = peer.receive(try sender.protect(voice(111, 4)), from: viewerAddress, now: t0)
+        var forged = try sender.protect(voice(talk.payloadType, 5))
+        forged[forged.count - 1] ^= 1
+        _ = peer.receive(forged, from: viewerAddress, now: t0)
+        #expect(peer.talkReceived == 3 && peer.talkRejected == 2)
+        var report = RTCPCompoundBuilder()
+        report.appendReceiverReport(RTCPReceiverReport(ssrc: 0x5151, reportBlocks: []))
+        _ = peer.receive(try sender.protectRTCP(report.bytes), from: viewerAddress, now: t0)
+        #expect(peer.rtcpReceived == 1 && peer.talkReceived == 3)
     }
 
     @Test func aCheckedViewerIsKeyedAndReadsWhatIsSent() throws {

@@ -2,9 +2,10 @@
 """Opens a WebRTC player page (rtpdump serve --http-port's http://HOST:H/PATH/) in headless Chromium, lets it play for
 the seconds given, and prints what the browser's own statistics say it decoded, as one JSON object: for each inbound
 track its kind, codec, frames decoded, frame size, packets lost, NACKs and PLIs sent, freezes and audio energy; the
-milliseconds from the answer to the first picture painted; and any WHEP error.
+milliseconds from the answer to the first picture painted; and any WHEP error. With a WAV file as well, the
+browser's microphone plays it (Chromium's fake capture device, looping), for a page opened with ?talk.
 
-    browser-plays.py URL [SECONDS]
+    browser-plays.py URL [SECONDS [MICROPHONE.wav]]
 """
 import json
 import sys
@@ -15,10 +16,15 @@ from selenium.webdriver.chrome.service import Service
 
 url = sys.argv[1]
 seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 5
+microphone = sys.argv[3] if len(sys.argv) > 3 else None
 options = webdriver.ChromeOptions()
 options.binary_location = "/usr/bin/chromium"
 for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required"]:
     options.add_argument(flag)
+if microphone:
+    for flag in ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+                 f"--use-file-for-fake-audio-capture={microphone}"]:
+        options.add_argument(flag)
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 try:
     driver.set_script_timeout(30)

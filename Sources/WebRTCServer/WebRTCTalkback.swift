@@ -1,0 +1,112 @@
+import Audio
+import RTP
+import SDP
+import Synchronization
+import WebRTC
+
+/// Where viewers' voices go (two-way audio: a relayed camera's ONVIF backchannel, an intercom). Mounted with a
+/// source (``WebRTCServer/mount(_:at:talkback:)``), it lets a viewer whose offer sends audio talk in ``format``:
+/// the answer asks the browser for that codec (a browser sends G.711, G.722 and Opus), so that its packets go on
+/// as they came, without re-encoding. A viewer that offers no such codec plays without talking, and the server
+/// logs why.
+///
+/// One viewer talks at a time: the first whose voice comes holds the floor until it has been silent for
+/// ``floorRelease`` or has left; another's voice meanwhile is dropped (and counted). Each frame goes to
+/// `deliver` on the server's UDP event loop, in ticks of the format's clock on one timeline whoever talks (a new
+/// talker's first frame comes after the last frame delivered by the time that passed between them): what
+/// `RTSPBackchannel.send(_:)` takes.
+///
+/// ```swift
+/// let camera = try await RTSPSession.connect(to: url, options: .init(backchannel: true))
+/// if let backchannel = camera.backchannel {
+///     let talkback = try WebRTCTalkback(format: backchannel.format) { backchannel.send($0) }
+///     webRTC.mount(source, at: "/camera", talkback: talkback)
+/// }
+/// ```
+public final class WebRTCTalkback: Sendable {
+    /// What the destination takes, and what viewers are asked to send.
+    public let format: AudioFormat
+    /// How long the viewer that talks may be silent before another may talk.
+    public let floorRelease: Duration
+    private let deliver: @Sendable (AudioFrame) -> Void
+    private let state = Mutex(State())
+
+    struct State {
+        /// The viewer that holds the floor, and when its voice last came.
+        var talker: String?
+        var lastHeard: ArrivalTime?
+        /// The talker's packets into frames (made for its payload type when it takes the floor).
+        var depacketizer: AudioDepacketizer?
+        /// The talker's first frame's timestamp, and where that falls on the talkback's timeline.
+        var origin: (talker: UInt64, timeline: UInt64)?
+        /// Where the timeline is: the end of the last frame delivered, and when that was.
+        var end: UInt64 = 0
+        var endedAt: ArrivalTime?
+        var delivered = 0
+        var dropped = 0
+    }
+
+    /// A talkback in `format` (a camera's backchannel's), delivering each frame to `deliver`.
+    /// - Throws: ``WebRTCError`` when the format is one this library does not take frames of.
+    public init(
+        format: AudioFormat, floorRelease: Duration = .seconds(1),
+        deliver: @escaping @Sendable (AudioFrame) -> Void
+    ) throws(WebRTCError) {
+        do {
+            _ = try AudioDepacketizer(format: format)
+        } catch {
+            throw WebRTCError("a talkback of \(format.encodingName)/\(format.clockRate) cannot be taken: \(error)")
+        }
+        self.format = format
+        self.floorRelease = floorRelease
+        self.deliver = deliver
+    }
+
+    /// Frames delivered, and frames of viewers that did not hold the floor (dropped).
+    public var frameCounts: (delivered: Int, dropped: Int) { state.withLock { ($0.delivered, $0.dropped) } }
+
+    /// A packet of `viewer`'s voice: delivered when it holds the floor or may take it.
+    func take(_ packet: RTPPacket, from viewer: String, now: ArrivalTime) {
+        let frames = state.withLock { state -> [AudioFrame] in
+            if let talker = state.talker, talker != viewer, let last = state.lastHeard, now - last < floorRelease {
+                state.dropped += 1
+                return []
+            }
+            if state.talker != viewer {
+                var format = self.format
+                format.payloadType = packet.payloadType
+                state.talker = viewer
+                state.depacketizer = try? AudioDepacketizer(format: format)
+                state.origin = nil
+            }
+            state.lastHeard = now
+            state.depacketizer?.push(packet)
+            var frames: [AudioFrame] = []
+            while let frame = state.depacketizer?.nextFrame() {
+                let silence = state.endedAt.map { max(.zero, now - $0) } ?? .zero
+                let silenceTicks = UInt64(silence / .milliseconds(1)) * UInt64(frame.clockRate) / 1000
+                let origin = state.origin ?? (frame.timestamp, state.end &+ silenceTicks)
+                state.origin = origin
+                let timestamp = origin.timeline &+ (frame.timestamp &- origin.talker)
+                state.end = max(state.end, timestamp &+ UInt64(frame.sampleCount))
+                state.endedAt = now
+                frames.append(
+                    AudioFrame(
+                        codec: frame.codec, timestamp: timestamp, clockRate: frame.clockRate,
+                        sampleCount: frame.sampleCount, bytes: frame.bytes, ssrc: frame.ssrc))
+            }
+            state.delivered += frames.count
+            return frames
+        }
+        for frame in frames { deliver(frame) }
+    }
+
+    /// `viewer` left: the floor is free at once if it held it.
+    func left(_ viewer: String) {
+        state.withLock { state in
+            guard state.talker == viewer else { return }
+            state.talker = nil
+            state.depacketizer = nil
+        }
+    }
+}
