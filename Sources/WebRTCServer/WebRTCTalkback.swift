@@ -11,7 +11,9 @@ import WebRTC
 /// logs why.
 ///
 /// One viewer talks at a time: the first whose voice comes holds the floor until it has been silent for
-/// ``floorRelease`` or has left; another's voice meanwhile is dropped (and counted). Each frame goes to
+/// ``floorRelease`` or has left; another's voice meanwhile is dropped (and counted), as is a talker's voice that
+/// runs more than ``maxAhead`` ahead of the time it has been talking (a viewer that floods is held to real time,
+/// so the camera's connection carries no more than a voice). Each frame goes to
 /// `deliver` on the server's UDP event loop, in ticks of the format's clock on one timeline whoever talks (a new
 /// talker's first frame comes after the last frame delivered by the time that passed between them): what
 /// `RTSPBackchannel.send(_:)` takes.
@@ -28,6 +30,8 @@ public final class WebRTCTalkback: Sendable {
     public let format: AudioFormat
     /// How long the viewer that talks may be silent before another may talk.
     public let floorRelease: Duration
+    /// How far a talker's voice may run ahead of the time since it began (its jitter, a burst after a stall).
+    public let maxAhead: Duration = .milliseconds(500)
     private let deliver: @Sendable (AudioFrame) -> Void
     private let state = Mutex(State())
 
@@ -37,8 +41,8 @@ public final class WebRTCTalkback: Sendable {
         var lastHeard: ArrivalTime?
         /// The talker's packets into frames (made for its payload type when it takes the floor).
         var depacketizer: AudioDepacketizer?
-        /// The talker's first frame's timestamp, and where that falls on the talkback's timeline.
-        var origin: (talker: UInt64, timeline: UInt64)?
+        /// The talker's first frame's timestamp, where that falls on the talkback's timeline, and when it came.
+        var origin: (talker: UInt64, timeline: UInt64, at: ArrivalTime)?
         /// Where the timeline is: the end of the last frame delivered, and when that was.
         var end: UInt64 = 0
         var endedAt: ArrivalTime?
@@ -62,7 +66,7 @@ public final class WebRTCTalkback: Sendable {
         self.deliver = deliver
     }
 
-    /// Frames delivered, and frames of viewers that did not hold the floor (dropped).
+    /// Frames delivered, and frames dropped (of viewers that did not hold the floor, or ahead of real time).
     public var frameCounts: (delivered: Int, dropped: Int) { state.withLock { ($0.delivered, $0.dropped) } }
 
     /// A packet of `viewer`'s voice: delivered when it holds the floor or may take it.
@@ -83,10 +87,17 @@ public final class WebRTCTalkback: Sendable {
             state.depacketizer?.push(packet)
             var frames: [AudioFrame] = []
             while let frame = state.depacketizer?.nextFrame() {
-                let silence = state.endedAt.map { max(.zero, now - $0) } ?? .zero
-                let silenceTicks = UInt64(silence / .milliseconds(1)) * UInt64(frame.clockRate) / 1000
-                let origin = state.origin ?? (frame.timestamp, state.end &+ silenceTicks)
+                func ticks(_ duration: Duration) -> UInt64 {
+                    UInt64(max(.zero, duration) / .milliseconds(1)) * UInt64(frame.clockRate) / 1000
+                }
+                let silence = state.endedAt.map { ticks(now - $0) } ?? 0
+                let origin = state.origin ?? (frame.timestamp, state.end &+ silence, now)
                 state.origin = origin
+                let elapsed = frame.timestamp &- origin.talker &+ UInt64(frame.sampleCount)
+                guard elapsed <= ticks(now - origin.at + maxAhead) else {
+                    state.dropped += 1
+                    continue
+                }
                 let timestamp = origin.timeline &+ (frame.timestamp &- origin.talker)
                 state.end = max(state.end, timestamp &+ UInt64(frame.sampleCount))
                 state.endedAt = now

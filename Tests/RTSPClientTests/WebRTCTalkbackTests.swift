@@ -45,6 +45,17 @@ import Testing
         #expect(delivered.withLockedValue { $0.last?.timestamp } == afterB)
     }
 
+    /// A viewer that floods (a minute of voice at once) is held to real time: what runs more than half a second
+    /// ahead of the time it has been talking is dropped, and it goes on as time passes.
+    @Test func aFloodingTalkerIsHeldToRealTime() throws {
+        let delivered = NIOLockedValueBox(0)
+        let talkback = try WebRTCTalkback(format: Self.pcmu) { _ in delivered.withLockedValue { $0 += 1 } }
+        for number in 0..<3000 { talkback.take(try Self.voice(UInt16(number), base: 1), from: "A", now: t0) }
+        #expect(talkback.frameCounts == (delivered: 25, dropped: 2975))  // 500 ms of 20 ms frames
+        talkback.take(try Self.voice(3000, base: 1), from: "A", now: t0 + .seconds(60))
+        #expect(talkback.frameCounts.delivered == 26)
+    }
+
     /// A format this library takes no frames of is refused when the talkback is made, with the reason.
     @Test func aFormatWithoutFramesIsRefused() {
         let odd = AudioFormat(codec: .l16, payloadType: 96, clockRate: 8000, channels: 0)
