@@ -85,91 +85,13 @@ struct Serve: ParsableCommand {
         }
     }
 
-    /// The codec of an Annex B file (`.h264`, `.264`, `.h265`, `.265`, `.hevc`, or --codec), nil for a capture.
-    private var annexBCodec: VideoCodec? {
-        guard !options.isURL else { return nil }
-        let name = options.input.lowercased()
-        if name.hasSuffix(".h264") || name.hasSuffix(".264") { return options.codec ?? .h264 }
-        if name.hasSuffix(".h265") || name.hasSuffix(".265") || name.hasSuffix(".hevc") {
-            return options.codec ?? .h265
-        }
-        return nil
-    }
-
     func run() throws {
-        if let codec = annexBCodec { return try serveAnnexB(codec: codec) }
-        let (datagrams, session) = try options.openSource(media: [.video, .audio], backchannel: talk)
-        var filter = options.filter
-        filter.port = nil
-        let formats = try options.sdpFormats(session: session)
-        let followsFlows = session != nil
-        var streams: ServedStreams
-        if options.isURL {
-            // Not the camera's backchannel (--talk): its a=sendonly section is what the client sends on.
-            let described =
-                try options.sdpDescription(session: session)?.media.filter {
-                    !$0.attributes.contains { $0.name.lowercased() == "sendonly" }
-                }.compactMap(\.mediaFormat) ?? []
-            streams = ServedStreams.announced(formats: described, filter: filter, followsFlows: true)
-        } else {
-            var survey = datagrams
-            streams = try ServedStreams.survey(&survey, formats: formats, filter: filter, followsFlows: followsFlows)
-        }
-        for reason in streams.leftOut { printError("note: not served: \(reason)") }
-        guard !streams.tracks.isEmpty else {
-            throw RTPDumpError(
-                "nothing to serve in \(options.displayName): no H.264, H.265 or Motion JPEG video, "
-                    + "and no audio its SDP describes")
-        }
-        let source = try makeSource(streams.tracks.map(\.format))
-        let server = try start(
-            source, talkback: try talkback(of: datagrams),
-            describing:
-                "\(streams.tracks.count) track(s): \(streams.tracks.map { $0.format.encodingName }.joined(separator: ", "))"
-        )
-        if options.isURL {
-            var live = datagrams
-            try CaptureServing.push(&live, streams: &streams, into: source, paced: false)
-        } else {
-            waitFor { await source.waitForSubscriber() }
-            // Read again from its start for each playing: the survey read the first opening to its end.
-            repeat {
-                var capture = try CaptureInput.openWithSession(options.input).source
-                var replay = streams.replaying(formats: formats, filter: filter, followsFlows: followsFlows)
-                try CaptureServing.push(&capture, streams: &replay, into: source, paced: true)
-            } while loop
-        }
-        try end(source, server)
-    }
-
-    /// An Annex B file: its access units at --fps, announced with the parameter sets of its first keyframe.
-    private func serveAnnexB(codec: VideoCodec) throws {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: options.input)) else {
-            throw RTPDumpError("cannot read \(options.input)")
-        }
-        let bytes = [UInt8](data)
-        let groups = AccessUnitSplitter.accessUnits(in: bytes, codec: codec)
-        var sets = ParameterSets(codec: codec)
-        for nal in groups.lazy.flatMap({ $0 }) { _ = sets.update(NALUnit(codec: codec, bytes: nal)) }
-        guard !groups.isEmpty, !sets.isEmpty else {
-            throw RTPDumpError("\(options.input) holds no \(codec) access unit with parameter sets (is it Annex B?)")
-        }
-        let source = try makeSource([.video(VideoFormat(parameterSets: sets))])
-        let server = try start(source, describing: "1 track: \(codec), \(groups.count) pictures at \(fps) fps")
-        waitFor { await source.waitForSubscriber() }
-        let ticks = 90_000 / fps
-        var played = 0
-        repeat {
-            let start = ArrivalTime.now()
-            for (index, nalUnits) in groups.enumerated() {
-                CaptureServing.sleep(until: start + .nanoseconds(Int64(Double(index) / fps * 1e9)))
-                let timestamp = UInt64((Double(played + index) * ticks).rounded())
-                source.push(
-                    .video(AccessUnit(codec: codec, timestamp: timestamp, nalUnits: nalUnits)), capturedAt: .now())
-            }
-            played += groups.count
-        } while loop
-        try end(source, server)
+        let input = ServedInput(options: options, fps: fps, loop: loop, backchannel: talk)
+        let opened = try input.open(makeSource)
+        let servers = try start(
+            opened.source, talkback: try opened.live.map(talkback(of:)) ?? nil, describing: opened.description)
+        try opened.play()
+        try end(opened.source, servers)
     }
 
     /// The source of `formats`, SRTP with a random key when --serve-srtp.
@@ -182,8 +104,8 @@ struct Serve: ParsableCommand {
     }
 
     /// With --talk, where browsers' voices go: the relayed camera's backchannel.
-    private func talkback(of input: any ReceivedItemSource) throws -> WebRTCTalkback? {
-        guard talk, let live = input as? LiveSessionSource else { return nil }
+    private func talkback(of live: LiveSessionSource) throws -> WebRTCTalkback? {
+        guard talk else { return nil }
         guard let backchannel = live.session.backchannel else {
             throw RTPDumpError(
                 "--talk: \(options.displayName) set up no audio backchannel (it offers none, or in a codec this "

@@ -123,6 +123,63 @@ import Testing
         #expect(frames.map { String($0.last ?? "") } == Array(expected.prefix(60)))
     }
 
+    /// WHIP publishing into another stack: `rtpdump publish` of the same file to aiortc as the endpoint
+    /// (scripts/webrtc/aiortc-whip-endpoint.py), which decodes what it receives: its first 60 frames are FFmpeg's
+    /// framemd5 of the file, bit for bit, from the first picture; at the end the publisher deletes its session.
+    @Test func aiortcAsAWHIPEndpointDecodesThePublishedFileBitForBit() async throws {
+        let python = RealServer.root.appendingPathComponent(".build/webrtc-venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            Issue.record("aiortc's environment is missing: bash scripts/test makes it (.build/webrtc-venv)")
+            return
+        }
+        let file = try await Self.h264File(frames: 90, keyframeInterval: 30)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let reference = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-f", "framemd5", "-"])
+        let expected = reference.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(expected.count == 90)
+        let script = RealServer.root.appendingPathComponent("scripts/webrtc/aiortc-whip-endpoint.py").path
+        let endpoint = Process()
+        endpoint.executableURL = URL(fileURLWithPath: python)
+        endpoint.arguments = [script, "0", "60"]
+        let output = Pipe()
+        let errors = Pipe()
+        endpoint.standardOutput = output
+        endpoint.standardError = errors
+        try endpoint.run()
+        defer { if endpoint.isRunning { kill(endpoint.processIdentifier, SIGKILL) } }
+        let ready = try await onOwnThread { firstLine(of: output.fileHandleForReading) }
+        let port = try #require(ready.split(separator: " ").last.flatMap { Int($0) }, "the endpoint printed \(ready)")
+        let published = try await RTPDumpBinary.run(
+            ["publish", file, "--fps", "30", "--whip", "http://127.0.0.1:\(port)/whip"])
+        #expect(published.status == 0, "\(published.stderr)")
+        let decoded = try await onOwnThread { () -> (String, String) in
+            let frames = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let requests = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (frames, requests)
+        }
+        let frames = decoded.0.split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(frames.allSatisfy { $0.count == 3 && $0[1] == "640x360" })
+        #expect(frames.map { String($0.last ?? "") } == Array(expected.prefix(60)))
+        #expect(decoded.1.split(separator: "\n").filter { $0 == "POST" || $0 == "DELETE" } == ["POST", "DELETE"])
+    }
+
+    /// A publisher told no says why: a WHEP endpoint (this library's, which takes viewers, not publishers) refuses
+    /// the offer with its reason, an endpoint that is not there is named; neither hangs.
+    @Test func aRefusedOrAbsentEndpointIsSaid() async throws {
+        let file = try await Self.h264File(frames: 30, keyframeInterval: 30)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let served = try await Served(file, ["--fps", "30", "--loop"])
+        let refused = try await RTPDumpBinary.run(["publish", file, "--whip", served.pageURL + "whep"])
+        #expect(refused.status != 0)
+        #expect(
+            refused.stderr.contains("refused the offer: 400") && refused.stderr.contains("does not receive"),
+            "\(refused.stderr)")
+        let absent = try await RTPDumpBinary.run(["publish", file, "--whip", "http://127.0.0.1:9/whip"])
+        #expect(absent.status != 0 && absent.stderr.contains("127.0.0.1:9"), "\(absent.stderr)")
+    }
+
     /// A camera relayed to a browser without re-encoding: gst-rtsp-server's H.264 with its parameter sets in the
     /// SDP only (as many cameras send them; the relay puts them in front of each keyframe), its G.711 tone and AAC
     /// beside it. Chromium decodes the H.264 at the camera's size and plays the G.711 (the tone's energy in its

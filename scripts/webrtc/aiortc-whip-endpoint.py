@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""A second WebRTC stack as a WHIP endpoint (RFC 9725): aiortc answers the offer POSTed to
+http://127.0.0.1:PORT/whip (201, the answer, a Location), receives the publisher's video, decodes it (PyAV:
+FFmpeg's libavcodec) and prints the MD5 of each of the first COUNT frames as packed I420, one per line:
+`<index> <width>x<height> <md5>`, what `rtpdump decode --md5` prints of the same pictures, once it has them and the
+publisher has deleted its session (or 15 s later); then it exits. It prints `ready PORT` first, once it listens
+(PORT 0 takes a free one), and the requests it took (`POST`, `DELETE`) on standard error.
+
+    aiortc-whip-endpoint.py PORT COUNT      (run with .build/webrtc-venv/bin/python)
+"""
+import asyncio
+import hashlib
+import sys
+
+from aiortc import RTCPeerConnection, RTCSessionDescription
+
+port, count = int(sys.argv[1]), int(sys.argv[2])
+frames = []
+done = asyncio.Event()
+deleted = asyncio.Event()
+connections = []
+
+
+def packed_i420(frame):
+    """The frame's Y, U and V planes, each row without the decoder's padding."""
+    frame = frame.reformat(format="yuv420p")
+    data = bytearray()
+    for index, plane in enumerate(frame.planes):
+        width = frame.width if index == 0 else frame.width // 2
+        height = frame.height if index == 0 else frame.height // 2
+        buffer = bytes(plane)
+        for row in range(height):
+            data += buffer[row * plane.line_size:row * plane.line_size + width]
+    return bytes(data)
+
+
+async def answer(offer):
+    connection = RTCPeerConnection()
+    connections.append(connection)
+
+    @connection.on("track")
+    def on_track(track):
+        if track.kind != "video":
+            return
+
+        async def read():
+            try:
+                while len(frames) < count:
+                    frame = await track.recv()
+                    frames.append((frame.width, frame.height, hashlib.md5(packed_i420(frame)).hexdigest()))
+            finally:
+                done.set()
+
+        asyncio.ensure_future(read())
+
+    await connection.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
+    for transceiver in connection.getTransceivers():
+        transceiver.direction = "recvonly"
+    await connection.setLocalDescription(await connection.createAnswer())
+    return connection.localDescription.sdp
+
+
+async def handle(reader, writer):
+    request = (await reader.readline()).decode("latin-1").split()
+    headers = {}
+    while True:
+        line = (await reader.readline()).decode("latin-1").strip()
+        if not line:
+            break
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    body = await reader.readexactly(int(headers.get("content-length", "0")))
+    method = request[0] if request else ""
+    print(method, file=sys.stderr, flush=True)
+    if method == "POST" and headers.get("content-type") == "application/sdp":
+        sdp = (await answer(body.decode())).encode()
+        writer.write(b"HTTP/1.1 201 Created\r\nContent-Type: application/sdp\r\nLocation: /whip/session\r\n"
+                     + f"Content-Length: {len(sdp)}\r\nConnection: close\r\n\r\n".encode() + sdp)
+    elif method == "DELETE":
+        deleted.set()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    else:
+        writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    await writer.drain()
+    writer.close()
+
+
+async def main():
+    server = await asyncio.start_server(handle, "127.0.0.1", port)
+    print(f"ready {server.sockets[0].getsockname()[1]}", flush=True)
+    try:
+        await asyncio.wait_for(done.wait(), 60)
+        try:
+            await asyncio.wait_for(deleted.wait(), 15)
+        except asyncio.TimeoutError:
+            print("no DELETE came", file=sys.stderr, flush=True)
+    finally:
+        server.close()
+        for connection in connections:
+            await connection.close()
+    for index, (width, height, digest) in enumerate(frames):
+        print(f"{index} {width}x{height} {digest}")
+
+
+asyncio.run(main())
