@@ -114,7 +114,8 @@ struct Serve: ParsableCommand {
         do {
             let talkback = try WebRTCTalkback(format: backchannel.format) { backchannel.send($0) }
             printError(
-                "talk: browsers' voices go to the camera as \(backchannel.format.encodingName)/\(backchannel.format.clockRate)"
+                "talk: browsers' voices go to the camera as "
+                    + "\(backchannel.format.encodingName)/\(backchannel.format.clockRate)"
             )
             return talkback
         } catch {
