@@ -13,6 +13,16 @@ import hashlib
 import sys
 
 from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc.codecs import CODECS
+from aiortc.rtcrtpparameters import RTCRtcpFeedback, RTCRtpCodecParameters
+
+# aiortc negotiates Constrained Baseline H.264 only; its decoder (FFmpeg's, through PyAV) takes Main and High too,
+# which cameras send: those profiles are added to what it accepts, nothing else changes.
+for payload_type, profile in ((121, "4d001f"), (123, "640032")):
+    CODECS["video"].append(RTCRtpCodecParameters(
+        mimeType="video/H264", clockRate=90000, payloadType=payload_type,
+        parameters={"level-asymmetry-allowed": "1", "packetization-mode": "1", "profile-level-id": profile},
+        rtcpFeedback=[RTCRtcpFeedback(type="nack"), RTCRtcpFeedback(type="nack", parameter="pli")]))
 
 port, count = int(sys.argv[1]), int(sys.argv[2])
 frames = []
@@ -73,7 +83,15 @@ async def handle(reader, writer):
     method = request[0] if request else ""
     print(method, file=sys.stderr, flush=True)
     if method == "POST" and headers.get("content-type") == "application/sdp":
-        sdp = (await answer(body.decode())).encode()
+        try:
+            sdp = (await answer(body.decode())).encode()
+        except Exception as error:  # an offer aiortc cannot answer: said, not left hanging
+            reason = f"{error}\n".encode()
+            writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
+                         + f"Content-Length: {len(reason)}\r\nConnection: close\r\n\r\n".encode() + reason)
+            await writer.drain()
+            writer.close()
+            return
         writer.write(b"HTTP/1.1 201 Created\r\nContent-Type: application/sdp\r\nLocation: /whip/session\r\n"
                      + f"Content-Length: {len(sdp)}\r\nConnection: close\r\n\r\n".encode() + sdp)
     elif method == "DELETE":
