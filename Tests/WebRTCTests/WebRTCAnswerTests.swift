@@ -58,6 +58,35 @@ import WebRTC
         #expect(listening.attributes.first { $0.name == "group" }?.value == "BUNDLE 0 1")
     }
 
+    /// Offers made by headless Firefox (Debian's firefox-esr 153, scripts/webrtc/capture-offer-firefox.py): it
+    /// offers VP8, VP9 and AV1 but no H.264 (Firefox fetches its H.264 codec, OpenH264, at run time, and this one
+    /// has none). An H.264 and G.711 source: the video is refused with the reason, the G.711 answered in the
+    /// offer's PCMU, bundled alone; the offer that talks is answered in PCMU both ways.
+    @Test func firefoxsOffersAreAnswered() throws {
+        let listening = try WebRTCOffer(try Self.offer("firefox-recvonly.sdp"))
+        #expect(listening.sections.map(\.kind) == ["video", "audio"])
+        #expect(!listening.sections[0].codecs.contains { $0.name == "H264" })
+        let answer = try Self.answer(listening, [.video(Self.h264), .audio(Self.pcmu)])
+        #expect(answer.tracks.map(\.sourceTrack) == [1] && answer.tracks.first?.payloadType == 0)
+        #expect(answer.refusals[0]?.contains("H.264") == true, "\(answer.refusals)")
+        let sdp = try SessionDescription(answer.text)
+        #expect(sdp.media.map(\.port) == [0, 40_000])
+        #expect(sdp.attributes.first { $0.name == "group" }?.value == "BUNDLE \(listening.sections[1].mid)")
+
+        let talking = try WebRTCOffer(try Self.offer("firefox-talk.sdp"))
+        let both = try Self.answer(talking, [.video(Self.h264), .audio(Self.pcmu)], talkback: Self.pcmu)
+        #expect(both.talk?.payloadType == 0 && both.tracks.first?.payloadType == 0)
+        let bothSDP = try SessionDescription(both.text)
+        #expect(bothSDP.media[1].payloadTypes == [0] && bothSDP.media[1].attributes.contains { $0.name == "sendrecv" })
+    }
+
+    static func offer(_ name: String) throws -> String {
+        try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "Offers/\(name)"),
+            encoding: .utf8)
+    }
+
     /// A talkback in a codec the viewer does not send (AAC) lets nobody talk and says why; the viewer still plays
     /// what it receives. A viewer that does not send audio is not told anything; a server without a talkback
     /// answers a talking offer as it answers any other.
