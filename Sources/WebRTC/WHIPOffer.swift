@@ -64,16 +64,8 @@ public struct WHIPOffer: Sendable, Hashable {
                 "a=setup:actpass",
             ]
             lines += Self.codecLines(format)
-            lines += [
-                "a=msid:swift-rtp track\(track.sourceTrack)", "a=ssrc:\(track.ssrc) cname:swift-rtp",
-                "a=ssrc:\(track.ssrc) msid:swift-rtp track\(track.sourceTrack)",
-            ]
-            for (number, candidate) in candidates.enumerated() {
-                lines.append(
-                    "a=candidate:\(number + 1) 1 udp \(2_130_706_431 - number) \(candidate.address) \(candidate.port) typ host"
-                )
-            }
-            lines.append("a=end-of-candidates")
+            lines += SessionLines.stream(sourceTrack: track.sourceTrack, ssrc: track.ssrc)
+            lines += SessionLines.candidates(candidates)
         }
         text = lines.joined(separator: "\r\n") + "\r\n"
     }

@@ -102,15 +102,9 @@ public final class WHIPPeer {
 
     /// The handshake finished: the endpoint's certificate must be the one its answer named.
     private func keyed() -> [Action] {
-        guard dtls.peerFingerprint == answer.fingerprint else {
-            return close("the endpoint's DTLS certificate is not the one its answer named")
-        }
-        do {
-            let keys = try dtls.srtpKeys()
-            protection = try SRTPSender(key: keys.local)
-            receiver = try SRTPReceiver(key: keys.remote)
-        } catch {
-            return close("SRTP could not be keyed: \(error)")
+        switch dtls.srtp(expecting: answer.fingerprint, namedBy: "endpoint's answer") {
+        case .success(let srtp): (protection, receiver) = (srtp.sender, srtp.receiver)
+        case .failure(let error): return close(error.reason)
         }
         retransmitAt = nil
         return [.ready]

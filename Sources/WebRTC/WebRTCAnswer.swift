@@ -268,17 +268,9 @@ public struct WebRTCAnswer: Sendable {
                 where section.feedback[track.payloadType]?.contains(kind) == true {
                     lines.append("a=rtcp-fb:\(track.payloadType) \(kind)")
                 }
-                lines += [
-                    "a=msid:swift-rtp track\(track.sourceTrack)", "a=ssrc:\(track.ssrc) cname:swift-rtp",
-                    "a=ssrc:\(track.ssrc) msid:swift-rtp track\(track.sourceTrack)",
-                ]
+                lines += SessionLines.stream(sourceTrack: track.sourceTrack, ssrc: track.ssrc)
             }
-            for (number, candidate) in candidates.enumerated() {
-                lines.append(
-                    "a=candidate:\(number + 1) 1 udp \(2_130_706_431 - number) \(candidate.address) \(candidate.port) typ host"
-                )
-            }
-            lines.append("a=end-of-candidates")
+            lines += SessionLines.candidates(candidates)
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }

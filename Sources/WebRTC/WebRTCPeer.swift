@@ -151,15 +151,9 @@ public final class WebRTCPeer {
 
     /// The handshake finished: the viewer's certificate must be the one its offer named.
     private func keyed() -> [Action] {
-        guard dtls.peerFingerprint == expectedFingerprint else {
-            return close("the viewer's DTLS certificate is not the one its offer named")
-        }
-        do {
-            let keys = try dtls.srtpKeys()
-            protection = try SRTPSender(key: keys.local)
-            receiver = try SRTPReceiver(key: keys.remote)
-        } catch {
-            return close("SRTP could not be keyed: \(error)")
+        switch dtls.srtp(expecting: expectedFingerprint, namedBy: "viewer's offer") {
+        case .success(let srtp): (protection, receiver) = (srtp.sender, srtp.receiver)
+        case .failure(let error): return close(error.reason)
         }
         retransmitAt = nil
         return agent.selected == nil ? [] : [.ready]

@@ -69,7 +69,8 @@ struct WHIPHTTPClient {
                 channel.pipeline.addHTTPClientHandlers().flatMap { channel.pipeline.addHandler(collector) }
             }
             .connect(host: endpoint.host, port: endpoint.port).get()
-        let host = endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host
+        // A Character: contains(String) is Foundation's, and would link ICU into every program (CommandLineTests).
+        let host = endpoint.host.contains(":" as Character) ? "[\(endpoint.host)]" : endpoint.host
         var headers = HTTPHeaders([("Host", endpoint.port == 80 ? host : "\(host):\(endpoint.port)")])
         for (name, value) in extra { headers.add(name: name, value: value) }
         headers.add(name: "Content-Length", value: "\(body?.utf8.count ?? 0)")

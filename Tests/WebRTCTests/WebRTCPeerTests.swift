@@ -47,7 +47,7 @@ import WebRTC
 
     /// Checks and keys `peer` with `viewer` (DTLS to and fro until the peer is ready): whether it got ready.
     func key(_ peer: WebRTCPeer, _ viewer: DTLSEndpoint, _ offer: WebRTCOffer) throws -> Bool {
-        _ = peer.receive(check(offer), from: viewerAddress, now: t0)
+        #expect(Self.sent(peer.receive(check(offer), from: viewerAddress, now: t0)).count == 1, "the check answered")
         var toPeer = try viewer.start()
         var ready = false
         for _ in 0..<5 where !ready {
@@ -104,20 +104,8 @@ import WebRTC
         let offer = try offer(naming: viewerIdentity)
         let peer = try peer(offer, server: try DTLSIdentity())
         let viewer = try DTLSEndpoint(identity: viewerIdentity, role: .client)
-        #expect(Self.sent(peer.receive(check(offer), from: viewerAddress, now: t0)).count == 1)
         #expect(peer.mediaAddress == nil)
-        var toPeer = try viewer.start()
-        var ready = false
-        for _ in 0..<5 where !ready {
-            var toViewer: [[UInt8]] = []
-            for datagram in toPeer {
-                let actions = peer.receive(datagram, from: viewerAddress, now: t0)
-                ready = ready || actions.contains { if case .ready = $0 { true } else { false } }
-                toViewer += Self.sent(actions)
-            }
-            toPeer = try toViewer.flatMap { try viewer.receive($0) }
-        }
-        #expect(ready && peer.mediaAddress == viewerAddress)
+        #expect(try key(peer, viewer, offer) && peer.mediaAddress == viewerAddress)
         let protection = try #require(peer.protection)
         let packet = RTPPacketBuilder(marker: true, payloadType: 102, timestamp: 3000, ssrc: 7, payload: [0x65, 1, 2])
             .bytes()

@@ -14,19 +14,6 @@ from aiortc import RTCPeerConnection
 import whep  # scripts/webrtc/whep.py, beside this one
 
 
-def packed_i420(frame):
-    """The frame's Y, U and V planes, each row without the decoder's padding."""
-    frame = frame.reformat(format="yuv420p")
-    data = bytearray()
-    for index, plane in enumerate(frame.planes):
-        width = frame.width if index == 0 else frame.width // 2
-        height = frame.height if index == 0 else frame.height // 2
-        buffer = bytes(plane)
-        for row in range(height):
-            data += buffer[row * plane.line_size:row * plane.line_size + width]
-    return bytes(data)
-
-
 async def main(url, count):
     pc = RTCPeerConnection()
     pc.addTransceiver("video", direction="recvonly")
@@ -39,7 +26,7 @@ async def main(url, count):
             try:
                 while len(frames) < count:
                     frame = await track.recv()
-                    frames.append((frame.width, frame.height, hashlib.md5(packed_i420(frame)).hexdigest()))
+                    frames.append((frame.width, frame.height, hashlib.md5(whep.packed_i420(frame)).hexdigest()))
             finally:
                 done.set()
 

@@ -16,6 +16,8 @@ from aiortc import RTCPeerConnection, RTCSessionDescription
 from aiortc.codecs import CODECS
 from aiortc.rtcrtpparameters import RTCRtcpFeedback, RTCRtpCodecParameters
 
+import whep  # scripts/webrtc/whep.py, beside this one: packed_i420
+
 # aiortc negotiates Constrained Baseline H.264 only; its decoder (FFmpeg's, through PyAV) takes Main and High too,
 # which cameras send: those profiles are added to what it accepts, nothing else changes.
 for payload_type, profile in ((121, "4d001f"), (123, "640032")):
@@ -31,18 +33,6 @@ deleted = asyncio.Event()
 connections = []
 
 
-def packed_i420(frame):
-    """The frame's Y, U and V planes, each row without the decoder's padding."""
-    frame = frame.reformat(format="yuv420p")
-    data = bytearray()
-    for index, plane in enumerate(frame.planes):
-        width = frame.width if index == 0 else frame.width // 2
-        height = frame.height if index == 0 else frame.height // 2
-        buffer = bytes(plane)
-        for row in range(height):
-            data += buffer[row * plane.line_size:row * plane.line_size + width]
-    return bytes(data)
-
 
 async def answer(offer):
     connection = RTCPeerConnection()
@@ -57,7 +47,7 @@ async def answer(offer):
             try:
                 while len(frames) < count:
                     frame = await track.recv()
-                    frames.append((frame.width, frame.height, hashlib.md5(packed_i420(frame)).hexdigest()))
+                    frames.append((frame.width, frame.height, hashlib.md5(whep.packed_i420(frame)).hexdigest()))
             finally:
                 done.set()
 

@@ -1,4 +1,5 @@
-"""WHEP (RFC 9725) from aiortc's side: a peer connection's offer posted to an endpoint, its answer applied."""
+"""WHEP (RFC 9725) from aiortc's side: a peer connection's offer posted to an endpoint, its answer applied; and a
+decoded frame as the packed I420 whose MD5 `rtpdump decode --md5` and FFmpeg's framemd5 print."""
 import asyncio
 import urllib.request
 
@@ -13,3 +14,16 @@ async def connect(pc, url):
     answer = await asyncio.get_running_loop().run_in_executor(
         None, lambda: urllib.request.urlopen(request, timeout=10).read())
     await pc.setRemoteDescription(RTCSessionDescription(sdp=answer.decode(), type="answer"))
+
+
+def packed_i420(frame):
+    """The frame's Y, U and V planes, each row without the decoder's padding."""
+    frame = frame.reformat(format="yuv420p")
+    data = bytearray()
+    for index, plane in enumerate(frame.planes):
+        width = frame.width if index == 0 else frame.width // 2
+        height = frame.height if index == 0 else frame.height // 2
+        buffer = bytes(plane)
+        for row in range(height):
+            data += buffer[row * plane.line_size:row * plane.line_size + width]
+    return bytes(data)

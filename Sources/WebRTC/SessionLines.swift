@@ -1,0 +1,18 @@
+/// SDP lines both sides of our WebRTC write alike, the viewer's answer (``WebRTCAnswer``) and the publisher's offer
+/// (``WHIPOffer``).
+enum SessionLines {
+    /// The stream a section sends: its SSRC, named by our CNAME, in the media stream of `sourceTrack`.
+    static func stream(sourceTrack: Int, ssrc: UInt32) -> [String] {
+        [
+            "a=msid:swift-rtp track\(sourceTrack)", "a=ssrc:\(ssrc) cname:swift-rtp",
+            "a=ssrc:\(ssrc) msid:swift-rtp track\(sourceTrack)",
+        ]
+    }
+
+    /// Our host candidates, each a priority below the one before (RFC 8445 section 5.1.2), and their end.
+    static func candidates(_ candidates: [WebRTCAnswer.Candidate]) -> [String] {
+        candidates.enumerated().map { number, candidate in
+            "a=candidate:\(number + 1) 1 udp \(2_130_706_431 - number) \(candidate.address) \(candidate.port) typ host"
+        } + ["a=end-of-candidates"]
+    }
+}
