@@ -47,7 +47,9 @@ final class RealServer: @unchecked Sendable {
     {
         var lastOutput = ""
         for _ in 0..<(fixed == nil ? 5 : 50) {
-            let port = fixed ?? Int.random(in: 30_000..<60_000)
+            // Below Linux's ephemeral range (32768-60999): a port the kernel hands out for any outgoing connection
+            // could be taken between a camera's stop and its restart on the same port.
+            let port = fixed ?? Int.random(in: 20_000..<32_768)
             let process = Process()
             // The script's own lifetime (60 s unless given) is a safety net for a server nobody stops; a test stops
             // its server itself, and a test slowed by a busy machine outlived the 60 s once (its last command found

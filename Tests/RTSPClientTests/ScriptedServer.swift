@@ -103,13 +103,22 @@ final class ScriptedServer: Sendable {
     func stop() async { try? await channel.close() }
 
     /// A loopback port nothing listens on now: bound and let go (a camera that is down).
+    ///
+    /// Chosen below Linux's ephemeral range (32768-60999), which the kernel hands to every socket bound to port 0
+    /// and every outgoing connection: a port found free there was taken by another test's socket, in a loaded run,
+    /// in the seconds before the test bound it ("Address already in use"). Nothing takes one of these unasked.
     static func freePort() async throws -> Int {
-        let probe = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = probe.localAddress?.port ?? 0
-        try await probe.close()
-        return port
+        for _ in 0..<100 {
+            let port = Int.random(in: 20_000..<32_768)
+            guard
+                let probe = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .bind(host: "127.0.0.1", port: port).get()
+            else { continue }
+            try await probe.close()
+            return port
+        }
+        throw ServerError(description: "no free port below the ephemeral range in 100 tries")
     }
 
     /// A session description with one H.264 track.
