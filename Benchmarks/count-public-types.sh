@@ -20,5 +20,5 @@ for dir in "$root"/Sources/*/; do
       if (spiDepth >= 0 && depth <= spiDepth && (opened || closed)) spiDepth = -1
     }
     END { print count + 0 }')
-  [ "$n" -gt 0 ] && echo "$m $n"
+  [ "${n:-0}" -gt 0 ] && echo "$m $n"
 done | sort | awk '{ total += $2; print } END { print "total", total }'
