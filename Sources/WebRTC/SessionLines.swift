@@ -1,6 +1,17 @@
-/// SDP lines both sides of our WebRTC write alike, the viewer's answer (``WebRTCAnswer``) and the publisher's offer
-/// (``WHIPOffer``).
+import SDP
+
+/// SDP both sides of our WebRTC read and write alike: the viewer's offer and the endpoint's answer read, the
+/// viewer's answer (``WebRTCAnswer``) and the publisher's offer (``WHIPOffer``) written.
 enum SessionLines {
+    /// `text` read as a session description, or why it is not one (`what`: `offer`, `answer`).
+    static func read(_ text: String, as what: String) throws(WebRTCError) -> SessionDescription {
+        do {
+            return try SessionDescription(text)
+        } catch {
+            throw WebRTCError("the \(what) is not a session description this reads: \(error.reason)")
+        }
+    }
+
     /// The stream a section sends: its SSRC, named by our CNAME, in the media stream of `sourceTrack`.
     static func stream(sourceTrack: Int, ssrc: UInt32) -> [String] {
         [

@@ -28,12 +28,7 @@ public struct WHIPAnswer: Sendable, Hashable {
 
     /// Reads an answer.
     public init(_ text: String) throws(WebRTCError) {
-        let sdp: SessionDescription
-        do {
-            sdp = try SessionDescription(text)
-        } catch {
-            throw WebRTCError("the answer is not a session description this reads: \(error.reason)")
-        }
+        let sdp = try SessionLines.read(text, as: "answer")
         func value(_ name: String) -> String? {
             sdp.media.first?.attributes.value(of: name) ?? sdp.attributes.value(of: name)
         }

@@ -41,12 +41,7 @@ public struct WebRTCOffer: Sendable, Hashable {
 
     /// Reads an offer.
     public init(_ text: String) throws(WebRTCError) {
-        let sdp: SessionDescription
-        do {
-            sdp = try SessionDescription(text)
-        } catch {
-            throw WebRTCError("the offer is not a session description this reads: \(error.reason)")
-        }
+        let sdp = try SessionLines.read(text, as: "offer")
         func value(_ name: String, _ media: MediaDescription?) -> String? {
             media?.attributes.value(of: name) ?? sdp.attributes.value(of: name)
         }

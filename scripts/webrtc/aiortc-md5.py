@@ -6,7 +6,6 @@
     aiortc-md5.py WHEP_URL COUNT
 """
 import asyncio
-import hashlib
 import sys
 
 from aiortc import RTCPeerConnection
@@ -22,15 +21,7 @@ async def main(url, count):
 
     @pc.on("track")
     def on_track(track):
-        async def read():
-            try:
-                while len(frames) < count:
-                    frame = await track.recv()
-                    frames.append((frame.width, frame.height, hashlib.md5(whep.packed_i420(frame)).hexdigest()))
-            finally:
-                done.set()
-
-        asyncio.ensure_future(read())
+        asyncio.ensure_future(whep.read_digests(track, count, frames, done))
 
     await whep.connect(pc, url)
     try:

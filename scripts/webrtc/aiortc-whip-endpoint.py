@@ -9,7 +9,6 @@ publisher has deleted its session (or 15 s later); then it exits. It prints `rea
     aiortc-whip-endpoint.py PORT COUNT      (run with .build/webrtc-venv/bin/python)
 """
 import asyncio
-import hashlib
 import sys
 
 from aiortc import RTCPeerConnection, RTCSessionDescription
@@ -43,15 +42,7 @@ async def answer(offer):
         if track.kind != "video":
             return
 
-        async def read():
-            try:
-                while len(frames) < count:
-                    frame = await track.recv()
-                    frames.append((frame.width, frame.height, hashlib.md5(whep.packed_i420(frame)).hexdigest()))
-            finally:
-                done.set()
-
-        asyncio.ensure_future(read())
+        asyncio.ensure_future(whep.read_digests(track, count, frames, done))
 
     await connection.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
     for transceiver in connection.getTransceivers():

@@ -1,6 +1,7 @@
 """WHEP (RFC 9725) from aiortc's side: a peer connection's offer posted to an endpoint, its answer applied; and a
-decoded frame as the packed I420 whose MD5 `rtpdump decode --md5` and FFmpeg's framemd5 print."""
+track's decoded frames as the MD5s of packed I420 that `rtpdump decode --md5` and FFmpeg's framemd5 print."""
 import asyncio
+import hashlib
 import urllib.request
 
 from aiortc import RTCSessionDescription
@@ -27,3 +28,13 @@ def packed_i420(frame):
         for row in range(height):
             data += buffer[row * plane.line_size:row * plane.line_size + width]
     return bytes(data)
+
+
+async def read_digests(track, count, frames, done):
+    """Appends (width, height, MD5) of each of `track`'s frames to `frames` until it holds `count`; sets `done`."""
+    try:
+        while len(frames) < count:
+            frame = await track.recv()
+            frames.append((frame.width, frame.height, hashlib.md5(packed_i420(frame)).hexdigest()))
+    finally:
+        done.set()
