@@ -537,7 +537,7 @@ import SDP
         tracks = description.media.compactMap { media in
             // ONVIF's backchannel: the section the client sends on says a=sendonly (ONVIF Streaming
             // Specification 5.3; gst-rtsp-server's ONVIF media marks it so, and its other tracks recvonly).
-            let isBackchannel = media.attributes.contains { $0.name.lowercased() == "sendonly" }
+            let isBackchannel = media.isBackchannel
             guard !isBackchannel || configuration.backchannel else { return nil }
             return media.mediaFormat.flatMap {
                 isBackchannel

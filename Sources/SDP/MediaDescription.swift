@@ -50,6 +50,10 @@ public struct MediaDescription: Sendable, Hashable {
 
     /// `a=crypto` lines (RFC 4568), raw.
     public var cryptoAttributes: [String] { attributes.values(of: "crypto") }
+
+    /// Whether the server's description says it only receives here (`a=sendonly`, seen from the client): ONVIF's
+    /// audio backchannel (ONVIF Streaming Specification 5.3), the section the client sends on.
+    public var isBackchannel: Bool { attributes.contains { $0.name.lowercased() == "sendonly" } }
 }
 
 /// `a=rtpmap:<pt> <encoding>/<clock rate>[/<channels>]`.

@@ -81,7 +81,9 @@ public final class WHIPPublisher: Sendable {
             offer = try WHIPOffer(
                 formats: source.formats, iceUsernameFragment: local.usernameFragment, icePassword: local.password,
                 fingerprint: identity.sdpFingerprint,
-                candidates: Self.candidateAddresses(configuration).map { .init(address: $0, port: port) })
+                candidates: WebRTCServer.candidateAddresses(configuration.candidateAddresses, bound: "0.0.0.0").map {
+                    .init(address: $0, port: port)
+                })
         } catch {
             try? await channel.close()
             throw WebRTCPublishError("the source cannot be offered: \(error.reason)")
@@ -158,11 +160,6 @@ public final class WHIPPublisher: Sendable {
         init(_ peer: WHIPPeer) { self.peer = peer }
     }
 
-    static func candidateAddresses(_ configuration: Configuration) -> [String] {
-        var server = WebRTCServer.Configuration()
-        server.candidateAddresses = configuration.candidateAddresses
-        return WebRTCServer.candidateAddresses(server)
-    }
 }
 
 /// The publisher's socket: datagrams to its peer, the peer's actions carried out, its timer, the source subscribed
@@ -218,21 +215,14 @@ final class PublisherConnection: ChannelInboundHandler, @unchecked Sendable {  /
         for action in actions {
             switch action {
             case .send(let bytes, let to):
-                guard let address = WebRTCViewers.nioAddress(to) else { continue }
-                channel.writeAndFlush(
-                    AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
+                WebRTCViewers.send(bytes, to: to, on: channel)
             case .ready:
                 subscribe(peer, channel: channel)
             case .closed(let reason):
                 end(reason)
             case .retransmit(let ssrc, let sequenceNumbers):
-                guard let address = peer.mediaAddress.flatMap(WebRTCViewers.nioAddress) else { continue }
-                for number in sequenceNumbers {
-                    guard let packet = history.packet(ssrc: ssrc, sequenceNumber: number) else { continue }
-                    channel.write(
-                        AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: packet)), promise: nil)
-                }
-                channel.flush()
+                guard let address = peer.mediaAddress else { continue }
+                _ = WebRTCViewers.resend(sequenceNumbers, ssrc: ssrc, from: history, to: address, on: channel)
             case .keyframeRequested(let ssrc):
                 if let track = peer.offer.tracks.first(where: { $0.ssrc == ssrc }) {
                     source.requestKeyframe(track: track.sourceTrack)

@@ -137,7 +137,9 @@ public final class WebRTCServer: Sendable {
             }
             .bind(host: configuration.host, port: configuration.httpPort).get()
         let port = UInt16(truncatingIfNeeded: udp.localAddress?.port ?? 0)
-        let candidates = Self.candidateAddresses(configuration).map { WebRTCAnswer.Candidate(address: $0, port: port) }
+        let candidates = Self.candidateAddresses(configuration.candidateAddresses, bound: configuration.host).map {
+            WebRTCAnswer.Candidate(address: $0, port: port)
+        }
         running.withLock { $0 = (http, udp, viewers, candidates) }
         let task = udp.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(5)) { [self] _ in
             let now = WallClockTime.now()
@@ -255,9 +257,11 @@ public final class WebRTCServer: Sendable {
     /// A path as the RTSP server keys its mounts: a leading `/`, no trailing one.
     static func normalized(_ path: String) -> String { RTSPServerStateMachine.Presentation.normalized(path) }
 
-    static func candidateAddresses(_ configuration: Configuration) -> [String] {
-        if let given = configuration.candidateAddresses { return given }
-        if configuration.host != "0.0.0.0" && configuration.host != "::" { return [configuration.host] }
+    /// The addresses host candidates name: those `given`, else the one bound to, else (bound to every interface)
+    /// each IPv4 address of this machine.
+    static func candidateAddresses(_ given: [String]?, bound host: String) -> [String] {
+        if let given { return given }
+        if host != "0.0.0.0" && host != "::" { return [host] }
         let devices = (try? System.enumerateDevices()) ?? []
         var addresses: [String] = []
         for device in devices {

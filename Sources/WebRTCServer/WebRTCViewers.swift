@@ -124,26 +124,17 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let bytes, let to):
-                guard let address = Self.nioAddress(to) else { continue }
-                channel.writeAndFlush(
-                    AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
+                Self.send(bytes, to: to, on: channel)
             case .ready:
                 subscribe(viewer)
             case .closed(let reason):
                 forget(viewer, reason: reason)
             case .retransmit(let ssrc, let sequenceNumbers):
                 viewer.statistics.negativeAcknowledgements += sequenceNumbers.count
-                guard let address = viewer.peer.mediaAddress.flatMap(Self.nioAddress) else { continue }
-                for number in sequenceNumbers {
-                    guard let packet = viewer.history.packet(ssrc: ssrc, sequenceNumber: number) else {
-                        viewer.statistics.retransmissionsUnavailable += 1
-                        continue
-                    }
-                    channel.write(
-                        AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: packet)), promise: nil)
-                    viewer.statistics.retransmittedPackets += 1
-                }
-                channel.flush()
+                guard let address = viewer.peer.mediaAddress else { continue }
+                let resent = Self.resend(sequenceNumbers, ssrc: ssrc, from: viewer.history, to: address, on: channel)
+                viewer.statistics.retransmittedPackets += resent.sent
+                viewer.statistics.retransmissionsUnavailable += resent.unavailable
             case .keyframeRequested(let ssrc):
                 viewer.statistics.keyframeRequests += 1
                 guard let track = viewer.peer.answer.tracks.first(where: { $0.ssrc == ssrc }), !track.transcodedToOpus
@@ -221,6 +212,29 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
             for viewer in Array(viewers.values) { carryOut(viewer.peer.wake(now: now), for: viewer) }
             armWakeUp()
         }
+    }
+
+    /// A peer's datagram (a check's answer, DTLS) to `address`.
+    static func send(_ bytes: [UInt8], to address: PacketCapture.SocketAddress, on channel: any Channel) {
+        guard let address = nioAddress(address) else { return }
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
+    }
+
+    /// The packets of `ssrc` a NACK named, sent again to `address` from `history`: how many were, and how many it no
+    /// longer holds.
+    static func resend(
+        _ numbers: [UInt16], ssrc: UInt32, from history: SentPacketHistory, to address: PacketCapture.SocketAddress,
+        on channel: any Channel
+    ) -> (sent: Int, unavailable: Int) {
+        guard let address = nioAddress(address) else { return (0, 0) }
+        var sent = 0
+        for number in numbers {
+            guard let packet = history.packet(ssrc: ssrc, sequenceNumber: number) else { continue }
+            channel.write(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: packet)), promise: nil)
+            sent += 1
+        }
+        channel.flush()
+        return (sent, numbers.count - sent)
     }
 
     static func address(_ address: NIOCore.SocketAddress) -> PacketCapture.SocketAddress? {

@@ -89,7 +89,7 @@ struct Serve: ParsableCommand {
         let input = ServedInput(options: options, fps: fps, loop: loop, backchannel: talk)
         let opened = try input.open(makeSource)
         let servers = try start(
-            opened.source, talkback: try opened.live.map(talkback(of:)) ?? nil, describing: opened.description)
+            opened.source, talkback: try talkback(of: opened.live), describing: opened.description)
         try opened.play()
         try end(opened.source, servers)
     }
@@ -104,8 +104,8 @@ struct Serve: ParsableCommand {
     }
 
     /// With --talk, where browsers' voices go: the relayed camera's backchannel.
-    private func talkback(of live: LiveSessionSource) throws -> WebRTCTalkback? {
-        guard talk else { return nil }
+    private func talkback(of live: LiveSessionSource?) throws -> WebRTCTalkback? {
+        guard talk, let live else { return nil }
         guard let backchannel = live.session.backchannel else {
             throw RTPDumpError(
                 "--talk: \(options.displayName) set up no audio backchannel (it offers none, or in a codec this "

@@ -37,11 +37,11 @@ struct ServedInput {
         let followsFlows = session != nil
         var streams: ServedStreams
         if options.isURL {
-            // Not the camera's backchannel (--talk): its a=sendonly section is what the client sends on.
+            // Not the camera's backchannel (--talk): the client sends on it.
             let described =
-                try options.sdpDescription(session: session)?.media.filter {
-                    !$0.attributes.contains { $0.name.lowercased() == "sendonly" }
-                }.compactMap(\.mediaFormat) ?? []
+                try options.sdpDescription(session: session)?.media.filter { !$0.isBackchannel }.compactMap(
+                    \.mediaFormat)
+                ?? []
             streams = ServedStreams.announced(formats: described, filter: filter, followsFlows: true)
         } else {
             var survey = datagrams
