@@ -113,65 +113,50 @@ import SDP
         case closed
     }
 
-    /// Where the session is, with what only that step needs.
-    enum State: Sendable, Equatable {
-        case idle, clearingStale, options, describe, described
-        /// SETUP of `tracks[index]` is under way.
-        case setup(index: Int)
-        /// Stepwise: every track is set up, PLAY waits for the caller; a keepalive is due at `keepalive`.
-        case ready(keepalive: Duration)
-        case joiningMulticast, play
-        case playing(keepalive: Duration)
-        case pausing(keepalive: Duration)
-        case paused(keepalive: Duration)
-        case resuming(keepalive: Duration)
-        /// A PLAY with a new position is under way (sent while playing or paused).
-        case seeking(keepalive: Duration)
-        case tearingDown, done
-
-        /// When the next keepalive is due, in the states that send them (set up, playing, paused).
-        var keepaliveDue: Duration? {
-            switch self {
-            case .ready(let due), .playing(let due), .paused(let due): due
-            default: nil
-            }
-        }
-
-        /// The same state with its next keepalive due at `due`.
-        func keepalive(at due: Duration) -> State {
-            switch self {
-            case .ready: .ready(keepalive: due)
-            case .playing: .playing(keepalive: due)
-            case .paused: .paused(keepalive: due)
-            default: self
-            }
-        }
-    }
-
     public let configuration: Configuration
-    private var state = State.idle
-    private var cseq = 0
-    private var pending: (cseq: Int, request: RTSPRequest, sentAt: Duration)?
-    private var authentication = ClientAuthentication()
-    private var keepalive = KeepalivePolicy()
-    private var transport: TransportMode
-    public private(set) var session: SessionHeader?
+    var state = State.idle
+    // What holds in every state: the connection's requests, its answers to challenges, its keepalive method and
+    // the transport it asks for (TCP after a 461).
+    var cseq = 0
+    var pending: (cseq: Int, request: RTSPRequest, sentAt: Duration)?
+    var authentication = ClientAuthentication()
+    var keepalive = KeepalivePolicy()
+    var transport: TransportMode
+
+    /// The server's session, once a SETUP has been answered.
+    public var session: SessionHeader? { state.reached.session }
     /// The tracks set up (or being set up); after DESCRIBE and before SETUP, every track offered (of the
     /// ``Configuration/mediaKinds`` asked for, in a codec this library takes).
-    public private(set) var tracks: [Track] = []
+    public var tracks: [Track] { state.reached.tracks }
     /// Audio tracks whose SETUP the server refused, with its status: left out, the session goes on with
     /// the others (a camera whose audio is switched off answers so).
-    public private(set) var refusedTracks: [(track: Track, status: Int)] = []
+    public var refusedTracks: [(track: Track, status: Int)] {
+        switch state.reached {
+        case .nothing, .offered: []
+        case .settingUp(let setUp): setUp.refused
+        case .established(let established): established.refused
+        }
+    }
     /// Tracks offered and chosen that are not set up because they are more than the UDP port pairs bound
     /// for the session (``TransportMode/udp(firstClientPort:portPairs:)``): over TCP every track plays.
-    public private(set) var tracksWithoutPorts: [Track] = []
+    public var tracksWithoutPorts: [Track] {
+        switch state.reached {
+        case .nothing, .offered: []
+        case .settingUp(let setUp): setUp.withoutPorts
+        case .established(let established): established.withoutPorts
+        }
+    }
     /// The DESCRIBE answer's session description, once it has arrived.
-    public private(set) var sessionDescription: SessionDescription?
+    public var sessionDescription: SessionDescription? { state.reached.description }
     /// The `Range` the server answered the latest PLAY with (where it actually starts: a recording's
     /// keyframe before the position asked for, say), as written; nil when it gave none.
-    public private(set) var playedRange: String?
+    public var playedRange: String? {
+        if case .established(let established) = state.reached { established.playedRange } else { nil }
+    }
     /// The `Scale` the server answered the latest PLAY with (what it plays at); nil when it gave none.
-    public private(set) var playedScale: Double?
+    public var playedScale: Double? {
+        if case .established(let established) = state.reached { established.playedScale } else { nil }
+    }
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -183,7 +168,7 @@ import SDP
         // Once only, and never after the end: a session torn down before it started (through the HTTP
         // tunnel, the machine starts when the GET is answered, which may be after the caller ended it) sends
         // nothing more.
-        guard state == .idle else { return [] }
+        guard state.isIdle else { return [] }
         if let stale = configuration.staleSession {
             state = .clearingStale
             return send(RTSPRequest(method: .teardown, url: configuration.url, headers: ["Session": stale]), now: now)
@@ -198,11 +183,11 @@ import SDP
 
     /// The stale session's TEARDOWN was answered, refused or not answered in time: it was worth a try, and
     /// the session starts (or, when that was all, ends).
-    private mutating func afterStaleTeardown(now: Duration) -> [Action] {
+    mutating func afterStaleTeardown(now: Duration) -> [Action] {
         pending = nil
         authentication.answered()
         guard !configuration.onlyTearsDownStaleSession else {
-            state = .done
+            state = .done(.nothing)
             return [.closed]
         }
         return sendOptions(now: now)
@@ -220,7 +205,7 @@ import SDP
             ]
         case .response(let status, let reason):
             // Stale, unsolicited, or after the end (no answer restarts a session that is over).
-            guard state != .done, let (sent, request, _) = pending, message.cseq == sent else { return [] }
+            guard !state.isDone, let (sent, request, _) = pending, message.cseq == sent else { return [] }
             pending = nil
             return response(status: status, reason: reason, message: message, to: request, now: now)
         }
@@ -228,14 +213,14 @@ import SDP
 
     /// Whether `request` is a keepalive: its answer, or its silence, is no reason to end the session (the
     /// session lives by its media; the inactivity timeout watches that).
-    private func isKeepalive(_ request: RTSPRequest) -> Bool {
+    func isKeepalive(_ request: RTSPRequest) -> Bool {
         state.keepaliveDue != nil && KeepalivePolicy.methods.contains(request.method)
             && request.headers["Session"] != nil
     }
 
     /// Time passes: timeouts and keepalives.
     public mutating func tick(now: Duration) -> [Action] {
-        if state == .clearingStale, let (_, _, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
+        if state.isClearingStale, let (_, _, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
             return afterStaleTeardown(now: now)
         }
         if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout, isKeepalive(request) {
@@ -245,7 +230,7 @@ import SDP
         }
         if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
             pending = nil
-            state = .done
+            state = .done(state.reached)
             if request.method == .teardown { return [.closed] }
             return [
                 .failed(
@@ -254,10 +239,13 @@ import SDP
                         "the RTSP server did not answer \(request.method) within \(configuration.requestTimeout)"))
             ]
         }
-        guard let due = state.keepaliveDue, now >= due, pending == nil, let session else {
+        guard let due = state.keepaliveDue, now >= due, pending == nil, case .established(var established) = state
+        else {
             return pending.map { [.wakeUp(at: $0.sentAt + configuration.requestTimeout)] } ?? []
         }
-        state = state.keepalive(at: now + session.keepaliveInterval)
+        let session = established.session
+        established.keepalive = now + session.keepaliveInterval
+        state = .established(established)
         return send(
             RTSPRequest(method: keepalive.method, url: configuration.url, headers: ["Session": session.id]), now: now)
             + [.wakeUp(at: now + session.keepaliveInterval)]
@@ -267,109 +255,123 @@ import SDP
     /// that list; nil: all), in the order offered. Nothing happens in another state; a selection that
     /// names no offered track fails the session with `.noPlayableTrack`.
     public mutating func setup(tracks selection: [Int]?, now: Duration) -> [Action] {
-        guard state == .described else { return [] }
-        return startSetup(selection, now: now)
+        guard case .described(let offer) = state else { return [] }
+        return startSetup(offer, selection: selection, now: now)
     }
 
     /// Stepwise, after ``Action/setUp(_:)``: PLAY; ``Action/playing(_:)`` follows its answer. Nothing
     /// happens in another state.
     public mutating func play(now: Duration) -> [Action] {
-        guard case .ready = state, pending == nil else { return [] }
-        return sendPlay(now: now)
+        guard case .established(let established) = state, established.step == .ready, pending == nil else {
+            return []
+        }
+        return sendPlay(established, now: now)
     }
 
-    private mutating func startSetup(_ selection: [Int]?, now: Duration) -> [Action] {
+    mutating func startSetup(_ offer: Offer, selection: [Int]?, now: Duration) -> [Action] {
+        var setUp = SetUp(description: offer.description, tracks: offer.tracks)
         if let selection {
             let chosen = Set(selection)
-            tracks = tracks.indices.filter { chosen.contains($0) }.map { tracks[$0] }
-            guard !tracks.isEmpty else {
+            setUp.tracks = offer.tracks.indices.filter { chosen.contains($0) }.map { offer.tracks[$0] }
+            guard !setUp.tracks.isEmpty else {
                 return fail(
                     RTSPClientError(.noPlayableTrack, "the selected tracks \(selection) are none of those offered"))
             }
         }
         // Over UDP, ports were bound for so many tracks before DESCRIBE said how many there are: SETUP
         // must never name a port nobody listens on.
-        if case .udp(_, let pairs) = transport, tracks.count > pairs {
-            tracksWithoutPorts = Array(tracks[max(0, pairs)...])
-            tracks = Array(tracks.prefix(max(0, pairs)))
-            guard !tracks.isEmpty else {
+        if case .udp(_, let pairs) = transport, setUp.tracks.count > pairs {
+            setUp.withoutPorts = Array(setUp.tracks[max(0, pairs)...])
+            setUp.tracks = Array(setUp.tracks.prefix(max(0, pairs)))
+            guard !setUp.tracks.isEmpty else {
                 return fail(RTSPClientError(.unsupported, "no UDP ports were bound for the tracks: use TCP"))
             }
         }
-        state = .setup(index: 0)
+        state = .settingUp(setUp, index: 0)
         return setupNext(now: now)
     }
 
-    private mutating func sendPlay(now: Duration) -> [Action] {
-        guard let session else {
-            return fail(RTSPClientError(.protocolViolation, "no Session to play: SETUP gave none"))
-        }
-        if transport == .multicast, state != .joiningMulticast,
-            tracks.contains(where: { $0.transport?.isMulticast == true })
+    /// PLAY, or first (multicast) the groups to join.
+    mutating func sendPlay(_ established: Established, now: Duration) -> [Action] {
+        var established = established
+        if transport == .multicast, established.step != .joiningMulticast,
+            established.tracks.contains(where: { $0.transport?.isMulticast == true })
         {
-            state = .joiningMulticast
-            return [.joinMulticast(tracks)]
+            established.step = .joiningMulticast
+            state = .established(established)
+            return [.joinMulticast(established.tracks)]
         }
-        state = .play
-        return send(playRequest(session: session, playback: configuration.playback ?? PlaybackRequest()), now: now)
+        established.step = .starting
+        state = .established(established)
+        return send(playRequest(established, playback: configuration.playback ?? PlaybackRequest()), now: now)
     }
 
-    private func playRequest(session: SessionHeader, playback: PlaybackRequest) -> RTSPRequest {
-        var request = RTSPRequest(method: .play, url: configuration.url, headers: ["Session": session.id])
+    private func playRequest(_ established: Established, playback: PlaybackRequest) -> RTSPRequest {
+        var request = RTSPRequest(
+            method: .play, url: configuration.url, headers: ["Session": established.session.id])
         for (name, value) in playback.playHeaders { request.headers[name] = value }
         // A live PLAY with a backchannel set up goes without a Range, as ONVIF's examples do: gst-rtsp-server's
         // ONVIF media answers 503 to `Range: npt=0.000-` then (its backchannel cannot seek).
-        if configuration.playback == nil, tracks.contains(where: \.isBackchannel) { request.headers["Range"] = nil }
+        if configuration.playback == nil, established.tracks.contains(where: \.isBackchannel) {
+            request.headers["Range"] = nil
+        }
         return request
     }
 
     /// Plays from another position (a new `Range`, and scale or speed) while playing or paused: PLAY with
     /// `playback`'s headers; ``Action/seeked(_:)`` follows its answer. Nothing happens in another state.
     public mutating func seek(_ playback: PlaybackRequest, now: Duration) -> [Action] {
-        guard let session, pending == nil else { return [] }
-        switch state {
-        case .playing(let keepalive), .paused(let keepalive): state = .seeking(keepalive: keepalive)
-        default: return []
-        }
-        return send(playRequest(session: session, playback: playback), now: now)
+        guard pending == nil, case .established(var established) = state,
+            [.playing, .paused].contains(established.step)
+        else { return [] }
+        established.step = .seeking
+        state = .established(established)
+        return send(playRequest(established, playback: playback), now: now)
     }
 
     /// The multicast groups of ``Action/joinMulticast(_:)`` are joined: PLAY goes now. Nothing happens
     /// unless the machine waits for that.
     public mutating func multicastJoined(now: Duration) -> [Action] {
-        guard state == .joiningMulticast else { return [] }
-        return sendPlay(now: now)
+        guard case .established(let established) = state, established.step == .joiningMulticast else { return [] }
+        return sendPlay(established, now: now)
     }
 
     /// Asks the server to hold the media (PAUSE); ``Action/paused`` follows its answer. Nothing happens
     /// unless the session is playing.
     public mutating func pause(now: Duration) -> [Action] {
         // A pending keepalive's answer is then ignored.
-        guard case .playing(let keepalive) = state, let session else { return [] }
-        state = .pausing(keepalive: keepalive)
-        return send(RTSPRequest(method: .pause, url: configuration.url, headers: ["Session": session.id]), now: now)
+        step(from: .playing, to: .pausing, sending: .pause, now: now)
     }
 
     /// Resumes a paused session (PLAY without a range: from where it paused, RFC 2326 section 10.5);
     /// ``Action/resumed`` follows its answer. Nothing happens unless the session is paused.
     public mutating func resume(now: Duration) -> [Action] {
-        guard case .paused(let keepalive) = state, let session else { return [] }
-        state = .resuming(keepalive: keepalive)
-        return send(RTSPRequest(method: .play, url: configuration.url, headers: ["Session": session.id]), now: now)
+        step(from: .paused, to: .resuming, sending: .play, now: now)
+    }
+
+    /// `method` on the session, when it is at step `from`; it is at `to` until the answer.
+    private mutating func step(from: Step, to: Step, sending method: RTSPMethod, now: Duration) -> [Action] {
+        guard case .established(var established) = state, established.step == from else { return [] }
+        established.step = to
+        state = .established(established)
+        return send(
+            RTSPRequest(method: method, url: configuration.url, headers: ["Session": established.session.id]),
+            now: now)
     }
 
     /// Ends the session: TEARDOWN when there is one.
     public mutating func teardown(now: Duration) -> [Action] {
-        guard let session, state != .done else {
-            state = .done
+        let reached = state.reached
+        guard let session = reached.session, !state.isDone else {
+            state = .done(reached)
             pending = nil  // what was asked before the session existed is not waited for
             return [.closed]
         }
-        state = .tearingDown
+        state = .tearingDown(reached)
         return send(RTSPRequest(method: .teardown, url: configuration.url, headers: ["Session": session.id]), now: now)
     }
 
-    private mutating func send(_ request: RTSPRequest, now: Duration) -> [Action] {
+    mutating func send(_ request: RTSPRequest, now: Duration) -> [Action] {
         var request = request
         // PLAY's comes with its playback request's headers (``PlaybackRequest/playHeaders``).
         if configuration.playback?.onvifReplay == true, [.describe, .setup].contains(request.method) {
@@ -399,269 +401,8 @@ import SDP
         "cseq", "session", "authorization", "transport", "range", "content-length", "require", "accept",
     ]
 
-    private mutating func fail(_ error: RTSPClientError) -> [Action] {
-        state = .done
+    mutating func fail(_ error: RTSPClientError) -> [Action] {
+        state = .done(state.reached)
         return [.failed(error)]
-    }
-
-    /// An answer to `request`: what any state does with a 401, a refused keepalive, a redirect or a refusal,
-    /// then what the state the session is in does with a success (one handler per state below).
-    private mutating func response(
-        status: Int, reason: String, message: RTSPMessage, to request: RTSPRequest, now: Duration
-    )
-        -> [Action]
-    {
-        if status == 401 { return unauthorized(message, request: request, now: now) }
-        if state == .clearingStale { return afterStaleTeardown(now: now) }  // 200, or 454 from a server that restarted
-        if !(200...299).contains(status), isKeepalive(request) {
-            // Refused (SET_PARAMETER with 400, a 3xx, a 5xx): never an end, another method next time.
-            keepalive.refused(request.method)
-            return []
-        }
-        if (300...399).contains(status) { return redirected(status: status, message: message) }
-        guard (200...299).contains(status) else {
-            return refused(status: status, reason: reason, request: request, now: now)
-        }
-        authentication.answered()
-        switch state {
-        case .options: return optionsAnswered(message, now: now)
-        case .describe: return describeAnswered(message, now: now)
-        case .setup(let index): return setupAnswered(index, message, now: now)
-        case .play:
-            noteRTPInfo(message)
-            let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
-            state = .playing(keepalive: now + interval)
-            return [.playing(tracks), .wakeUp(at: now + interval)]
-        case .seeking(let keepalive):
-            for index in tracks.indices { tracks[index].rtpInfo = nil }
-            noteRTPInfo(message)
-            state = .playing(keepalive: keepalive)
-            return [.seeked(tracks)]
-        case .tearingDown:
-            state = .done
-            return [.closed]
-        case .pausing(let keepalive):
-            state = .paused(keepalive: keepalive)
-            return [.paused]
-        case .resuming(let keepalive):
-            state = .playing(keepalive: keepalive)
-            return [.resumed]
-        case .playing, .paused, .idle, .done, .described, .ready, .clearingStale, .joiningMulticast:
-            return []
-        }
-    }
-
-    /// A 3xx: the session starts again at its Location, never from rtsps down to rtsp.
-    private mutating func redirected(status: Int, message: RTSPMessage) -> [Action] {
-        guard let location = message.header("Location"), let target = try? RTSPURL(location) else {
-            return fail(
-                RTSPClientError(.protocolViolation, "redirect \(status) without a usable Location", status: status))
-        }
-        if configuration.url.isSecure && !target.isSecure {
-            return fail(
-                RTSPClientError(.refusedRedirect, "refused a redirect from rtsps to rtsp (\(target))", status: status))
-        }
-        state = .done
-        return [.redirect(target)]
-    }
-
-    /// A 4xx or 5xx: SETUP asks for TCP after a 461, a refused audio track is left out, TEARDOWN ends anyway;
-    /// anything else ends the session, saying what the status means where a user can act on it.
-    private mutating func refused(status: Int, reason: String, request: RTSPRequest, now: Duration) -> [Action] {
-        if status == 461, request.method == .setup, transport != .tcpInterleaved {
-            transport = .tcpInterleaved  // the server does not do UDP (or multicast): ask for TCP instead
-            return setupNext(now: now)
-        }
-        if case .setup(let index) = state, tracks[index].format.kind == .audio, !tracks[index].isBackchannel,
-            tracks.count > 1
-        {
-            // A camera with its audio switched off refuses the audio track: play the others.
-            refusedTracks.append((tracks.remove(at: index), status))
-            if index < tracks.count { return setupNext(now: now) }  // the next track is at the same index now
-            return setupDone(now: now)
-        }
-        if state == .tearingDown {
-            state = .done
-            return [.closed]
-        }
-        if status == 404 {
-            return fail(
-                RTSPClientError(
-                    .notFound,
-                    "the RTSP server answered \(request.method) with 404 \(reason): it has no stream at "
-                        + "\(configuration.url.path); check the URL's path (cameras name their streams differently)",
-                    status: status))
-        }
-        if status == 551, let required = request.headers["Require"] {
-            return fail(
-                RTSPClientError(
-                    .unsupported,
-                    "the RTSP server answered \(request.method) with 551 \(reason): it does not support \(required) "
-                        + "(Require); play it without asking for that ("
-                        + (required.firstRange(of: Self.backchannelRequirement) != nil
-                            ? "the camera has no ONVIF audio backchannel, or not on this stream)"
-                            : "onvifReplay false, no --onvif-replay)"),
-                    status: status))
-        }
-        return fail(
-            RTSPClientError(
-                .serverError, "the RTSP server answered \(request.method) with \(status) \(reason)", status: status))
-    }
-
-    /// OPTIONS answered: the keepalive method from what `Public` lists, then DESCRIBE.
-    private mutating func optionsAnswered(_ message: RTSPMessage, now: Duration) -> [Action] {
-        keepalive.serverSupports(
-            Set((message.header("Public") ?? "").split(separator: ",").map { RTSPMethod($0.trimmingCharacters()) }))
-        state = .describe
-        return send(
-            RTSPRequest(method: .describe, url: configuration.url, headers: ["Accept": "application/sdp"]), now: now)
-    }
-
-    /// DESCRIBE answered: the tracks offered (of the kinds asked for, in a codec this library takes), then
-    /// SETUP (or, stepwise, the caller's choice).
-    private mutating func describeAnswered(_ message: RTSPMessage, now: Duration) -> [Action] {
-        let description: SessionDescription
-        do {
-            description = try SessionDescription(String(decoding: message.body, as: UTF8.self))
-        } catch {
-            return fail(
-                RTSPClientError(
-                    .protocolViolation, "the DESCRIBE answer holds no valid session description (\(error))"))
-        }
-        // Control URLs resolve against Content-Base, else Content-Location, else the request URL.
-        let base =
-            [message.header("Content-Base"), message.header("Content-Location")].compactMap { $0 }
-            .compactMap { Self.baseURL($0, requested: configuration.url) }.first ?? configuration.url
-        let sessionBase = description.control.map { base.resolving($0) } ?? base
-        sessionDescription = description
-        tracks = description.media.compactMap { media in
-            // ONVIF's backchannel: the section the client sends on says a=sendonly (ONVIF Streaming
-            // Specification 5.3; gst-rtsp-server's ONVIF media marks it so, and its other tracks recvonly).
-            let isBackchannel = media.isBackchannel
-            guard !isBackchannel || configuration.backchannel else { return nil }
-            return media.mediaFormat.flatMap {
-                isBackchannel
-                    ? ($0.kind == .audio ? $0 : nil) : configuration.mediaKinds.contains($0.kind) ? $0 : nil
-            }.map {
-                Track(
-                    control: sessionBase.resolving(media.control ?? "*"), format: $0, transport: nil,
-                    isSecure: media.transportProtocol.uppercased().firstRange(of: "SAVP") != nil,
-                    cryptoAttributes: media.cryptoAttributes, isBackchannel: isBackchannel)
-            }
-        }
-        // The backchannel after the tracks the camera sends: those are 0..<n whatever the SDP's order, so that an
-        // application's source of them (a relay's) keeps the session's track numbers.
-        tracks = tracks.filter { !$0.isBackchannel } + tracks.filter(\.isBackchannel)
-        guard !tracks.isEmpty else {
-            let kinds = MediaKind.allCases.filter(configuration.mediaKinds.contains)
-            let codecs = kinds.map { $0 == .video ? "H.264 or H.265" : "AAC, G.711, L16 or Opus" }
-            return fail(
-                RTSPClientError(
-                    .noPlayableTrack,
-                    "the session description offers no \(kinds.map(\.rawValue).joined(separator: " or ")) track "
-                        + "this library plays (\(codecs.joined(separator: "; ")))"))
-        }
-        if configuration.stepwise {
-            state = .described
-            return [.described(tracks)]
-        }
-        return startSetup(configuration.trackSelection, now: now)
-    }
-
-    /// SETUP of `tracks[index]` answered: its transport, and the session's, then the next track or PLAY.
-    private mutating func setupAnswered(_ index: Int, _ message: RTSPMessage, now: Duration) -> [Action] {
-        guard let value = message.header("Session"), let header = SessionHeader(value) else {
-            return fail(RTSPClientError(.protocolViolation, "the SETUP answer has no Session header"))
-        }
-        session = session ?? header
-        let transport = message.header("Transport").map(TransportHeader.init)
-        tracks[index].transport = transport
-        tracks[index].announcedSSRCs = (transport?.ssrcReadings ?? []).subtracting([0])
-        guard index + 1 < tracks.count else { return setupDone(now: now) }
-        state = .setup(index: index + 1)
-        return setupNext(now: now)
-    }
-
-    /// A PLAY answer's RTP-Info (each track's first sequence number and RTP time) and Range.
-    private mutating func noteRTPInfo(_ message: RTSPMessage) {
-        playedRange = message.header("Range")
-        playedScale = message.header("Scale").flatMap { Double($0.trimmingCharacters()) }.flatMap {
-            $0.isFinite ? $0 : nil
-        }
-        guard let value = message.header("RTP-Info") else { return }
-        let entries = RTPInfo(value).entries(for: tracks.map(\.control), base: configuration.url)
-        for (index, entry) in entries.enumerated() {
-            guard let entry else { continue }
-            tracks[index].rtpInfo = entry
-            tracks[index].announcedSSRCs.formUnion(entry.ssrcs.subtracting([0]))
-        }
-    }
-
-    /// A Content-Base or Content-Location as cameras write it: an absolute URL; a path alone (`/live/`),
-    /// taken on the requested server; or a URL without its scheme (`192.168.1.10:554/live/`), given the
-    /// requested one. Nil for an empty value.
-    static func baseURL(_ value: String, requested: RTSPURL) -> RTSPURL? {
-        let text = value.trimmingCharacters()
-        guard !text.isEmpty else { return nil }
-        if let absolute = try? RTSPURL(text) { return requested.resolving(absolute.description) }
-        if text.hasPrefix("/") { return requested.resolving(text) }
-        let scheme = requested.isSecure ? "rtsps://" : "rtsp://"
-        guard text.firstRange(of: "://") == nil, let schemeless = try? RTSPURL(scheme + text) else { return nil }
-        return requested.resolving(schemeless.description)
-    }
-
-    /// Every track is set up: PLAY, or (stepwise) wait for ``play(now:)`` with keepalives.
-    private mutating func setupDone(now: Duration) -> [Action] {
-        guard configuration.stepwise else { return sendPlay(now: now) }
-        let interval = session?.keepaliveInterval ?? SessionHeader.defaultTimeout / 2
-        state = .ready(keepalive: now + interval)
-        return [.setUp(tracks), .wakeUp(at: now + interval)]
-    }
-
-    /// SETUP of the track the state names.
-    private mutating func setupNext(now: Duration) -> [Action] {
-        guard case .setup(let index) = state, tracks.indices.contains(index) else { return [] }
-        let offer: TransportHeader
-        let profile = tracks[index].isSecure ? "RTP/SAVP" : "RTP/AVP"
-        switch transport {
-        case .tcpInterleaved:
-            let channel = UInt8(truncatingIfNeeded: index * 2)  // at most SessionDescription.maxMedia (32) tracks
-            offer = TransportHeader(profile: profile + "/TCP", interleavedChannels: (channel, channel &+ 1))
-        case .udp(let first, _):
-            let port = UInt16(truncatingIfNeeded: Int(first) + index * 2)
-            offer = TransportHeader(profile: profile, clientPorts: (port, port &+ 1))
-        case .multicast:
-            offer = TransportHeader(profile: profile, isMulticast: true)
-        }
-        var headers = ["Transport": offer.serialized()]
-        if let session { headers["Session"] = session.id }
-        return send(RTSPRequest(method: .setup, url: tracks[index].control, headers: headers), now: now)
-    }
-
-    private mutating func unauthorized(_ message: RTSPMessage, request: RTSPRequest, now: Duration) -> [Action] {
-        let denied = RTSPClientError(
-            .unauthorized,
-            configuration.credentials == nil
-                ? "401 Unauthorized from \(configuration.url.origin): it wants a user name and password"
-                : "401 Unauthorized from \(configuration.url.origin): it refused the user name and password; check them",
-            status: 401)
-        // A stale session the server will not let go of without credentials it does not take: left to its timeout.
-        guard let credentials = configuration.credentials else {
-            return state == .clearingStale ? afterStaleTeardown(now: now) : fail(denied)
-        }
-        let values = message.headers.filter { $0.name.lowercased() == "www-authenticate" }.map(\.value)
-        guard let challenges = try? AuthenticationChallenge.parse(values),
-            let challenge = AuthenticationChallenge.strongest(challenges)
-        else {
-            if state == .clearingStale { return afterStaleTeardown(now: now) }
-            return fail(
-                RTSPClientError(.protocolViolation, "401 without a challenge this client can answer", status: 401))
-        }
-        guard authentication.challenged(challenge, credentials: credentials) else {
-            return state == .clearingStale ? afterStaleTeardown(now: now) : fail(denied)
-        }
-        var retry = request
-        retry.headers["Authorization"] = nil
-        return send(retry, now: now)
     }
 }

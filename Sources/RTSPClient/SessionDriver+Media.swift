@@ -227,18 +227,14 @@ extension SessionDriver {
         }
     }
 
-    /// Ends the session once no packet has come for ``byeQuiet``, or ``byeLinger`` after the BYE at the latest.
+    /// Ends the session as ``ByeLinger`` says: once the tracks have been quiet a moment after the BYE.
     func endAfterQuiet(since bye: Duration) {
-        schedule(at: now + Self.byeQuiet) { [self] in
-            let quiet = NIODeadline.now() - media.lastArrival >= .nanoseconds(Self.byeQuiet.nanosecondCount)
-            if quiet || now - bye >= Self.byeLinger { return teardown() }
+        schedule(at: now + ByeLinger.quiet) { [self] in
+            let silence = Duration.nanoseconds((NIODeadline.now() - media.lastArrival).nanoseconds)
+            if ByeLinger(bye: bye).ends(now: now, silence: silence) { return teardown() }
             endAfterQuiet(since: bye)
         }
     }
-
-    /// After the BYE: how long the tracks must be quiet, and the longest the session waits for that.
-    static let byeQuiet = Duration.milliseconds(300)
-    static let byeLinger = Duration.seconds(3)
 
     /// RTCP receiver reports (with a CNAME, as RFC 3550 asks of every compound packet) for each track
     /// that has received something.

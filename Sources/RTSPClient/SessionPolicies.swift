@@ -48,3 +48,19 @@ struct RedirectPolicy: Sendable {
     /// A new attempt (a reconnection) starts counting again.
     mutating func reset() { followed = 0 }
 }
+
+/// How a session ends once every track's sender has said BYE: RTP and RTCP can travel separately (UDP, or
+/// separate queues in the server), so the last packets may come after the BYE, and the session lingers until
+/// its tracks have been quiet ``quiet``, or ``longest`` after the BYE at the latest.
+struct ByeLinger: Sendable {
+    /// How long the tracks must be quiet.
+    static let quiet = Duration.milliseconds(300)
+    /// The longest the session waits for that.
+    static let longest = Duration.seconds(3)
+
+    /// When the BYE came.
+    let bye: Duration
+
+    /// Whether the session ends at `now`, its last packet `silence` ago; if not, ask again ``quiet`` later.
+    func ends(now: Duration, silence: Duration) -> Bool { silence >= Self.quiet || now - bye >= Self.longest }
+}

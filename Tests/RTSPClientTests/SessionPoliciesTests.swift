@@ -3,7 +3,8 @@ import Testing
 
 @testable import RTSPClient
 
-/// The driver's policies, without sockets: when a session gives up UDP for TCP, and how many redirects it follows.
+/// The driver's policies, without sockets: when a session gives up UDP for TCP, how many redirects it follows,
+/// and how long it lingers after the server's BYE.
 @Suite struct SessionPoliciesTests {
     @Test func autoPlaysUDPAndFallsBackOnceToTCP() {
         var policy = TransportPolicy(asked: .auto)
@@ -46,5 +47,17 @@ import Testing
         policy.reset()
         let afterReset = policy.redirect(to: target)
         #expect(afterReset == nil)
+    }
+
+    @Test func afterEveryBYETheSessionEndsOnceQuietOrAtTheLatestAfterThreeSeconds() {
+        let linger = ByeLinger(bye: .seconds(100))
+        // Packets still coming just after the BYE (RTP behind RTCP): it waits.
+        #expect(!linger.ends(now: .seconds(100) + .milliseconds(300), silence: .milliseconds(10)))
+        #expect(!linger.ends(now: .seconds(102), silence: .milliseconds(299)))
+        // Quiet for 300 ms: it ends.
+        #expect(linger.ends(now: .seconds(100) + .milliseconds(300), silence: .milliseconds(300)))
+        // A stream that never goes quiet after its BYE still ends 3 s after it.
+        #expect(!linger.ends(now: .seconds(103) - .milliseconds(1), silence: .zero))
+        #expect(linger.ends(now: .seconds(103), silence: .zero))
     }
 }
