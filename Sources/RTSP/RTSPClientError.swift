@@ -4,7 +4,8 @@ import RTP
 public struct RTSPClientError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
-        /// 401 after trying the credentials (or with none): the user name or password is wrong.
+        /// 401 after trying the credentials (or with none): the user name or password is wrong; or 403: the server
+        /// let them in but does not let them play this stream (``RTSPClientError/status`` says which).
         public static let unauthorized = Code(name: "unauthorized")
         /// The server answered with an error status (404 has ``notFound`` of its own).
         public static let serverError = Code(name: "serverError")

@@ -99,6 +99,15 @@ extension RTSPClientStateMachine {
             state = .done(reached)
             return [.closed]
         }
+        if status == 403 {
+            let who = configuration.credentials == nil ? "a client without credentials" : "this account"
+            return fail(
+                RTSPClientError(
+                    .unauthorized,
+                    "the RTSP server answered \(request.method) with 403 \(reason): it does not let \(who) play "
+                        + "\(configuration.url.path); use an account that may, or ask the server's owner for access",
+                    status: status))
+        }
         if status == 404 {
             return fail(
                 RTSPClientError(

@@ -19,11 +19,11 @@ import SDP
 /// It serves OPTIONS, DESCRIBE (the presentation's SDP), SETUP (TCP interleaved, and UDP unicast when the
 /// server has UDP ports), PLAY, PAUSE, TEARDOWN, and GET_PARAMETER / SET_PARAMETER as keepalives; sessions that
 /// hear nothing for ``Configuration/sessionTimeout`` are torn down by ``expire(now:)``, which the owner calls at
-/// ``nextWakeUp``. What is served is asked of its ``RTSPServerMounts`` for each request (a fixed list of
-/// presentations is one). Every request but
+/// ``nextWakeUp``. What is served, and to whom, is asked of its ``RTSPServerPolicy`` for each request (a fixed list
+/// of presentations, played to all, is one). Every request but
 /// OPTIONS is authenticated when ``Configuration/authentication`` is set, Digest with this connection's own
 /// nonces; a wrong answer is ``Action/refuseAuthentication(_:)``, which the owner slows. A request it cannot serve
-/// gets the status RFC 2326 gives it (400, 401, 404, 453, 454, 455, 459, 461, 501, 551), never a crash; nothing
+/// gets the status RFC 2326 gives it (400, 401, 403, 404, 453, 454, 455, 459, 461, 501, 551), never a crash; nothing
 /// of a request is echoed that could break an answer's lines (a CSeq is digits, or the request is refused).
 @_spi(SansIO) public struct RTSPServerStateMachine: Sendable {
     /// What a server serves and how.
@@ -152,23 +152,23 @@ import SDP
     }
 
     public let configuration: Configuration
-    /// What it serves, asked for each request.
-    public private(set) var mounts: any RTSPServerMounts
+    /// What it serves and to whom, asked for each request.
+    public private(set) var policy: any RTSPServerPolicy
     private var sessions: [String: Session] = [:]
     /// The Digest nonces this connection was given.
     private var nonces = DigestNonces()
     /// Wrong answers to the challenge on this connection so far.
     public private(set) var authenticationFailures = 0
 
-    /// A machine serving what `mounts` offers at each request (a server's mounted sources).
-    public init(mounts: any RTSPServerMounts, configuration: Configuration = Configuration()) {
-        self.mounts = mounts
+    /// A machine serving what `policy` offers at each request (a server's mounted sources), to whom it allows.
+    public init(policy: any RTSPServerPolicy, configuration: Configuration = Configuration()) {
+        self.policy = policy
         self.configuration = configuration
     }
 
     /// A machine serving exactly `presentations`.
     public init(presentations: [Presentation], configuration: Configuration = Configuration()) {
-        self.init(mounts: presentations, configuration: configuration)
+        self.init(policy: presentations, configuration: configuration)
     }
 
     /// The ids of the sessions it holds.
@@ -187,7 +187,7 @@ import SDP
 
     /// Offers exactly `presentations` from now on.
     public mutating func replacePresentations(_ presentations: [Presentation]) {
-        mounts = presentations
+        policy = presentations
     }
 
     /// Something was heard from the client (RTCP, a keepalive): its sessions live on.
@@ -230,9 +230,10 @@ import SDP
                         551, "Option not supported", cseq: cseq, ["Unsupported: \(required.joined(separator: ", "))"]))
             ]
         }
+        var user: String?
         if method != .options, let authentication = configuration.authentication {
             switch authentication.verify(request, method: method.name, uri: uri, nonces: &nonces, now: now) {
-            case .authenticated: break
+            case .authenticated(let name): user = name
             case .missing:
                 return [.respond(challenge(authentication, cseq: cseq, stale: false, now: now))]
             case .stale(let user):
@@ -251,9 +252,9 @@ import SDP
         }
         switch method {
         case .options: return [.respond(answer(200, "OK", cseq: cseq, ["Public: \(Self.publicMethods)"]))]
-        case .describe: return [describe(uri: uri, cseq: cseq)]
-        case .setup: return [setup(request, uri: uri, cseq: cseq, now: now)]
-        case .play, .pause, .teardown: return control(method, request, uri: uri, cseq: cseq, now: now)
+        case .describe: return [describe(uri: uri, cseq: cseq, user: user)]
+        case .setup: return [setup(request, uri: uri, cseq: cseq, user: user, now: now)]
+        case .play, .pause, .teardown: return control(method, request, uri: uri, cseq: cseq, user: user, now: now)
         case .getParameter, .setParameter: return [.respond(answer(200, "OK", cseq: cseq, sessionLine(request)))]
         default: return [.respond(answer(501, "Not Implemented", cseq: cseq, ["Public: \(Self.publicMethods)"]))]
         }
@@ -281,10 +282,12 @@ import SDP
         sessions[id]?.lastHeard = now
     }
 
-    private func describe(uri: String, cseq: String) -> Action {
+    private func describe(uri: String, cseq: String, user: String?) -> Action {
         guard let url = try? RTSPURL(uri) else { return .respond(answer(400, "Bad Request", cseq: cseq)) }
         let path = Presentation.normalized(Self.pathWithoutQuery(url.path))
-        guard let presentation = mounts.presentation(at: path) else {
+        // Asked before the path is looked up: one who may not play it does not learn whether it exists.
+        if let forbidden = forbidden(path, user: user, cseq: cseq) { return forbidden }
+        guard let presentation = policy.presentation(at: path) else {
             return .respond(answer(404, "Not Found", cseq: cseq))
         }
         let sdp = SessionDescription.text(
@@ -296,10 +299,13 @@ import SDP
         return .respond(message)
     }
 
-    private mutating func setup(_ request: RTSPMessage, uri: String, cseq: String, now: ArrivalTime) -> Action {
-        guard let url = try? RTSPURL(uri), let (path, index) = track(at: Self.pathWithoutQuery(url.path)) else {
-            return .respond(answer(404, "Not Found", cseq: cseq))
-        }
+    private mutating func setup(_ request: RTSPMessage, uri: String, cseq: String, user: String?, now: ArrivalTime)
+        -> Action
+    {
+        guard let url = try? RTSPURL(uri) else { return .respond(answer(404, "Not Found", cseq: cseq)) }
+        let requested = Self.pathWithoutQuery(url.path)
+        if let forbidden = forbidden(Self.presentationPath(requested), user: user, cseq: cseq) { return forbidden }
+        guard let (path, index) = track(at: requested) else { return .respond(answer(404, "Not Found", cseq: cseq)) }
         var id = request.header("Session").flatMap(SessionHeader.init)?.id
         if let id, let session = sessions[id] {
             guard session.path == path else {
@@ -315,7 +321,7 @@ import SDP
                         "Reason: this connection already has session \(existing) of \(path): name it in the Session header"
                     ]))
         }
-        let secure = mounts.presentation(at: path)?.crypto != nil
+        let secure = policy.presentation(at: path)?.crypto != nil
         let offers = Self.transportOffers(request.header("Transport"))
         if !offers.isEmpty, offers.allSatisfy({ $0.mode == "record" }) {
             return .respond(
@@ -347,7 +353,7 @@ import SDP
     }
 
     private mutating func control(
-        _ method: RTSPMethod, _ request: RTSPMessage, uri: String, cseq: String, now: ArrivalTime
+        _ method: RTSPMethod, _ request: RTSPMessage, uri: String, cseq: String, user: String?, now: ArrivalTime
     )
         -> [Action]
     {
@@ -359,6 +365,8 @@ import SDP
             guard !session.tracks.isEmpty else {
                 return [.respond(answer(455, "Method Not Valid in This State", cseq: cseq))]
             }
+            // Asked again at each PLAY: a policy that stops allowing a user stops its next PLAY.
+            if let forbidden = forbidden(session.path, user: user, cseq: cseq) { return [forbidden] }
             if !session.isPlaying { sessions[id]?.state = .playing(since: now) }
             let base =
                 (try? RTSPURL(uri)).map { url in
@@ -381,6 +389,16 @@ import SDP
         }
     }
 
+    /// The presentation a SETUP URL's path names, whether or not it is served: `<path>` of `<path>/trackID=<n>`, or
+    /// the path itself.
+    private static func presentationPath(_ path: String) -> String {
+        let normalized = Presentation.normalized(path)
+        guard let slash = normalized.lastIndex(of: "/"),
+            normalized[normalized.index(after: slash)...].hasPrefix("trackID=")
+        else { return normalized }
+        return Presentation.normalized(String(normalized[..<slash]))
+    }
+
     /// The presentation and track a SETUP URL names: `<path>/trackID=<n>`, or the path of a presentation of one
     /// track.
     private func track(at path: String) -> (path: String, index: Int)? {
@@ -390,14 +408,14 @@ import SDP
         {
             let parent = Presentation.normalized(String(normalized[..<slash]))
             let number = normalized[normalized.index(after: slash)...].dropFirst("trackID=".count)
-            if let index = Int(number), let presentation = mounts.presentation(at: parent),
+            if let index = Int(number), let presentation = policy.presentation(at: parent),
                 presentation.formats.indices.contains(index)
             {
                 return (parent, index)
             }
             return nil
         }
-        if let presentation = mounts.presentation(at: normalized), presentation.formats.count == 1 {
+        if let presentation = policy.presentation(at: normalized), presentation.formats.count == 1 {
             return (normalized, 0)
         }
         return nil
@@ -430,6 +448,14 @@ import SDP
             }
         }
         return nil
+    }
+
+    /// A 403 when the policy does not let `user` play `path`; nil when it does. The answer names neither the user
+    /// nor the accounts that may play it.
+    private func forbidden(_ path: String, user: String?, cseq: String) -> Action? {
+        guard !policy.allows(user: user, toPlay: path) else { return nil }
+        let who = user == nil ? "this client" : "this account"
+        return .respond(answer(403, "Forbidden", cseq: cseq, ["Reason: \(who) may not play \(path)"]))
     }
 
     private func answer(_ status: Int, _ reason: String, cseq: String, _ headers: [String] = []) -> RTSPMessage {
@@ -468,13 +494,21 @@ import SDP
     }
 }
 
-/// What a server serves, asked by its ``RTSPServerStateMachine`` for each request that names a path (as gortsplib's
-/// server asks its handler): a server's mounted sources, or a fixed list.
-@_spi(SansIO) public protocol RTSPServerMounts: Sendable {
+/// What a server serves and to whom, asked by its ``RTSPServerStateMachine`` at each request that names a path, as
+/// gortsplib's server asks its handler: the machine holds no rule of its own about who may watch what. A server's
+/// mounted sources and its application's access rule are one; a fixed list, played to everyone, is another.
+@_spi(SansIO) public protocol RTSPServerPolicy: Sendable {
     /// The presentation at `path` (normalized: a leading `/`, no trailing one), or nil (404).
     func presentation(at path: String) -> RTSPServerStateMachine.Presentation?
+    /// Whether `user` may play `path` (asked at DESCRIBE, SETUP and each PLAY, after authentication): its name when
+    /// the server authenticates, nil when it does not. False answers 403. By default everyone may.
+    func allows(user: String?, toPlay path: String) -> Bool
 }
 
-@_spi(SansIO) extension Array: RTSPServerMounts where Element == RTSPServerStateMachine.Presentation {
+@_spi(SansIO) extension RTSPServerPolicy {
+    public func allows(user: String?, toPlay path: String) -> Bool { true }
+}
+
+@_spi(SansIO) extension Array: RTSPServerPolicy where Element == RTSPServerStateMachine.Presentation {
     public func presentation(at path: String) -> RTSPServerStateMachine.Presentation? { first { $0.path == path } }
 }

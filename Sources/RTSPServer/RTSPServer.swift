@@ -42,6 +42,11 @@ public final class RTSPServer: Sendable {
         public var servesUDP = true
         /// Users and schemes to authenticate; nil serves everyone.
         public var authentication: ServerAuthentication?
+        /// Who may play what, asked at each DESCRIBE, SETUP and PLAY with the path and the user
+        /// ``authentication`` let in (nil when the server has none): false answers 403 Forbidden, before the
+        /// path is looked up (one who may not play it does not learn whether it is mounted). Nil: everyone let in
+        /// plays every path.
+        public var access: (@Sendable (_ user: String?, _ path: String) -> Bool)?
         /// How long a session lives without a request or RTCP from its client.
         public var sessionTimeout: Duration = .seconds(60)
         /// Bytes queued for one client's connection before its media is skipped (to its next keyframe).
@@ -247,8 +252,10 @@ final class DiscardingHandler: ChannelInboundHandler, Sendable {
 
 /// A server's mounted sources, as its connections' state machines ask for them (each request sees what is mounted
 /// then).
-struct MountedSources: RTSPServerMounts {
+struct MountedSources: RTSPServerPolicy {
     let server: RTSPServer
 
     func presentation(at path: String) -> RTSPServerStateMachine.Presentation? { server.presentation(at: path) }
+
+    func allows(user: String?, toPlay path: String) -> Bool { server.configuration.access?(user, path) ?? true }
 }

@@ -47,7 +47,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         if let udp, let rtp = udp.rtp.localAddress?.port, let rtcp = udp.rtcp.localAddress?.port {
             configuration.udpPorts = (UInt16(truncatingIfNeeded: rtp), UInt16(truncatingIfNeeded: rtcp))
         }
-        machine = RTSPServerStateMachine(mounts: MountedSources(server: server), configuration: configuration)
+        machine = RTSPServerStateMachine(policy: MountedSources(server: server), configuration: configuration)
         framer = RTSPFramer(limits: .init(maxBodyBytes: settings.maxRequestBodyBytes))
         deadlines = ConnectionDeadlines(
             requestTimeout: settings.requestTimeout, idleTimeout: settings.sessionTimeout,

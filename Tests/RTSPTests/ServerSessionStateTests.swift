@@ -72,14 +72,14 @@ import Testing
 
     /// Mounts are asked at each request: a path mounted after a 404 is served at the next DESCRIBE.
     @Test func mountsAreAskedAtEachRequest() {
-        final class Mounts: RTSPServerMounts, @unchecked Sendable {
+        final class Mounts: RTSPServerPolicy, @unchecked Sendable {
             var mounted: [RTSPServerStateMachine.Presentation] = []
             func presentation(at path: String) -> RTSPServerStateMachine.Presentation? {
                 mounted.presentation(at: path)
             }
         }
         let mounts = Mounts()
-        var machine = RTSPServerStateMachine(mounts: mounts)
+        var machine = RTSPServerStateMachine(policy: mounts)
         #expect(Machine.status(machine.receive(Machine.request("DESCRIBE", Machine.base, cseq: 1), now: t0)) == 404)
         mounts.mounted = [.init(path: "/cam/", formats: Machine.formats)]
         #expect(Machine.status(machine.receive(Machine.request("DESCRIBE", Machine.base, cseq: 2), now: t0)) == 200)
