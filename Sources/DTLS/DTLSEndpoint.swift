@@ -9,7 +9,7 @@ import SRTP
 ///
 /// Not thread-safe: one owner (a viewer's event loop) drives it. OpenSSL does the protocol; nothing of DTLS is
 /// implemented here.
-public final class DTLSEndpoint {
+@_spi(SansIO) public final class DTLSEndpoint {
     /// Which side of the handshake: a WebRTC answerer with `a=setup:passive` is the server.
     public enum Role: Sendable, Hashable {
         case server

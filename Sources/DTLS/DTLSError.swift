@@ -1,5 +1,5 @@
 /// A DTLS failure, in a sentence (OpenSSL's reason where it gave one).
-public struct DTLSError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(SansIO) public struct DTLSError: Error, Sendable, Hashable, CustomStringConvertible {
     public let reason: String
 
     init(_ reason: String) { self.reason = reason }

@@ -3,7 +3,7 @@ import CDTLS
 /// A certificate and its key (ECDSA P-256, self-signed) that a WebRTC endpoint presents in its DTLS handshakes,
 /// made at start; its SHA-256 fingerprint goes in the session description (`a=fingerprint:sha-256 ...`), which is
 /// how the peer knows it (RFC 8122, RFC 8827).
-public final class DTLSIdentity: @unchecked Sendable {
+@_spi(SansIO) public final class DTLSIdentity: @unchecked Sendable {
     // Immutable once made: OpenSSL only reads it (each association takes its own reference).
     let pointer: OpaquePointer
     /// The certificate's SHA-256 fingerprint.

@@ -16,7 +16,7 @@ import RTP
 /// // each datagram from the endpoint that looks like STUN: send(agent.receive(datagram, from: address, now: .now()))
 /// // at agent.nextWakeUp: send(agent.wake(now: .now()))
 /// ```
-public struct ICEControllingAgent: Sendable {
+@_spi(SansIO) public struct ICEControllingAgent: Sendable {
     /// What the owner does.
     public enum Action: Sendable, Hashable {
         /// Send these bytes to this address (a check, or the answer to the endpoint's).

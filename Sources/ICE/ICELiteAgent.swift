@@ -21,7 +21,7 @@ import RTP
 ///     }
 /// }
 /// ```
-public struct ICELiteAgent: Sendable {
+@_spi(SansIO) public struct ICELiteAgent: Sendable {
     /// An agent's username fragment and password (RFC 8445 section 5.3: `a=ice-ufrag`, `a=ice-pwd`).
     public struct Credentials: Sendable, Hashable {
         public var usernameFragment: String

@@ -2,7 +2,7 @@ import PacketCapture
 import RTP
 
 /// One attribute of a STUN message: its type and its value (without the padding to 4 bytes).
-public struct STUNAttribute: Sendable, Hashable {
+@_spi(SansIO) public struct STUNAttribute: Sendable, Hashable {
     public var type: UInt16
     public var value: [UInt8]
 

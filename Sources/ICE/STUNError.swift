@@ -1,5 +1,5 @@
 /// A datagram that is not a STUN message this library reads, and why.
-public struct STUNError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(SansIO) public struct STUNError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was wrong, in a sentence.
     public let reason: String
 

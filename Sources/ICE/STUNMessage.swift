@@ -13,7 +13,7 @@ import RTP
 /// Reading is bounded: a message is at most ``maxLength`` bytes of at most ``maxAttributes`` attributes, its
 /// length a multiple of 4 that the datagram holds; nothing but FINGERPRINT may follow MESSAGE-INTEGRITY, and
 /// nothing may follow FINGERPRINT (RFC 8489 sections 14.5 and 14.7). What breaks a rule is a ``STUNError``.
-public struct STUNMessage: Sendable, Hashable {
+@_spi(SansIO) public struct STUNMessage: Sendable, Hashable {
     /// A message's class (RFC 8489 section 5).
     public enum Class: UInt16, Sendable, Hashable {
         case request = 0b00

@@ -18,14 +18,14 @@ import SDP
 /// moved to follow the track's latest, so its RTP time keeps rising; B-frames' smaller steps back pass as they are. Use
 /// one from one place at a time (under a lock): its
 /// protection, when it has one, is libsrtp's session.
-public struct OutgoingTrack {
+package struct OutgoingTrack {
     /// The format its packets follow: what the track is announced with.
-    public let format: MediaFormat
-    public private(set) var packetizer: Packetizer
+    package let format: MediaFormat
+    package private(set) var packetizer: Packetizer
     /// Its RTP stream: SSRC, sequence numbers, timestamps, counts.
-    public private(set) var sender: RTPSender
+    package private(set) var sender: RTPSender
     /// What protects its packets and reports (SRTP), or nil.
-    public let protection: (any PacketProtection)?
+    package let protection: (any PacketProtection)?
     private var timeline: RisingTimeline
     /// The packet being protected (reused).
     private var scratch: [UInt8] = []
@@ -33,7 +33,7 @@ public struct OutgoingTrack {
     /// A track of `format` (one a ``Packetizer`` sends); its RTP stream `sender` (by default with a random SSRC,
     /// first sequence number and timestamp offset), its packets protected by `protection` when given.
     /// - Throws: ``PacketizerError`` for a format that is not sent.
-    public init(
+    package init(
         format: MediaFormat, maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, sender: RTPSender? = nil,
         protection: (any PacketProtection)? = nil
     ) throws(PacketizerError) {
@@ -48,7 +48,7 @@ public struct OutgoingTrack {
     /// wall-clock time (what sender reports pair RTP times with). Returns how many packets it made (0 for a
     /// unit of another kind than the format's, or one its protection refused).
     @discardableResult
-    public mutating func send<Batch: PacketBatch>(
+    package mutating func send<Batch: PacketBatch>(
         _ unit: MediaUnit, capturedAt: WallClockTime, into batch: inout Batch
     ) -> Int {
         let timestamp = timeline.rising(unit.timestamp)
@@ -80,7 +80,7 @@ public struct OutgoingTrack {
 
     /// A packet with no payload, numbered after the last (a header alone, protected when the track is): what a
     /// client sends first to open a NAT's path for what it receives, as FFmpeg and GStreamer do.
-    public mutating func openingPacket(capturedAt: WallClockTime, into batch: inout some PacketBatch) {
+    package mutating func openingPacket(capturedAt: WallClockTime, into batch: inout some PacketBatch) {
         let header = sender.nextHeader(marker: false, timestamp: 0, payloadSize: 0, capturedAt: capturedAt)
         if let protection {
             var packet: [UInt8] = []
@@ -94,7 +94,7 @@ public struct OutgoingTrack {
 
     /// The track's sender report for `time` with its SDES CNAME (RFC 3550 section 6.1), protected when the track
     /// is: nil before its first packet.
-    public func report(at time: WallClockTime, canonicalName: String) -> [UInt8]? {
+    package func report(at time: WallClockTime, canonicalName: String) -> [UInt8]? {
         guard let report = sender.senderReport(at: time) else { return nil }
         var compound = RTCPCompoundBuilder()
         compound.appendSenderReport(report)
@@ -103,7 +103,7 @@ public struct OutgoingTrack {
     }
 
     /// The track's last report, then an RTCP BYE (the stream ends: players end there), protected when the track is.
-    public func goodbye(at time: WallClockTime, reason: String) -> [UInt8]? {
+    package func goodbye(at time: WallClockTime, reason: String) -> [UInt8]? {
         var compound = RTCPCompoundBuilder()
         if let report = sender.senderReport(at: time) {
             compound.appendSenderReport(report)
@@ -115,12 +115,12 @@ public struct OutgoingTrack {
     }
 
     /// Where each track of a PLAY answer starts: the next sequence number and the RTP time of `time`.
-    public func position(at time: WallClockTime) -> (sequenceNumber: UInt16, rtpTime: UInt32) {
+    package func position(at time: WallClockTime) -> (sequenceNumber: UInt16, rtpTime: UInt32) {
         (sender.nextSequenceNumber, sender.senderReport(at: time)?.rtpTimestamp ?? sender.rtpTimestamp(0))
     }
 
     /// An RTCP compound as it is sent: protected when the track is (nil if its protection refuses it).
-    public func protected(_ rtcp: [UInt8]) -> [UInt8]? {
+    package func protected(_ rtcp: [UInt8]) -> [UInt8]? {
         guard let protection else { return rtcp }
         return try? protection.protectedRTCP(rtcp)
     }
@@ -129,7 +129,7 @@ public struct OutgoingTrack {
 /// Where an ``OutgoingTrack`` puts the packets it makes: a transport's buffer of them, framed as its edge writes
 /// them (interleaved frames in an RTSP connection, datagrams, a WebRTC viewer's). The header and payload are copied
 /// in once; a protected packet comes whole.
-public protocol PacketBatch {
+package protocol PacketBatch {
     /// Appends a packet: `header`'s 12 bytes, then `payload`.
     mutating func append(header: RTPHeaderWords, payload: ArraySlice<UInt8>)
     /// Appends a whole packet (an SRTP one).

@@ -1,14 +1,14 @@
 /// An RTP fixed header (RFC 3550 section 5.1) as its three 32-bit words, in host order: written big-endian, they
 /// are its 12 bytes. The library writes every RTP header it sends through this one type (``RTPSender``'s
 /// packets, a NAT's opening packet, ``RTPPacketBuilder``'s); the CSRCs, extension and payload follow it.
-public struct RTPHeaderWords: Sendable, Hashable {
+package struct RTPHeaderWords: Sendable, Hashable {
     /// Version, padding, extension, CSRC count, marker, payload type and sequence number.
-    public let first: UInt32
-    public let timestamp: UInt32
-    public let ssrc: UInt32
+    package let first: UInt32
+    package let timestamp: UInt32
+    package let ssrc: UInt32
 
     /// The header of version 2 with these fields; `csrcCount` is cut to 15, `payloadType` to 7 bits.
-    public init(
+    package init(
         marker: Bool, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
         padding: Bool = false, hasExtension: Bool = false, csrcCount: Int = 0
     ) {
@@ -20,24 +20,24 @@ public struct RTPHeaderWords: Sendable, Hashable {
     }
 
     /// The header of these three words as they are.
-    public init(first: UInt32, timestamp: UInt32, ssrc: UInt32) {
+    package init(first: UInt32, timestamp: UInt32, ssrc: UInt32) {
         self.first = first
         self.timestamp = timestamp
         self.ssrc = ssrc
     }
 
     /// The header's bytes.
-    public static let size = 12
+    package static let size = 12
 
     /// Calls `body` with the 12 bytes, big-endian, on the stack (no allocation).
     @inlinable
-    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         var words = (first.bigEndian, timestamp.bigEndian, ssrc.bigEndian)
         return try Swift.withUnsafeBytes(of: &words) { try body($0) }
     }
 
     /// The 12 bytes, appended to `out`.
-    public func append(to out: inout [UInt8]) {
+    package func append(to out: inout [UInt8]) {
         withBytes { out.append(contentsOf: $0) }
     }
 }

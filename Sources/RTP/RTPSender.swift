@@ -51,7 +51,7 @@ public struct RTPSender: Sendable {
     /// The header of the next packet, counted as sent with `payloadSize` bytes of payload: version 2, no
     /// padding, extension or CSRCs. `capturedAt` is the wall-clock time of the media timestamp (the unit's
     /// capture time, or when it was sent).
-    public mutating func nextHeader(
+    package mutating func nextHeader(
         marker: Bool, timestamp: UInt64, payloadSize: Int, capturedAt: WallClockTime
     ) -> RTPHeaderWords {
         let rtp = rtpTimestamp(timestamp)

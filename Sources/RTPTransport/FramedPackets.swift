@@ -5,7 +5,7 @@ import RTP
 /// RTP packets in one buffer, each behind an RTSP interleaved frame header (`$`, a channel, its length: RFC 2326
 /// section 10.12): what an ``OutgoingTrack`` makes once for every viewer. An RTSP connection takes it as it is
 /// (``InterleavedWriter``); UDP takes its packets as slices of it, uncopied (``DatagramWriter``).
-public struct FramedPackets: PacketBatch, Sendable {
+@_spi(SansIO) public struct FramedPackets: PacketBatch, Sendable {
     /// The frames, back to back.
     public private(set) var buffer: ByteBuffer
     /// The channel the frames name.
@@ -19,7 +19,7 @@ public struct FramedPackets: PacketBatch, Sendable {
         buffer = allocator.buffer(capacity: capacity)
     }
 
-    public mutating func append(header: RTPHeaderWords, payload: ArraySlice<UInt8>) {
+    package mutating func append(header: RTPHeaderWords, payload: ArraySlice<UInt8>) {
         guard RTPHeaderWords.size + payload.count <= Int(UInt16.max) else { return }
         writeFrameHeader(length: RTPHeaderWords.size + payload.count)
         header.withBytes { _ = buffer.writeBytes($0) }
@@ -27,7 +27,7 @@ public struct FramedPackets: PacketBatch, Sendable {
         count += 1
     }
 
-    public mutating func append(packet: ArraySlice<UInt8>) {
+    package mutating func append(packet: ArraySlice<UInt8>) {
         guard packet.count <= Int(UInt16.max) else { return }
         writeFrameHeader(length: packet.count)
         buffer.writeBytes(packet)

@@ -5,7 +5,7 @@ import RTP
 /// Sends a track's packets to one WebRTC viewer: each packet copied (the viewer has keys of its own), given the
 /// viewer's payload type and SSRC (those its answer named), protected (SRTP) and sent as one datagram on the
 /// socket every viewer shares (RTP and RTCP muxed, RFC 5761). RTCP (sender reports, BYE) goes the same way.
-public struct ProtectedDatagramWriter: Sendable {
+@_spi(SansIO) public struct ProtectedDatagramWriter: Sendable {
     public let socket: any Channel
     public let address: SocketAddress
     public let payloadType: UInt8

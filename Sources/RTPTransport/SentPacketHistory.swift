@@ -11,7 +11,7 @@ import RTP
 /// and found by SSRC and sequence number through an index of at most ``capacity`` entries: recording allocates
 /// nothing, and a viewer costs the ring and the index whatever its packets' sizes (a packet kept in an array of
 /// its own cost about three times its size in the allocator's pieces).
-public final class SentPacketHistory: @unchecked Sendable {
+@_spi(SansIO) public final class SentPacketHistory: @unchecked Sendable {
     /// Packets kept at most.
     public static let capacity = 1024
     /// Bytes kept at most: at 2 Mbit/s of 1,250-byte packets about 2 s, at 4 Mbit/s about 1 s (RFC 4585 asks

@@ -4,7 +4,7 @@ import RTP
 /// Where one track's packets and RTCP go, framed as that transport frames them: the edge of the sending road.
 /// A server's viewers, a client's backchannel and a relay all write through these, from the same
 /// ``FramedPackets``.
-public enum TrackWriter: Sendable {
+@_spi(SansIO) public enum TrackWriter: Sendable {
     /// In an RTSP connection, as interleaved frames.
     case interleaved(InterleavedWriter)
     /// As UDP datagrams.
@@ -43,7 +43,7 @@ public enum TrackWriter: Sendable {
 
 /// Writes a track's packets into an RTSP connection as interleaved frames (RFC 2326 section 10.12) on its RTP and
 /// RTCP channels: the batch as it is when it is framed for the RTP channel, else a copy with the channel rewritten.
-public struct InterleavedWriter: Sendable {
+@_spi(SansIO) public struct InterleavedWriter: Sendable {
     public let rtpChannel: UInt8
     public let rtcpChannel: UInt8
     private let send: @Sendable (ByteBuffer) -> Void
@@ -85,7 +85,7 @@ public struct InterleavedWriter: Sendable {
 
 /// Sends a track's packets as UDP datagrams, each a slice of the batch (uncopied), from an RTP and an RTCP socket
 /// to the peer's RTP and RTCP addresses.
-public struct DatagramWriter: Sendable {
+@_spi(SansIO) public struct DatagramWriter: Sendable {
     public let rtpSocket: any Channel
     public let rtcpSocket: any Channel
     public let rtpAddress: SocketAddress

@@ -1,7 +1,7 @@
 import MediaPipeline
 import NIOCore
 import RTP
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 @_spi(SansIO) import RTSP
 import SRTP
 

@@ -2,7 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RTP
 @_spi(SansIO) import RTSP
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 import SRTP
 
 /// The media side of the driver: packets in (interleaved or UDP), RTCP in and out.

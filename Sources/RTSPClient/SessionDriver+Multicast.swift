@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 @_spi(SansIO) import RTSP
 
 /// Multicast (RFC 2326 section 12.39, `multicast;destination=;port=`): once SETUP has named each track's

@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 @_spi(SansIO) import RTSP
 
 /// The UDP sockets of one track: RTP on an even port, RTCP on the next (RFC 3550 section 11).

@@ -3,7 +3,7 @@ import MediaPipeline
 import NIOCore
 import RTP
 import SDP
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 import SRTP
 import Synchronization
 

@@ -2,7 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import RTP
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 @_spi(SansIO) import RTSP
 import SDP
 import Synchronization

@@ -1,6 +1,6 @@
 import NIOCore
 import RTP
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 @_spi(SansIO) import RTSP
 
 /// One client's RTSP connection: its bytes framed into requests (and the client's interleaved RTCP), the

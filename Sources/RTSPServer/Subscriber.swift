@@ -1,5 +1,5 @@
 import NIOCore
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 @_spi(SansIO) import RTSP
 import Synchronization
 

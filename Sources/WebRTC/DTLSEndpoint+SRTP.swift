@@ -1,4 +1,4 @@
-import DTLS
+@_spi(SansIO) import DTLS
 import SRTP
 
 extension DTLSEndpoint {

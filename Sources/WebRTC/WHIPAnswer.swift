@@ -1,5 +1,5 @@
-import DTLS
-import ICE
+@_spi(SansIO) import DTLS
+@_spi(SansIO) import ICE
 import PacketCapture
 import SDP
 
@@ -7,7 +7,7 @@ import SDP
 /// candidates, its certificate's fingerprint, the DTLS role it took, and for each section of our offer whether it
 /// was taken, in which payload type. Read within the SDP reader's limits; what is missing or unusable is a
 /// ``WebRTCError`` that says so.
-public struct WHIPAnswer: Sendable, Hashable {
+@_spi(SansIO) public struct WHIPAnswer: Sendable, Hashable {
     /// One section of the answer, in the offer's order.
     public struct Section: Sendable, Hashable {
         /// Whether the endpoint takes it (a port other than 0, and a payload type).

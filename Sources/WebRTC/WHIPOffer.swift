@@ -6,7 +6,7 @@ import SDP
 /// our ICE credentials, host candidates and certificate fingerprint, and `a=setup:actpass` (RFC 8842: the answer
 /// picks the DTLS roles). A track it cannot send (Motion JPEG, AAC, which an SFU takes only as Opus) is left out
 /// with the reason (``refusals``).
-public struct WHIPOffer: Sendable, Hashable {
+@_spi(SansIO) public struct WHIPOffer: Sendable, Hashable {
     /// A section of the offer: the source track it carries, in its payload type, from its SSRC.
     public struct Track: Sendable, Hashable {
         /// The section's index, also its `a=mid`.

@@ -1,5 +1,5 @@
-import DTLS
-import ICE
+@_spi(SansIO) import DTLS
+@_spi(SansIO) import ICE
 import PacketCapture
 import RTP
 import SRTP
@@ -11,7 +11,7 @@ import SRTP
 /// PLI/FIR) comes back as actions. A publisher not keyed within ``setupTimeout``, or whose consent ran out, is over.
 ///
 /// Not thread-safe: one owner (its socket's event loop) drives it.
-public final class WHIPPeer {
+@_spi(SansIO) public final class WHIPPeer {
     public typealias Action = WebRTCPeer.Action
 
     public let offer: WHIPOffer

@@ -15,7 +15,7 @@ import SDP
 /// - every other section (data channels) refused;
 /// - talk (when the server takes it, ``Talk``): the first audio section the offer sends on, in the offer's payload
 ///   type of the talkback's codec, answered `sendrecv` (or `recvonly` when the source has no audio for it).
-public struct WebRTCAnswer: Sendable {
+@_spi(SansIO) public struct WebRTCAnswer: Sendable {
     /// A section that carries a source track.
     public struct Track: Sendable, Hashable {
         /// The offer's section (its index and mid).

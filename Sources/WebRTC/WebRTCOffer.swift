@@ -1,10 +1,10 @@
-import DTLS
+@_spi(SansIO) import DTLS
 import SDP
 
 /// What a browser's offer (RFC 8829's SDP) says that answering it needs: its ICE credentials, its certificate's
 /// fingerprint, its DTLS role, and per media section the codecs it takes. Read within the SDP reader's limits
 /// (64 KiB, 32 sections); what is missing or unusable is a ``WebRTCError`` that says so.
-public struct WebRTCOffer: Sendable, Hashable {
+@_spi(SansIO) public struct WebRTCOffer: Sendable, Hashable {
     /// One `m=` section of the offer.
     public struct Section: Sendable, Hashable {
         /// `video`, `audio`, `application`...

@@ -1,5 +1,5 @@
-import DTLS
-import ICE
+@_spi(SansIO) import DTLS
+@_spi(SansIO) import ICE
 import PacketCapture
 import RTP
 import SRTP
@@ -12,7 +12,7 @@ import SRTP
 /// (``Action/closed(_:)``).
 ///
 /// Not thread-safe: one owner (the server's UDP event loop) drives it.
-public final class WebRTCPeer {
+@_spi(SansIO) public final class WebRTCPeer {
     /// What the owner does.
     public enum Action: Sendable {
         /// Send these bytes to this address.

@@ -1,10 +1,10 @@
-import DTLS
-import ICE
+@_spi(SansIO) import DTLS
+@_spi(SansIO) import ICE
 import Logging
 import NIOCore
 import NIOHTTP1
 import RTP
-import WebRTC
+@_spi(SansIO) import WebRTC
 
 /// One HTTP connection of the WHEP endpoint (RFC 9725): `POST /NAME/whep` with an offer answers `201 Created` with
 /// the answer and the viewer's `Location`; `DELETE` on it ends the viewer; `OPTIONS` answers CORS; `PATCH` (trickle

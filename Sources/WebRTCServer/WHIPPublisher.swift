@@ -1,15 +1,15 @@
-import DTLS
-import ICE
+@_spi(SansIO) import DTLS
+@_spi(SansIO) import ICE
 import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import PacketCapture
 import RTP
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 import RTSPServer
 import Synchronization
-import WebRTC
+@_spi(SansIO) import WebRTC
 
 /// Publishes a source into a WebRTC service over WHIP (RFC 9725): what a camera pushed into an SFU (LiveKit's
 /// ingress, a cloud service) needs. It posts an offer of the source's tracks as they are (H.264, H.265, Opus,

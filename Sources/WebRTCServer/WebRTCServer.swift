@@ -1,15 +1,15 @@
-import DTLS
-import ICE
+@_spi(SansIO) import DTLS
+@_spi(SansIO) import ICE
 import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 import RTP
 @_spi(SansIO) import RTSP
 import RTSPServer
 import Synchronization
-import WebRTC
+@_spi(SansIO) import WebRTC
 
 /// Serves sources to browsers over WebRTC, without re-encoding: WHEP (RFC 9725) on an HTTP port of its own, every
 /// viewer's ICE-lite, DTLS-SRTP and media on one UDP port. The same ``RTSPServer/MediaSource`` can be mounted here

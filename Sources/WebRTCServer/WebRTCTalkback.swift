@@ -2,7 +2,7 @@ import Audio
 import RTP
 import SDP
 import Synchronization
-import WebRTC
+@_spi(SansIO) import WebRTC
 
 /// Where viewers' voices go (two-way audio: a relayed camera's ONVIF backchannel, an intercom). Mounted with a
 /// source (``WebRTCServer/mount(_:at:talkback:)``), it lets a viewer whose offer sends audio talk in ``format``:

@@ -1,12 +1,12 @@
-import DTLS
-import ICE
+@_spi(SansIO) import DTLS
+@_spi(SansIO) import ICE
 import Logging
 import NIOCore
 import PacketCapture
 import RTP
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 import RTSPServer
-import WebRTC
+@_spi(SansIO) import WebRTC
 
 /// Every WebRTC viewer of a server, on its one UDP socket, driven on that socket's event loop: datagrams routed
 /// to a viewer by their source address (known once ICE checked it) or, for a STUN check, by the username it

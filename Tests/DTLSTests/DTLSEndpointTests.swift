@@ -1,4 +1,4 @@
-import DTLS
+@_spi(SansIO) import DTLS
 import RTP
 import SRTP
 import Testing

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTPTransport
+@_spi(SansIO) @testable import RTPTransport
 
 /// The connection budget both servers count with: in all, per address, and a closed connection's place given back.
 @Suite struct ConnectionBudgetTests {

@@ -1,4 +1,4 @@
-@testable import RTPTransport
+@_spi(SansIO) @testable import RTPTransport
 import MediaDecoding
 import MediaPipeline
 import Foundation

@@ -2,7 +2,7 @@ import RTP
 import TestSupport
 import Testing
 
-@testable import RTPTransport
+@_spi(SansIO) @testable import RTPTransport
 
 /// The retransmission ring: what a NACK gets back is the packet as it went out, never another's bytes, and what
 /// it keeps is bounded by count and bytes while the newest packets stay.

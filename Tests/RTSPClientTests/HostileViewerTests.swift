@@ -1,5 +1,5 @@
 import Foundation
-import ICE
+@_spi(SansIO) import ICE
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix

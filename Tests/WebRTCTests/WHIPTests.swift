@@ -1,10 +1,10 @@
-import DTLS
+@_spi(SansIO) import DTLS
 import Foundation
-import ICE
+@_spi(SansIO) import ICE
 import PacketCapture
 import SDP
 import Testing
-import WebRTC
+@_spi(SansIO) import WebRTC
 
 /// A publisher's offer and the answer it reads (WHIP, RFC 9725): the offer is read back by our SDP reader, and
 /// aiortc (a second WebRTC stack, scripts/webrtc/aiortc-answer.py) answered it (Offers/whip-offer.sdp and

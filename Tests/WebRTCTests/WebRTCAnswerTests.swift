@@ -1,12 +1,12 @@
-import DTLS
+@_spi(SansIO) import DTLS
 import Foundation
-import ICE
+@_spi(SansIO) import ICE
 import PacketCapture
 import RTP
 import SDP
 import SRTP
 import Testing
-import WebRTC
+@_spi(SansIO) import WebRTC
 
 /// Offers made by headless Chromium (scripts/webrtc/capture-offer.py wrote Offers/chromium-recvonly.sdp: a
 /// receive-only viewer of one video and one audio track, as a WHEP player posts) read and answered.

@@ -1,11 +1,11 @@
-import DTLS
-import ICE
+@_spi(SansIO) import DTLS
+@_spi(SansIO) import ICE
 import PacketCapture
 import RTP
 import SDP
 import SRTP
 import Testing
-import WebRTC
+@_spi(SansIO) import WebRTC
 
 /// A viewer's transport, sans I/O, against a viewer made of the same parts a browser has (a full agent's checks,
 /// a DTLS client with its own certificate, named in its offer): checked, keyed, and its media readable; a viewer

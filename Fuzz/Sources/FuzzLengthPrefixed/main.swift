@@ -1,5 +1,5 @@
 import FuzzSupport
-import RTPTransport
+@_spi(SansIO) import RTPTransport
 
 /// Feeds the input to a length-prefixed framer (RTP in an HTTP body) in chunks whose sizes come from the
 /// first byte, with a small limit, and takes every packet.

@@ -1,4 +1,4 @@
-import ICE
+@_spi(SansIO) import ICE
 import PacketCapture
 import RTP
 

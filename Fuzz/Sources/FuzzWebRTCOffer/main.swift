@@ -1,5 +1,5 @@
 import SDP
-import WebRTC
+@_spi(SansIO) import WebRTC
 
 /// Reads the input as a WHIP endpoint's answer, and as a browser's offer; one that reads is answered with an H.264 and a G.711 track, and the
 /// answer must read back as a session description with a section per offered one.
