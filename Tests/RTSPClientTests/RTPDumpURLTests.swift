@@ -120,4 +120,21 @@ import Testing
         let packets = rows?.first?["packets"] as? Int ?? 0
         #expect(packets > 100)
     }
+
+    /// A camera's picture now: the first keyframe of a live session as a JPEG that FFmpeg reads, the session torn
+    /// down at once (the stream lasts 30 s).
+    @Test func snapshotTakesALiveSessionsFirstKeyframe() async throws {
+        let server = try await RealServer(["--frames", "900"])
+        defer { server.stop() }
+        let jpeg = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: jpeg) }
+        let run = try await Self.run(["snapshot", server.url, "-o", jpeg.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.duration < .seconds(15))
+        #expect(run.stderr.contains("of 1 keyframe(s)"), "\(run.stderr)")
+        let probe = try await runProgram(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", jpeg.path])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,320,240", "\(probe.all)")
+    }
 }

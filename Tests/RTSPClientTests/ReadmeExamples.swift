@@ -66,6 +66,20 @@ func videoAndAudio(of url: String) async throws -> (frames: [I420Frame], chunks:
     return (frames, chunks)
 }
 
+/// "A snapshot": a camera's picture now, as a JPEG file: one keyframe decoded and encoded, nothing kept running.
+func snapshot(of url: String) async throws -> [UInt8] {
+    let session = try await RTSPSession.connect(to: url)
+    let units = try session.accessUnits()
+    let sdpSets = units.format(track: 0)?.videoFormat.map { ParameterSets(format: $0) }  // cameras put them there
+    var latest = LatestKeyframe(parameterSets: sdpSets)
+    for try await unit in units {
+        latest.note(unit)  // keeps the latest complete keyframe and the parameter sets seen
+        if latest.keyframe != nil { break }
+    }
+    await session.teardown()
+    return try JPEGSnapshot.jpeg(of: latest)  // JPEGSnapshot.jpeg(of: unit, parameterSets:) for a unit of yours
+}
+
 /// "Metadata": a camera's ONVIF metadata documents (analytics, events) and any other data track beside its
 /// video.
 func metadata(of url: String) async throws -> (documents: [MetadataDocument], rawUnits: [RawUnit]) {

@@ -86,6 +86,21 @@ import Testing
         #expect(chunks.filter { $0.captureTime != nil }.count >= chunks.count / 2)
     }
 
+    /// The snapshot example against gst-rtsp-server, whose parameter sets are in its SDP alone: a 320x240 JPEG that
+    /// FFmpeg reads.
+    @Test func theSnapshotExampleRuns() async throws {
+        let server = try await RealServer(["--frames", "900"])
+        defer { server.stop() }
+        let jpeg = try await snapshot(of: server.url)
+        #expect(jpeg.starts(with: [0xFF, 0xD8]) && jpeg.count > 1000)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(jpeg).write(to: file)
+        let probe = try await runProgram(
+            "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", file.path])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "320,240", "\(probe.all)")
+    }
+
     /// The metadata example against gst-rtsp-server's video and data tracks (`--payloads`): the ONVIF track's
     /// 20 documents, and the application track's units (20 buffers, and rtpgstpay's caps and events) handed on raw.
     @Test func theMetadataExampleRuns() async throws {
