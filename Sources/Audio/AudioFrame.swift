@@ -75,3 +75,18 @@ extension AudioFrame: CustomStringConvertible {
             + parts.joined(separator: ", ")
     }
 }
+
+extension AudioFrame {
+    /// The same frame with its bytes in an array of their own: what a frame kept for long costs (a pre-roll),
+    /// where its bytes are otherwise a view into the packet (and the read buffer) they came in. One copy.
+    public func compacted() -> AudioFrame {
+        var frame = AudioFrame(
+            codec: codec, timestamp: timestamp, clockRate: clockRate, sampleCount: sampleCount,
+            bytes: Array(bytes)[...], ssrc: ssrc, lostPacketsBefore: lostPacketsBefore)
+        frame.captureTime = captureTime
+        frame.track = track
+        frame.isDiscontinuity = isDiscontinuity
+        frame.isTimestampJump = isTimestampJump
+        return frame
+    }
+}

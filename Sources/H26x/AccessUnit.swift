@@ -154,3 +154,25 @@ extension AccessUnit: CustomStringConvertible {
         return "\(codec) picture, track \(track), RTP time \(rtpTimestamp): " + parts.joined(separator: ", ")
     }
 }
+
+extension AccessUnit {
+    /// The same unit in a buffer of its own, exactly its size: what a unit kept for long costs (a pre-roll of
+    /// seconds), where the depacketizer's buffer it came in is sized for the largest unit of the last hundreds.
+    /// One copy.
+    public func compacted() -> AccessUnit {
+        guard nalUnits.storage.capacity > nalUnits.storage.count else { return self }
+        var storage: [UInt8] = []
+        storage.reserveCapacity(nalUnits.storage.count)
+        storage.append(contentsOf: nalUnits.storage)
+        var unit = AccessUnit(
+            codec: codec, timestamp: timestamp,
+            nalUnits: NALUnits(
+                codec: codec, storage: storage, ranges: nalUnits.ranges, startCoded: nalUnits.startCoded),
+            isKeyframe: isKeyframe, parameterSetsChanged: parameterSetsChanged, lostPackets: lostPackets, ssrc: ssrc)
+        unit.captureTime = captureTime
+        unit.track = track
+        unit.isDiscontinuity = isDiscontinuity
+        unit.isTimestampJump = isTimestampJump
+        return unit
+    }
+}

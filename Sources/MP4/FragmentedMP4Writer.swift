@@ -77,6 +77,9 @@ public struct FragmentedMP4Writer: Sendable {
         /// Changes of a video track's parameter sets or picture size kept in the file (closer than
         /// ``Configuration/changeSegmentInterval`` to the last that started one).
         public var changesInBand = 0
+
+        /// Nothing recorded yet.
+        public init() {}
     }
 
     public let configuration: Configuration

@@ -1,9 +1,11 @@
 import ArgumentParser
+import Dispatch
 import MP4
 import PacketCapture
 import RTP
 import RTPDumpCore
 import SDP
+import Synchronization
 
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,12 +34,28 @@ struct Record: ParsableCommand {
         help: "Write damaged pictures (packets lost) as they are, instead of leaving them out up to the next keyframe.")
     var keepDamaged = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Record only events, each with this many seconds before it (from the keyframe before): a line `start` "
+                + "on standard input begins one, `stop` ends it after --post-roll; the end of the input ends the "
+                + "recording. Each event is a file, OUT-00001.mp4, ..."))
+    var preRoll: Double?
+
+    @Option(help: "With --pre-roll: the seconds recorded after each `stop` (default 5).")
+    var postRoll: Double = 5
+
     func validate() throws {
         if let segmentSeconds, !(segmentSeconds >= 0.1 && segmentSeconds <= 86_400) {
             throw ValidationError("--segment-seconds must be from 0.1 to 86400: \(segmentSeconds)")
         }
         if !(fragmentSeconds >= 0.01 && fragmentSeconds <= 3600) {
             throw ValidationError("--fragment-seconds must be from 0.01 to 3600: \(fragmentSeconds)")
+        }
+        if let preRoll, !(preRoll >= 0 && preRoll <= 600) {
+            throw ValidationError("--pre-roll must be from 0 to 600 seconds: \(preRoll)")
+        }
+        if !(postRoll >= 0 && postRoll <= 3600) {
+            throw ValidationError("--post-roll must be from 0 to 3600 seconds: \(postRoll)")
         }
     }
 
@@ -46,12 +64,22 @@ struct Record: ParsableCommand {
         let configuration = FragmentedMP4Writer.Configuration(
             fragmentDuration: .milliseconds(Int64(fragmentSeconds * 1000)),
             segmentDuration: segmentSeconds.map { .milliseconds(Int64($0 * 1000)) }, keepsDamagedVideo: keepDamaged)
+        let events = preRoll.map {
+            EventRecorder.Configuration(
+                preRoll: .milliseconds(Int64($0 * 1000)), postRoll: .milliseconds(Int64(postRoll * 1000)))
+        }
         var streams = try RecordingStreams(
             formats: options.sdpFormats(session: session), filter: options.filter, followsFlows: session != nil,
-            configuration: configuration)
-        var files = MP4FileRecorder(path: output, segmented: segmentSeconds != nil)
+            configuration: configuration, events: events)
+        var files = MP4FileRecorder(path: output, segmented: segmentSeconds != nil || events != nil)
         let write = { (output: MP4Output) throws in try files.write(output) }
-        let inputFailure = failure { try capture.forEachItem { try streams.add($0, emit: write) } }
+        let commands = events.map { _ in EventCommands.readingStandardInput() }
+        let inputFailure = failure {
+            try capture.forEachItem {
+                if let commands, try Self.carryOut(commands, on: &streams, emit: write) { throw EventCommands.Ended() }
+                try streams.add($0, emit: write)
+            }
+        }.flatMap { $0 is EventCommands.Ended ? nil : $0 }
         try streams.finish(emit: write)
         try files.close()
         finish(capture.warnings)
@@ -59,6 +87,11 @@ struct Record: ParsableCommand {
             printError("note: stream ssrc=\(hex32(stream.ssrc)) is not recorded: \(reason)")
         }
         let statistics = streams.statistics
+        if events != nil, streams.eventCount == 0 {
+            printError("no event was started (a line `start` on standard input): nothing recorded")
+            if let inputFailure { throw naming(options.displayName, inputFailure) }
+            return
+        }
         guard statistics.segments > 0 else {
             if let inputFailure { throw naming(options.displayName, inputFailure) }
             let why =
@@ -68,6 +101,7 @@ struct Record: ParsableCommand {
         var line =
             "mp4: \(files.files.count) file(s), \(statistics.fragments) fragments, \(statistics.videoSamples) pictures, "
             + "\(statistics.audioSamples) audio frames, \(files.bytesWritten) bytes"
+            + (events != nil ? ", \(streams.eventCount) event(s)" : "")
         if statistics.droppedVideo > 0 {
             line += "; \(statistics.droppedVideo) damaged pictures left out (to a keyframe)"
         }
@@ -82,5 +116,57 @@ struct Record: ParsableCommand {
         for file in files.files { print(file) }
         if let inputFailure { throw naming(options.displayName, inputFailure) }
         try exitIfInterrupted()
+    }
+}
+
+extension Record {
+    /// The event lines that came since the last item: `start`, `stop`; true once the input of lines has ended and
+    /// the last event's post-roll is written (the recording is over).
+    static func carryOut(
+        _ commands: EventCommands, on streams: inout RecordingStreams, emit: (MP4Output) throws -> Void
+    ) throws -> Bool {
+        let (lines, ended) = commands.take()
+        for line in lines {
+            switch line {
+            case "start": try streams.startEvent(emit: emit)
+            case "stop": streams.stopEvent()
+            default:
+                printError(
+                    "note: standard input said \"\(line.escapingControlCharacters)\": only start and stop are read")
+            }
+        }
+        guard ended else { return false }
+        streams.stopEvent()
+        return !streams.isRecordingEvent
+    }
+}
+
+/// The lines of standard input, read on a thread of their own while the recording runs, taken between items.
+final class EventCommands: Sendable {
+    struct Ended: Error {}
+
+    private let state = Mutex<(lines: [String], ended: Bool)>(([], false))
+
+    static func readingStandardInput() -> EventCommands {
+        let commands = EventCommands()
+        DispatchQueue(label: "rtpdump.events").async {
+            while let line = readLine() {
+                // Not Foundation's trimming, which would bring ICU into rtpdump.
+                guard let word = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).first else {
+                    continue
+                }
+                commands.state.withLock { $0.lines.append(word.lowercased()) }
+            }
+            commands.state.withLock { $0.ended = true }
+        }
+        return commands
+    }
+
+    /// The lines that came since the last call, and whether the input has ended.
+    func take() -> (lines: [String], ended: Bool) {
+        state.withLock { state in
+            defer { state.lines.removeAll() }
+            return (state.lines, state.ended)
+        }
     }
 }

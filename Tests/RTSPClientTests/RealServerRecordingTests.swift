@@ -104,4 +104,43 @@ import Testing
         #expect(read.codecs == ["aac", "h264", "pcm_mulaw"])
         #expect(read.videoFrames >= 30, "\(read)")
     }
+
+    /// `record --pre-roll 2 --post-roll 1` of a live session, `start` on standard input 6 s in (the session playing
+    /// for seconds by then, even on a loaded machine) and `stop` 2 s later:
+    /// one file, from a keyframe, of the pre-roll (to the keyframe before it), the event and the post-roll, with the
+    /// three tracks, which FFmpeg decodes; the command ends by itself once its input has and the post-roll is written.
+    /// The bounds are loose where wall time meets media time (a loaded machine reads the session late); the
+    /// recorder's exact arithmetic is EventRecorderTests'.
+    @Test func anEventWithItsPreRollIsRecordedFromStandardInput() async throws {
+        let server = try await RealServer(["--audio", "--frames", "900"])
+        defer { server.stop() }
+        let output = Self.temporary("event.mp4")
+        let file = output.replacingOccurrences(of: ".mp4", with: "-00001.mp4")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let command =
+            "(sleep 6; echo start; sleep 2; echo stop) | '\(RTPDumpBinary.path)' record '\(server.url)' -o '\(output)' "
+            + "--pre-roll 2 --post-roll 1"
+        let run = try await runProgram("/bin/sh", ["-c", command])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n") == [Substring(file)], "\(run.stdout)")
+        #expect(run.stderr.contains(", 1 event(s)"), "\(run.stderr)")
+        #expect(run.duration < .seconds(20))  // the stream lasts 30 s
+        let read = try await Self.ffmpegReads(file)
+        #expect(read.codecs == ["aac", "h264", "pcm_mulaw"] && read.errors.isEmpty, "\(read)")
+        let first = try await runProgram(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v", "-show_entries", "packet=flags:format=duration", "-of",
+                "csv=p=0",
+                file,
+            ])
+        #expect(first.stdout.hasPrefix("K"), "\(first.stdout.prefix(40))")
+        let duration = first.stdout.split(separator: "\n").last.flatMap { Double($0) } ?? 0
+        #expect(duration >= 3 && duration <= 8, "\(duration) s: 2 to 3 of pre-roll, about 2 of event, 1 of post-roll")
+        // Without an event nothing is written, and it says so.
+        let none = try await runProgram(
+            "/bin/sh", ["-c", "true | '\(RTPDumpBinary.path)' record '\(server.url)' -o '\(output)' --pre-roll 2"])
+        #expect(none.status == 0 && none.stderr.contains("no event was started"), "\(none.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output) && none.stdout.isEmpty)
+    }
 }
