@@ -12,23 +12,29 @@
 /// Files are named from `path` (`OUT.mp4`): with segments, `OUT-00001.mp4`, `OUT-00002.mp4`, ...; without,
 /// `OUT.mp4`, and `OUT-00002.mp4` onwards only if the stream changes (new parameter sets or picture size).
 public struct MP4FileRecorder: ~Copyable {
-    /// The files written so far, in order.
+    /// The files written so far, in order (those the retention deleted since among them).
     public private(set) var files: [String] = []
     /// Bytes written across them.
     public private(set) var bytesWritten = 0
+    /// Files the retention deleted, oldest first (this recorder's, of this run or earlier ones).
+    public private(set) var deleted: [String] = []
 
     private let path: String
     private let segmented: Bool
+    private let retention: RecordingRetention?
     private var descriptor: Int32 = -1
     /// The current file's bytes up to the end of its last whole output.
     private var committed = 0
     /// The current file's bytes written.
     private var written = 0
 
-    /// A recorder to files named from `path`; `segmented` numbers every file.
-    public init(path: String, segmented: Bool) {
+    /// A recorder to files named from `path`; `segmented` numbers every file. With `retention`, each time a file
+    /// starts, the files of this name in its directory (`OUT.mp4`, `OUT-N.mp4`) that the rule expires are deleted,
+    /// oldest first, never the one being written.
+    public init(path: String, segmented: Bool, retention: RecordingRetention? = nil) {
         self.path = path
         self.segmented = segmented
+        self.retention = retention
     }
 
     /// Writes one output of the writer: an initialization segment starts the next file.
@@ -37,6 +43,7 @@ public struct MP4FileRecorder: ~Copyable {
         case .initialization(let bytes):
             try open(Self.name(path, index: files.count + 1, segmented: segmented))
             try whole { (recorder: inout MP4FileRecorder) throws(MP4Error) in try recorder.write(bytes[...]) }
+            try applyRetention()
         case .fragment(let parts):
             guard descriptor >= 0 else {
                 throw MP4Error(.writeFailed, "a fragment came before any initialization segment")
@@ -65,6 +72,17 @@ public struct MP4FileRecorder: ~Copyable {
             throw MP4Error(
                 .writeFailed, "\(error.reason); \(name) was cut back to its last whole fragment (\(committed) bytes)")
         }
+    }
+
+    /// The retention's rule over this recorder's files, the new one kept.
+    private mutating func applyRetention() throws(MP4Error) {
+        guard let retention, let current = files.last else { return }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let stem = name.hasSuffix(".mp4") ? String(name.dropLast(4)) : name
+        let removed = try retention.apply(toDirectory: directory, prefix: stem, writing: [current, "./" + current])
+        deleted += removed
     }
 
     /// Closes the last file.

@@ -44,6 +44,15 @@ struct Record: ParsableCommand {
     @Option(help: "With --pre-roll: the seconds recorded after each `stop` (default 5).")
     var postRoll: Double = 5
 
+    @Option(
+        help: ArgumentHelp(
+            "Keep this recording's files (OUT.mp4, OUT-N.mp4 in OUT's directory, of this run and earlier ones) within "
+                + "this many bytes in all: each time a file starts, the oldest go, never the one being written."))
+    var keepBytes: Int?
+
+    @Option(help: "Delete this recording's files last written more than this many seconds ago, as --keep-bytes does.")
+    var keepSeconds: Double?
+
     func validate() throws {
         if let segmentSeconds, !(segmentSeconds >= 0.1 && segmentSeconds <= 86_400) {
             throw ValidationError("--segment-seconds must be from 0.1 to 86400: \(segmentSeconds)")
@@ -53,6 +62,12 @@ struct Record: ParsableCommand {
         }
         if let preRoll, !(preRoll >= 0 && preRoll <= 600) {
             throw ValidationError("--pre-roll must be from 0 to 600 seconds: \(preRoll)")
+        }
+        if let keepBytes, keepBytes < 1 << 20 {
+            throw ValidationError("--keep-bytes must be at least 1048576 (1 MiB): \(keepBytes)")
+        }
+        if let keepSeconds, !(keepSeconds >= 1 && keepSeconds <= 3.2e9) {
+            throw ValidationError("--keep-seconds must be from 1 to 3.2e9: \(keepSeconds)")
         }
         if !(postRoll >= 0 && postRoll <= 3600) {
             throw ValidationError("--post-roll must be from 0 to 3600 seconds: \(postRoll)")
@@ -71,7 +86,11 @@ struct Record: ParsableCommand {
         var streams = try RecordingStreams(
             formats: options.sdpFormats(session: session), filter: options.filter, followsFlows: session != nil,
             configuration: configuration, events: events)
-        var files = MP4FileRecorder(path: output, segmented: segmentSeconds != nil || events != nil)
+        let retention =
+            keepBytes == nil && keepSeconds == nil
+            ? nil : RecordingRetention(maxBytes: keepBytes, maxAge: keepSeconds.map { .milliseconds(Int64($0 * 1000)) })
+        var files = MP4FileRecorder(
+            path: output, segmented: segmentSeconds != nil || events != nil, retention: retention)
         let write = { (output: MP4Output) throws in try files.write(output) }
         let commands = events.map { _ in EventCommands.readingStandardInput() }
         let inputFailure = failure {
@@ -112,8 +131,13 @@ struct Record: ParsableCommand {
             line +=
                 "; \(statistics.changesInBand) changes of the stream kept in their file (closer than 10 s to the last new file)"
         }
+        if !files.deleted.isEmpty {
+            line += "; \(files.deleted.count) older file(s) deleted (--keep-bytes, --keep-seconds)"
+        }
         printError(line)
-        for file in files.files { print(file) }
+        for file in files.files where !files.deleted.contains(where: { $0 == file || $0 == "./" + file }) {
+            print(file)
+        }
         if let inputFailure { throw naming(options.displayName, inputFailure) }
         try exitIfInterrupted()
     }
