@@ -82,7 +82,6 @@ public final class RTSPServer: Sendable {
     public let configuration: Configuration
     let logger: Logger
     private let group: any EventLoopGroup
-    private let ownsGroup: Bool
     private let mounts = Mutex<[String: MediaSource]>([:])
     private let running = Mutex<Running?>(nil)
     /// Connections at once, in all and per client address.
@@ -98,15 +97,17 @@ public final class RTSPServer: Sendable {
         let reports: RepeatedTask
     }
 
-    /// A server on `group` (one of its own, with a thread per core, when nil), logging to `logger` (nowhere when nil).
+    /// A server on `group` (`MultiThreadedEventLoopGroup.singleton`, the process's shared event loops, when nil),
+    /// logging to `logger` (nowhere when nil).
     public init(
         configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil
     ) {
         self.configuration = configuration
         connections = ConnectionBudget(
             maxConnections: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
-        self.group = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        ownsGroup = group == nil
+        // The process's shared event loops, as the client's, WebRTC's and the transports' are: a server costs no
+        // threads of its own, and a process with many (a server per camera) does not grow a thread pool per server.
+        self.group = group ?? MultiThreadedEventLoopGroup.singleton
         self.logger = logger ?? Logger(label: "swift-rtp.server", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
@@ -197,7 +198,6 @@ public final class RTSPServer: Sendable {
         try? await running.listener.close()
         try? await running.udp?.rtp.close()
         try? await running.udp?.rtcp.close()
-        if ownsGroup { try? await group.shutdownGracefully() }
     }
 
     /// Counts a new connection from `address` in, unless the server or the address is full.

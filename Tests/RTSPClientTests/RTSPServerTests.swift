@@ -36,6 +36,28 @@ import Testing
         return (server, "rtsp://127.0.0.1:\(try #require(server.port))/live")
     }
 
+    /// Servers run on the process's shared event loops: ten started cost no threads of their own (each had a thread
+    /// per core before, twenty here), and stopping them leaves the shared loops running for the next.
+    @Test func serversShareTheProcesssEventLoops() async throws {
+        func threads() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0 }
+        let before = threads()
+        var servers: [RTSPServer] = []
+        for _ in 0..<10 {
+            let server = RTSPServer(configuration: RTSPServer.Configuration(host: "127.0.0.1", port: 0))
+            try await server.start()
+            servers.append(server)
+        }
+        let grown = threads() - before
+        #expect(grown < 10, "\(grown) threads more for 10 servers")
+        for server in servers { await server.stop() }
+        let source = try MediaSource(video: .h264)
+        let (server, url) = try await Self.started(source)
+        let described = try await RTSPSession.describe(url)
+        #expect(described.offeredTracks.count == 1)
+        await described.teardown()
+        await server.stop()
+    }
+
     /// Pushed units come out of a session on the server, whole, in order, with their spacing in time.
     @Test func pushedUnitsArePlayedByASession() async throws {
         let format = MediaFormat.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))
