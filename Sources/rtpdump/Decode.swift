@@ -77,11 +77,8 @@ struct Decode: ParsableCommand {
         }
         finish(capture.warnings)
         noteNotVideo(summary.streamsNotVideo)
-        guard let codec = summary.codec else {
-            if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
-            try refusedStreams(summary.streamsRefused, in: options.displayName)
-            throw RTPDumpError("no H.264, H.265 or JPEG stream found in \(options.displayName)")
-        }
+        let codec = try requireVideo(
+            summary.codec, inputFailure: summary.inputFailure, refused: summary.streamsRefused, in: options.displayName)
         printError(
             "\(codec): \(summary.accessUnits) access units, \(summary.frames) frames (\(summary.damagedFrames) may be damaged),"
                 + " \(summary.decodeErrors) decoder errors")

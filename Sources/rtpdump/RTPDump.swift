@@ -395,6 +395,17 @@ func refusedStreams(_ streams: [(stream: StreamKey, reason: String)], in input: 
     throw RTPDumpError("no picture came out of \(input): \(reasons.joined(separator: "; "))")
 }
 
+/// The codec of the video a command read; without one, why: the input's failure, the streams whose pictures were all
+/// refused, or that there was no video.
+func requireVideo(
+    _ codec: VideoCodec?, inputFailure: (any Error)?, refused: [(stream: StreamKey, reason: String)], in input: String
+) throws -> VideoCodec {
+    if let codec { return codec }
+    if let inputFailure { throw naming(input, inputFailure) }
+    try refusedStreams(refused, in: input)
+    throw RTPDumpError("no H.264, H.265 or JPEG stream found in \(input)")
+}
+
 func noteNotVideo(_ streams: [(stream: StreamKey, reason: String)]) {
     for (stream, reason) in streams {
         printError(

@@ -35,11 +35,8 @@ struct Snapshot: ParsableCommand {
         if let live = capture as? LiveSessionSource { waitFor { await live.session.teardown() } }
         finish(capture.warnings)
         noteNotVideo(summary.streamsNotVideo)
-        guard let codec = summary.codec else {
-            if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
-            try refusedStreams(summary.streamsRefused, in: options.displayName)
-            throw RTPDumpError("no H.264, H.265 or JPEG stream found in \(options.displayName)")
-        }
+        let codec = try requireVideo(
+            summary.codec, inputFailure: summary.inputFailure, refused: summary.streamsRefused, in: options.displayName)
         guard let keyframe = summary.latest.keyframe else {
             if let inputFailure = summary.inputFailure { throw naming(options.displayName, inputFailure) }
             throw RTPDumpError(
