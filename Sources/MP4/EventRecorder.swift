@@ -108,15 +108,15 @@ public struct EventRecorder: Sendable {
         let leads = leads(unit)
         let time = Double(unit.timestamp) / Double(max(1, unit.clockRate))
         if leads { latest = time }
-        if var writer {
+        // Taken out while it works, so that its buffers are not copied on write for every unit.
+        if var writer = self.writer.take() {
             if leads, let stopsAt, time >= stopsAt {
+                self.stopsAt = nil
                 try writer.finish(emit: emit)
                 finished.add(writer.statistics)
-                self.writer = nil
-                self.stopsAt = nil
             } else {
+                defer { self.writer = writer }
                 try writer.append(unit, emit: emit)
-                self.writer = writer
                 return
             }
         }
