@@ -52,7 +52,8 @@ public struct EventRecorder: Sendable {
     public let configuration: Configuration
     private var tracks: [(track: Int, format: MediaFormat)] = []
     private var held: [Group] = []
-    private var heldBytes = 0
+    /// The track whose time the recorder keeps: the first video track, else the first track.
+    private var leader: Int?
     /// The event being recorded, and where its post-roll ends (seconds of the leading track) once stopped.
     private var writer: FragmentedMP4Writer?
     private var stopsAt: Double?
@@ -66,7 +67,7 @@ public struct EventRecorder: Sendable {
     public private(set) var unitsBeforeKeyframe = 0
     /// The bytes of media held now: each picture's NAL units with their 4-byte start codes (a JPEG's file), each
     /// audio frame's bytes.
-    public var preRollBytes: Int { heldBytes }
+    public private(set) var preRollBytes = 0
     /// Whether an event is being recorded (its post-roll included).
     public var isRecording: Bool { writer != nil }
 
@@ -88,6 +89,7 @@ public struct EventRecorder: Sendable {
         if let problem = FragmentedMP4Writer.problem(recording: format) { throw problem }
         guard !tracks.contains(where: { $0.track == track }) else { return }
         tracks.append((track, format))
+        leader = (tracks.first(where: { $0.format.kind == .video }) ?? tracks.first)?.track
         try? writer?.addTrack(track, format: format)
     }
 
@@ -105,7 +107,7 @@ public struct EventRecorder: Sendable {
     /// be written (an event's last fragment when its post-roll ends here).
     public mutating func append(_ unit: MediaUnit, emit: (MP4Output) throws -> Void) rethrows {
         guard tracks.contains(where: { $0.track == unit.track }) else { return }
-        let leads = leads(unit)
+        let leads = unit.track == leader
         let time = Double(unit.timestamp) / Double(max(1, unit.clockRate))
         if leads { latest = time }
         // Taken out while it works, so that its buffers are not copied on write for every unit.
@@ -134,7 +136,7 @@ public struct EventRecorder: Sendable {
         events += 1
         let groups = held
         held = []
-        heldBytes = 0
+        preRollBytes = 0
         for group in groups {
             for unit in group.units { try writer.append(unit, emit: emit) }
         }
@@ -157,13 +159,7 @@ public struct EventRecorder: Sendable {
         writer = nil
         stopsAt = nil
         held = []
-        heldBytes = 0
-    }
-
-    /// Whether `unit` is of the leading track: the first video track, else the first track.
-    private func leads(_ unit: MediaUnit) -> Bool {
-        let leader = tracks.first(where: { $0.format.kind == .video }) ?? tracks.first
-        return leader?.track == unit.track
+        preRollBytes = 0
     }
 
     /// Holds a unit for the pre-roll: a keyframe of the leading video track (any unit of a leading audio track)
@@ -193,12 +189,12 @@ public struct EventRecorder: Sendable {
         }
         held[held.count - 1].units.append(kept)
         held[held.count - 1].bytes += bytes
-        heldBytes += bytes
+        preRollBytes += bytes
         let preRoll = configuration.preRoll.seconds
         while held.count > 1,
-            (latest ?? time) - held[1].start >= preRoll || heldBytes > configuration.maxPreRollBytes
+            (latest ?? time) - held[1].start >= preRoll || preRollBytes > configuration.maxPreRollBytes
         {
-            heldBytes -= held.removeFirst().bytes
+            preRollBytes -= held.removeFirst().bytes
         }
     }
 }
@@ -219,7 +215,7 @@ extension FragmentedMP4Writer.Statistics {
 
 extension Duration {
     /// In seconds.
-    fileprivate var seconds: Double {
+    var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }

@@ -43,7 +43,7 @@ public struct RecordingRetention: Sendable, Hashable {
         let oldestFirst = files.sorted { ($0.modified, $0.path) < ($1.modified, $1.path) }
         var total = files.reduce(0) { $0 + $1.bytes }
         var deleted: [File] = []
-        let ageLimit = maxAge.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let ageLimit = maxAge?.seconds
         for file in oldestFirst where !writing.contains(file.path) {
             let tooOld = ageLimit.map { now - file.modified > $0 } ?? false
             let tooMuch = maxBytes.map { total > $0 } ?? false
