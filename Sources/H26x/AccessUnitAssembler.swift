@@ -46,6 +46,9 @@ struct AccessUnitAssembler: Sendable {
     private(set) var lostPackets = 0
     /// NAL units dropped for size.
     private(set) var oversizedNALs = 0
+    /// NAL units dropped because the stream ended before the picture they came before (an AUD, parameter
+    /// sets or SEI with nothing lost and no slice after them).
+    private(set) var unitsWithoutPictureNALs = 0
     /// Where the current access unit may end (an index into `ranges`), pending the next slice.
     private var boundary: Int?
     private var changedAfterBoundary = false
@@ -339,6 +342,13 @@ struct AccessUnitAssembler: Sendable {
 
     private mutating func completeCurrent() {
         guard !ranges.isEmpty, let timestamp else { return }
+        // Only the stream's end completes a unit that holds no picture and lost nothing (a new timestamp or
+        // a marker waits for the picture): what came before a picture that never came is no access unit,
+        // and a decoder or a recording given one fails on it ("missing picture in access unit").
+        guard hasPicture || lostPackets > 0 else {
+            unitsWithoutPictureNALs += ranges.count
+            return
+        }
         noteSize(ranges.last.map(\.upperBound) ?? 0)
         if waitForKeyframeAfterLoss && lostPackets > 0 { waitingForKeyframe = true }
         if waitingForKeyframe && keyframe && lostPackets == 0 { waitingForKeyframe = false }

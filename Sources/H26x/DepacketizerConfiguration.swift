@@ -41,7 +41,8 @@ public struct DepacketizerConfiguration: Sendable, Hashable {
 public struct DepacketizerStatistics: Sendable, Hashable {
     /// Packets whose payload structure was invalid (truncated aggregation, bad type, ...), skipped.
     public var malformedPackets = 0
-    /// NAL units dropped because a fragment was lost or the fragments did not fit together.
+    /// NAL units dropped because a fragment was lost or the fragments did not fit together, or because the
+    /// stream ended after them and before the picture they belong to.
     public var droppedNALUnits = 0
     /// Access units dropped while waiting for a keyframe after loss.
     public var skippedAccessUnits = 0

@@ -55,6 +55,7 @@ public struct H26xDepacketizer: Sendable {
         var s = core.statistics
         s.skippedAccessUnits = core.assembler.skippedAccessUnits
         s.quirks += core.assembler.parametersInsidePicture
+        s.droppedNALUnits += core.assembler.unitsWithoutPictureNALs
         return s
     }
 

@@ -171,6 +171,23 @@ import Testing
         #expect(units.map(\.keyframe) == [false, true, false])
     }
 
+    /// A stream cut (a recording's duration, a session's end) after the AUD and parameter sets of the next
+    /// picture: they are no access unit (FFmpeg: "missing picture in access unit"), and are counted as
+    /// dropped. Where a packet was lost, the picture may be what was lost: the unit is still given, with
+    /// its loss.
+    @Test func nalUnitsBeforeAPictureThatNeverCameAreNoAccessUnit() {
+        let aud: [UInt8] = [0x09, 0x10]
+        let (units, stats) = P.h264([
+            P.rtp(1, ts: 3000, marker: true, P.idr()), P.rtp(2, ts: 6000, aud), P.rtp(3, ts: 6000, P.sps),
+        ])
+        #expect(units.map(\.nals) == [[P.idr()]])
+        #expect(stats.droppedNALUnits == 2)
+
+        let (lossy, _) = P.h264([P.rtp(1, ts: 3000, marker: true, P.idr()), P.rtp(2, ts: 6000, aud), nil])
+        #expect(lossy.map(\.nals) == [[P.idr()], [aud]])
+        #expect(lossy.map(\.lost) == [0, 1])
+    }
+
     @Test func quirkMarkerOnAParameterSetDoesNotEndTheAccessUnit() {
         let (units, _) = P.h264([
             P.rtp(1, ts: 0, marker: true, P.sps), P.rtp(2, ts: 0, marker: true, P.pps),
