@@ -37,11 +37,12 @@ import Testing
         await server.stop()
     }
 
-    /// A viewer that joins a group of pictures 20 s long, seconds after its keyframe, is sent the group from that
-    /// keyframe at once (MediaSource keeps it): Chromium paints a picture within a second of the answer, where
-    /// waiting for the next keyframe would take seconds more.
+    /// A viewer that joins a group of pictures seconds after its keyframe is sent the group from that keyframe at
+    /// once (MediaSource keeps it): Chromium paints a picture within a second of the answer. The source's only
+    /// keyframe is its first, 60 s of pictures before the end, so a server that waited for the next keyframe would
+    /// have the browser decode nothing, however long the browser takes to start on a busy machine.
     @Test func aViewerStartsFromTheLatestKeyframeAtOnce() async throws {
-        let file = try await WebRTCBrowserTests.h264File(frames: 900, keyframeInterval: 600)
+        let file = try await WebRTCBrowserTests.h264File(frames: 1800, keyframeInterval: 1800)
         defer { try? FileManager.default.removeItem(atPath: file) }
         let (source, pictures) = try Self.source(of: file)
         let server = try WebRTCServer(configuration: .init(httpPort: 0, host: "127.0.0.1"))
@@ -50,12 +51,12 @@ import Testing
         let start = ContinuousClock.now
         let pushing = Task { await Self.push(pictures, into: source, from: start) }
         defer { pushing.cancel() }
-        try await Task.sleep(for: .seconds(2))  // well into the first group: its next keyframe is 18 s away
+        try await Task.sleep(for: .seconds(2))  // into the group: no other keyframe follows
         let played = try await WebRTCBrowserTests.play(
             "http://127.0.0.1:\(try #require(server.httpPort))/cam/", seconds: 3)
         let elapsed = ContinuousClock.now - start
+        try #require(elapsed < .seconds(60), "the browser started after the source's last picture: \(elapsed)")
         let video = try #require(played.tracks?.first { $0.kind == "video" }, "\(played)")
-        #expect(elapsed < .seconds(20), "the browser played past the second keyframe: \(elapsed)")
         #expect(video.framesDecoded > 0 && video.keyFramesDecoded == 1, "\(video)")
         #expect(
             played.firstFrameMs.map { $0 < 1000 } == true,
