@@ -1,5 +1,5 @@
 import Logging
-import RTP
+@_spi(SansIO) import RTP
 import SDP
 
 /// The receive pipeline of one or more tracks, sans I/O: packets in, in arrival order, from any source (an

@@ -1,4 +1,4 @@
-import RTP
+@_spi(SansIO) import RTP
 import SDP
 
 /// The sending side of one track, sans I/O: the mirror of a ``MediaPipeline``'s track (reorder buffer,

@@ -108,7 +108,7 @@ public struct CaptureFile: Sendable {
     }
 
     /// The next UDP datagram or TCP segment, skipping (and counting) records that hold anything else.
-    public mutating func nextPacket() throws(CaptureError) -> TransportPacket? {
+    @_spi(SansIO) public mutating func nextPacket() throws(CaptureError) -> TransportPacket? {
         if takesPlainPath, let datagram = pcap?.nextPlainDatagram() { return .udp(datagram) }
         while let record = try nextRecord() {
             if let packet = decoder.decode(record.linkType.network(record.data), record: record) {

@@ -1,4 +1,4 @@
-import RTP
+@_spi(SansIO) import RTP
 
 /// One thing received, whatever it came in: a capture's UDP datagram, the RTP interleaved in a captured RTSP
 /// connection, or a live session's packet or sender report. Every command reads the same item: its payload (a

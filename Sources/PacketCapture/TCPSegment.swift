@@ -1,7 +1,7 @@
 import RTP
 
 /// A TCP segment found in a capture.
-public struct TCPSegment: Sendable {
+@_spi(SansIO) public struct TCPSegment: Sendable {
     /// The TCP header flags this reader uses.
     public struct Flags: OptionSet, Hashable, Sendable {
         public let rawValue: UInt8
@@ -26,7 +26,7 @@ public struct TCPSegment: Sendable {
 }
 
 /// A transport-layer packet found in a capture.
-public enum TransportPacket: Sendable {
+@_spi(SansIO) public enum TransportPacket: Sendable {
     case udp(UDPDatagram)
     case tcp(TCPSegment)
 }

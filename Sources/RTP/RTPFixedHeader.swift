@@ -2,7 +2,7 @@
 ///
 /// For packets whose tail is missing (a capture's snaplen cut them), where ``RTPPacket`` cannot check
 /// the CSRC list, extension and padding, but the header still identifies and counts the packet.
-public struct RTPFixedHeader: Hashable, Sendable {
+@_spi(SansIO) public struct RTPFixedHeader: Hashable, Sendable {
     public let marker: Bool
     public let payloadType: UInt8
     public let sequenceNumber: UInt16

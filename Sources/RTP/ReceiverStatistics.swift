@@ -6,7 +6,7 @@ public struct ReceiverStatistics: Sendable {
     /// The media clock rate in Hz, used to express arrival times in timestamp units for jitter.
     public let clockRate: Int
     /// The sequence tracker (A.1) the loss figures come from.
-    public private(set) var tracker: SequenceTracker
+    @_spi(SansIO) public private(set) var tracker: SequenceTracker
     /// Every packet given to ``record(sequenceNumber:timestamp:arrival:)``, whatever its fate.
     public private(set) var packets: UInt64 = 0
     /// Packets whose sequence number had been seen already.
@@ -25,7 +25,12 @@ public struct ReceiverStatistics: Sendable {
     private var receivedPrior: UInt64 = 0
 
     /// Creates empty statistics for a source whose timestamps tick at `clockRate` Hz.
-    public init(clockRate: Int, tracker: SequenceTracker = SequenceTracker()) {
+    public init(clockRate: Int) {
+        self.init(clockRate: clockRate, tracker: SequenceTracker())
+    }
+
+    /// Creates empty statistics whose loss figures come from `tracker` (its probation and dropout limits).
+    @_spi(SansIO) public init(clockRate: Int, tracker: SequenceTracker) {
         self.clockRate = max(1, clockRate)
         self.tracker = tracker
     }
@@ -82,7 +87,7 @@ public struct ReceiverStatistics: Sendable {
     ///   - ssrc: the source this block reports on.
     ///   - lastSenderReport: the middle 32 bits of the NTP time of the last SR received (0 if none).
     ///   - delaySinceLastSenderReport: time since that SR, in units of 1/65536 s (0 if none).
-    public mutating func makeReportBlock(
+    @_spi(SansIO) public mutating func makeReportBlock(
         ssrc: UInt32, lastSenderReport: UInt32 = 0, delaySinceLastSenderReport: UInt32 = 0
     ) -> RTCPReportBlock {
         let expectedInterval = Int64(bitPattern: expected &- expectedPrior)

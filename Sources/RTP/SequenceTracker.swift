@@ -4,7 +4,7 @@
 /// A source becomes valid after ``minSequential`` packets in sequence (probation). A jump of more than
 /// ``maxDropout`` ahead or ``maxMisorder`` behind is rejected unless the next packet follows it, in which
 /// case the tracker assumes the sender restarted and resynchronizes.
-public struct SequenceTracker: Sendable {
+@_spi(SansIO) public struct SequenceTracker: Sendable {
     /// Packets in sequence needed before a source is valid (RFC 3550: 2).
     public let minSequential: Int
     /// The largest forward jump taken as loss rather than a restart (RFC 3550: 3000).

@@ -1,6 +1,6 @@
 import MediaPipeline
 import PacketCapture
-import RTP
+@_spi(SansIO) import RTP
 
 /// The output of `rtpdump packets`: one line per RTP packet.
 package enum PacketListing {

@@ -1,7 +1,7 @@
 import H26x
 import MediaPipeline
 import PacketCapture
-import RTP
+@_spi(SansIO) import RTP
 import SDP
 
 /// Sorts the UDP datagrams of a capture into RTP streams and keeps RFC 3550 statistics for each.

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import RTP
+@_spi(SansIO) import RTP
 
 /// What was sent to one viewer, kept for its feedback: each track's last packets as they went out (protected), to
 /// be sent again when the viewer asks for them (RFC 4585's Generic NACK; the same SRTP packet again, which a

@@ -1,4 +1,4 @@
-import PacketCapture
+@_spi(SansIO) import PacketCapture
 import RTP
 @_spi(SansIO) import RTSP
 

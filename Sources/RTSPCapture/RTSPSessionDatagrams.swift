@@ -1,5 +1,5 @@
-import PacketCapture
-import RTP
+@_spi(SansIO) import PacketCapture
+@_spi(SansIO) import RTP
 @_spi(SansIO) import RTSP
 
 /// The datagrams of a capture, read once: its UDP datagrams, and the RTP interleaved in its RTSP connections

@@ -1,5 +1,5 @@
 import NIOCore
-import RTP
+@_spi(SansIO) import RTP
 @_spi(SansIO) import RTSP
 import SRTP
 

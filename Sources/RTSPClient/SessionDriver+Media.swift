@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import RTP
+@_spi(SansIO) import RTP
 @_spi(SansIO) import RTSP
 @_spi(SansIO) import RTPTransport
 import SRTP

@@ -1,7 +1,7 @@
 @_spi(SansIO) import DTLS
 @_spi(SansIO) import ICE
 import PacketCapture
-import RTP
+@_spi(SansIO) import RTP
 import SRTP
 
 /// A publisher's transport to a WHIP endpoint, sans I/O: the mirror of ``WebRTCPeer``. ICE as the controlling

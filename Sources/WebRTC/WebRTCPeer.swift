@@ -1,7 +1,7 @@
 @_spi(SansIO) import DTLS
 @_spi(SansIO) import ICE
 import PacketCapture
-import RTP
+@_spi(SansIO) import RTP
 import SRTP
 
 /// One browser viewer's transport, sans I/O: its datagrams in (STUN, DTLS, SRTCP, told apart by their first

@@ -3,7 +3,7 @@
 import Logging
 import NIOCore
 import PacketCapture
-import RTP
+@_spi(SansIO) import RTP
 @_spi(SansIO) import RTPTransport
 import RTSPServer
 @_spi(SansIO) import WebRTC

@@ -1,6 +1,6 @@
 import H26x
 import MediaPipeline
-import RTP
+@_spi(SansIO) import RTP
 import SDP
 import SRTP
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import RTP
 import Testing
 
-@testable import PacketCapture
+@_spi(SansIO) @testable import PacketCapture
 
 /// Reading a file in chunks gives exactly what reading it whole gives, at any chunk size, including
 /// chunks smaller than one record (the record is then carried into a larger read).

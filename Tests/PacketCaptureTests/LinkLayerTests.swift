@@ -2,7 +2,7 @@ import RTP
 import TestSupport
 import Testing
 
-@testable import PacketCapture
+@_spi(SansIO) @testable import PacketCapture
 
 @Suite struct LinkLayerTests {
     static let ip = PcapngReaderTests.rawFrame

@@ -3,7 +3,7 @@ import RTP
 import TestSupport
 import Testing
 
-@testable import PacketCapture
+@_spi(SansIO) @testable import PacketCapture
 
 /// The one-step path for plain IPv4/UDP records (`PcapReader.nextPlainDatagram`) against the general path
 /// (record → link layer → IP → UDP), which it must match datagram for datagram, warnings included.

@@ -1,7 +1,7 @@
 import RTP
 import Testing
 
-@testable import PacketCapture
+@_spi(SansIO) @testable import PacketCapture
 
 @Suite struct TCPStreamReassemblerTests {
     static let client = SocketAddress(address: .v4(1), port: 50000)

@@ -1,5 +1,5 @@
 import Foundation
-import RTP
+@_spi(SansIO) import RTP
 import TestSupport
 import Testing
 

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 import VideoDecoding
 
-@testable import PacketCapture
+@_spi(SansIO) @testable import PacketCapture
 @testable import RTPDumpCore
 
 /// Captures of real RTSP sessions (FFmpeg against gst-rtsp-server): the SDP and transports come from the

@@ -3,7 +3,7 @@ import Foundation
 import H26x
 import RTPDumpCore
 import PacketCapture
-import RTP
+@_spi(SansIO) import RTP
 import Testing
 
 /// RTCP sender reports parsed from FFmpeg's captures against what tshark decoded from the same packets

@@ -1,5 +1,5 @@
 import Foundation
-import PacketCapture
+@_spi(SansIO) import PacketCapture
 import RTP
 import Testing
 

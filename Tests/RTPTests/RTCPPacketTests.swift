@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTP
+@_spi(SansIO) @testable import RTP
 
 @Suite struct RTCPPacketTests {
     let block = RTCPReportBlock(

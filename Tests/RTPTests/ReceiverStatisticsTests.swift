@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTP
+@_spi(SansIO) @testable import RTP
 
 @Suite struct ReceiverStatisticsTests {
     static func at(ms: Int64) -> ArrivalTime { ArrivalTime(nanoseconds: ms * 1_000_000) }

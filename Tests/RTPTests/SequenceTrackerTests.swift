@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RTP
+@_spi(SansIO) @testable import RTP
 
 @Suite struct SequenceTrackerTests {
     @Test func sourceIsValidAfterTwoSequentialPackets() {

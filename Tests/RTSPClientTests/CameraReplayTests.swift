@@ -3,7 +3,7 @@ import FFmpegDecoding
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
-import RTP
+@_spi(SansIO) import RTP
 @_spi(SansIO) import RTSP
 import RTSPClient
 import SDP

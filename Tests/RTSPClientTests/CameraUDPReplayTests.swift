@@ -4,7 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import RTP
+@_spi(SansIO) import RTP
 @_spi(SansIO) import RTSP
 import RTSPClient
 import TestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-import RTP
+@_spi(SansIO) import RTP
 @_spi(SansIO) import RTSP
 import RTSPClient
 import TestSupport

@@ -7,7 +7,7 @@ import NIOConcurrencyHelpers
 import H26x
 import PacketCapture
 import Audio
-import RTP
+@_spi(SansIO) import RTP
 @_spi(SansIO) import RTSP
 import RTSPClient
 import SRTP

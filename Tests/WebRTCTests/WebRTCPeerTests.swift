@@ -1,7 +1,7 @@
 @_spi(SansIO) import DTLS
 @_spi(SansIO) import ICE
 import PacketCapture
-import RTP
+@_spi(SansIO) import RTP
 import SDP
 import SRTP
 import Testing

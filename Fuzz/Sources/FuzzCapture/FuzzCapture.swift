@@ -1,6 +1,6 @@
 import RTP
 
-@testable import PacketCapture  // (debug builds are testable) for `takesPlainPath`
+@_spi(SansIO) @testable import PacketCapture  // (debug builds are testable) for `takesPlainPath`
 
 /// Reads the input as a capture file down to UDP datagrams and parses each as RTP. The datagrams must be
 /// the ones the general path (record by record through the link layer, IP and UDP) finds: `nextDatagram`

@@ -1,4 +1,4 @@
-import RTP
+@_spi(SansIO) import RTP
 
 /// Parses the input as an RTCP compound packet and touches every part.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
 /// Builds the RTCP compound packets a receiver sends: a receiver report, then SDES with its CNAME,
 /// optionally a BYE (RFC 3550 section 6.1: every compound starts with a report and carries a CNAME).
-public struct RTCPCompoundBuilder: Sendable {
+@_spi(SansIO) public struct RTCPCompoundBuilder: Sendable {
     public private(set) var bytes: [UInt8] = []
 
     public init() {}

@@ -1,5 +1,5 @@
 /// Source description items (RFC 3550 section 6.5), per source.
-public struct RTCPSourceDescription: Hashable, Sendable {
+@_spi(SansIO) public struct RTCPSourceDescription: Hashable, Sendable {
     /// One SDES item: type 1 is CNAME, 2 NAME, 3 EMAIL, 4 PHONE, 5 LOC, 6 TOOL, 7 NOTE, 8 PRIV.
     public struct Item: Hashable, Sendable {
         public var type: UInt8
@@ -28,7 +28,7 @@ public struct RTCPSourceDescription: Hashable, Sendable {
 }
 
 /// A goodbye packet (RFC 3550 section 6.6): these sources are leaving.
-public struct RTCPGoodbye: Hashable, Sendable {
+@_spi(SansIO) public struct RTCPGoodbye: Hashable, Sendable {
     public var ssrcs: [UInt32]
     public var reason: String?
     public init(ssrcs: [UInt32], reason: String? = nil) {
@@ -38,7 +38,7 @@ public struct RTCPGoodbye: Hashable, Sendable {
 }
 
 /// An application-defined packet (RFC 3550 section 6.7).
-public struct RTCPApplication: Hashable, Sendable {
+@_spi(SansIO) public struct RTCPApplication: Hashable, Sendable {
     public var subtype: UInt8
     public var ssrc: UInt32
     /// Four ASCII characters.
@@ -47,7 +47,7 @@ public struct RTCPApplication: Hashable, Sendable {
 }
 
 /// A transport-layer (205) or payload-specific (206) feedback message (RFC 4585), kept opaque.
-public struct RTCPFeedback: Hashable, Sendable {
+@_spi(SansIO) public struct RTCPFeedback: Hashable, Sendable {
     /// 205 (RTPFB) or 206 (PSFB).
     public var packetType: UInt8
     /// The feedback message type (FMT): for 206, 1 is PLI, 4 FIR.

@@ -1,5 +1,5 @@
 /// One packet of an RTCP compound packet (RFC 3550 section 6).
-public enum RTCPPacket: Hashable, Sendable {
+@_spi(SansIO) public enum RTCPPacket: Hashable, Sendable {
     case senderReport(RTCPSenderReport)
     case receiverReport(RTCPReceiverReport)
     case sourceDescription(RTCPSourceDescription)

@@ -1,5 +1,5 @@
 /// A reception report block (RFC 3550 section 6.4.1), as carried by sender and receiver reports.
-public struct RTCPReportBlock: Hashable, Sendable {
+@_spi(SansIO) public struct RTCPReportBlock: Hashable, Sendable {
     /// The source this block reports on.
     public var ssrc: UInt32
     /// Fraction of packets lost since the previous report, in 1/256ths.
@@ -60,11 +60,19 @@ public struct RTCPSenderReport: Hashable, Sendable {
     public var rtpTimestamp: UInt32
     public var packetCount: UInt32
     public var octetCount: UInt32
-    public var reportBlocks: [RTCPReportBlock]
+    /// What the sender says of the sources it receives.
+    @_spi(SansIO) public var reportBlocks: [RTCPReportBlock]
 
-    public init(
+    /// A report without report blocks.
+    public init(ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32) {
+        self.init(
+            ssrc: ssrc, ntpTimestamp: ntpTimestamp, rtpTimestamp: rtpTimestamp, packetCount: packetCount,
+            octetCount: octetCount, reportBlocks: [])
+    }
+
+    @_spi(SansIO) public init(
         ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32,
-        reportBlocks: [RTCPReportBlock] = []
+        reportBlocks: [RTCPReportBlock]
     ) {
         self.ssrc = ssrc
         self.ntpTimestamp = ntpTimestamp
@@ -76,7 +84,7 @@ public struct RTCPSenderReport: Hashable, Sendable {
 }
 
 /// A receiver report (RFC 3550 section 6.4.2).
-public struct RTCPReceiverReport: Hashable, Sendable {
+@_spi(SansIO) public struct RTCPReceiverReport: Hashable, Sendable {
     /// The reporter's own SSRC.
     public var ssrc: UInt32
     public var reportBlocks: [RTCPReportBlock]
