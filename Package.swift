@@ -213,7 +213,9 @@ let package = Package(
         .testTarget(name: "SwiftRTPTests", dependencies: ["SwiftRTP"]),
         .testTarget(name: "H26xTests", dependencies: ["H26x", "MediaPipeline", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
-        .testTarget(name: "MP4Tests", dependencies: ["MP4", "MediaPipeline", "PacketCapture", "H26x", "Audio", "SDP", "RTP"]),
+        .testTarget(
+            name: "MP4Tests",
+            dependencies: ["MP4", "MediaPipeline", "PacketCapture", "H26x", "Audio", "SDP", "RTP", "TestSupport"]),
         .testTarget(
             name: "MetadataTests",
             dependencies: ["Metadata", "MediaPipeline", "MediaDecoding", "PacketCapture", "SDP", "RTP", "VideoDecoding"]),

@@ -82,6 +82,7 @@ let package = Package(
                 .product(name: "RTP", package: "swift-rtp"), .product(name: "SDP", package: "swift-rtp"),
                 .product(name: "RTSP", package: "swift-rtp"),
             ]),
+        .executableTarget(name: "FuzzMP4Index", dependencies: [.product(name: "MP4", package: "swift-rtp")]),
         .executableTarget(
             name: "FuzzDataDepacketizer",
             dependencies: [.product(name: "Metadata", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp")]),

@@ -1,5 +1,6 @@
-/// A problem recording to MP4: a track whose codec has no sample entry players take, a configuration a
-/// sample entry cannot be made from, or a file that cannot be written.
+/// A problem recording to or reading MP4: a track whose codec has no sample entry players take, a configuration a
+/// sample entry cannot be made from, a file that cannot be written or read, or one whose boxes do not hold
+/// together.
 public struct MP4Error: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of problem. New codes may be added in later versions.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -10,6 +11,11 @@ public struct MP4Error: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidConfiguration = Code(name: "invalidConfiguration")
         /// A file that could not be created or written.
         public static let writeFailed = Code(name: "writeFailed")
+        /// A file that could not be opened or read.
+        public static let readFailed = Code(name: "readFailed")
+        /// A file whose boxes do not hold together (a size or count past its box, a table that contradicts
+        /// another), or past one of ``MP4Index/Limits``.
+        public static let invalidFile = Code(name: "invalidFile")
         public var description: String { name }
     }
 
