@@ -108,7 +108,7 @@ let package = Package(
         .target(
             name: "RTSPServer",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "SRTP", "RTPTransport",
+                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "SRTP", "RTPTransport", "MP4",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
@@ -249,7 +249,7 @@ let package = Package(
             name: "RTSPClientTests",
             dependencies: [
                 "TestSupport",
-                "RTSPClient", "RTSPServer", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "MediaDecoding", "VideoDecoding",
+                "RTSPClient", "RTSPServer", "MP4", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "MediaDecoding", "VideoDecoding",
                 "AudioDecoding", "FFmpegDecoding", "PacketCapture", "SwiftRTP", "ICE",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -41,7 +41,7 @@ public struct MP4Index: Sendable {
         public var presentationTime: Int64 { Self.saturating(decodeTime, Int64(compositionOffset)) }
 
         /// When it ends.
-        var endTime: Int64 { Self.saturating(presentationTime, Int64(duration)) }
+        public var endTime: Int64 { Self.saturating(presentationTime, Int64(duration)) }
 
         static func saturating(_ a: Int64, _ b: Int64) -> Int64 {
             let (sum, overflow) = a.addingReportingOverflow(b)
@@ -79,6 +79,8 @@ public struct MP4Index: Sendable {
         public internal(set) var samples: [Sample]
         /// The indices of the keyframes, by presentation time.
         private(set) var keyframes: [Int] = []
+        /// The earliest presentation time of a sample (the presentation start when there is none).
+        private(set) var earliestPresentation: Int64 = 0
 
         init(header: TrackHeader, samples: [Sample]) {
             id = header.id
@@ -95,6 +97,7 @@ public struct MP4Index: Sendable {
         }
 
         mutating func indexKeyframes() {
+            earliestPresentation = samples.map(\.presentationTime).min() ?? presentationStart
             keyframes = samples.indices.filter { samples[$0].isSync }
             keyframes.sort { samples[$0].presentationTime < samples[$1].presentationTime }
         }
@@ -153,5 +156,18 @@ public struct MP4Index: Sendable {
         guard let anchor = anchors.last(where: { $0.mediaTime <= mediaTime }) ?? anchors.first else { return nil }
         return anchor.wallClock.adding(
             seconds: (Double(mediaTime) - Double(anchor.mediaTime)) / Double(track.timescale))
+    }
+
+    /// The time of track `trackID` (its timescale) that the wall clock read `wallClock`: from the last anchor of that
+    /// track at or before it (the first when none is), the inverse of ``wallClock(atMediaTime:track:)``. Nil when
+    /// the file has no anchor for it.
+    public func mediaTime(at wallClock: WallClockTime, track trackID: UInt32) -> Int64? {
+        guard let track = tracks.first(where: { $0.id == trackID }), track.timescale > 0 else { return nil }
+        let anchors = wallClockAnchors.filter { $0.trackID == trackID }
+        guard let anchor = anchors.last(where: { $0.wallClock <= wallClock }) ?? anchors.first else { return nil }
+        let seconds = wallClock.secondsSince1970 - anchor.wallClock.secondsSince1970
+        let ticks = (seconds * Double(track.timescale)).rounded()
+        guard ticks.isFinite, abs(ticks) < 1e18 else { return nil }
+        return MP4Index.Sample.saturating(anchor.mediaTime, Int64(ticks))
     }
 }

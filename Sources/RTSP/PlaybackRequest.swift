@@ -61,7 +61,7 @@ public struct PlaybackRequest: Sendable, Hashable {
 
         /// Seconds with three decimals. Any value a caller gives formats: negative ones and those past 10^12 s
         /// are cut to the range (0 to 10^12), one that is not a number is 0.
-        private static func seconds(_ value: Double) -> String {
+        package static func seconds(_ value: Double) -> String {
             let bounded = value.isNaN ? 0 : min(max(value, 0), 1e12)
             let millis = Int64((bounded * 1000).rounded())
             let fraction = String(millis % 1000)

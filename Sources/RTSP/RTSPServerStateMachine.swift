@@ -50,11 +50,15 @@ import SDP
         public var formats: [MediaFormat]
         /// The SRTP key's `a=crypto` value (RFC 4568) when the media is SRTP (`RTP/SAVP`), else nil.
         public var crypto: String?
+        /// How long a recording is (`npt=0-DURATION`, the SDP's `a=range`); nil for live media. A PLAY whose range
+        /// starts at or past its end is refused (457 Invalid Range).
+        public var duration: Double?
 
-        public init(path: String, formats: [MediaFormat], crypto: String? = nil) {
+        public init(path: String, formats: [MediaFormat], crypto: String? = nil, duration: Double? = nil) {
             self.path = Self.normalized(path)
             self.formats = formats
             self.crypto = crypto
+            self.duration = duration
         }
 
         /// A path without a trailing `/` (and `/` for the root).
@@ -85,14 +89,22 @@ import SDP
         public let session: String
         public let path: String
         public let tracks: [Track]
+        /// Where the client asked to start (PLAY's `Range`), nil when it did not say (from where it is).
+        public let range: PlaybackRequest.Range?
+        /// How fast (PLAY's `Scale`: 2 twice as fast), nil when it did not say.
+        public let scale: Double?
         let cseq: String
         let base: String
         let serverName: String
         let sessionHeader: String
 
         /// The PLAY answer, with RTP-Info naming where each track starts (`positions`: per track index, its
-        /// next sequence number and RTP time).
-        public func response(startingAt positions: [Int: (sequenceNumber: UInt16, rtpTime: UInt32)]) -> RTSPMessage {
+        /// next sequence number and the RTP time of `range`'s start), and the range played (`npt=0-` for live
+        /// media), with the scale when it was asked.
+        public func response(
+            startingAt positions: [Int: (sequenceNumber: UInt16, rtpTime: UInt32)],
+            range: PlaybackRequest.Range = .npt(start: 0, end: nil)
+        ) -> RTSPMessage {
             let info = RTPInfo(
                 entries: tracks.compactMap { track in
                     positions[track.index].map {
@@ -101,10 +113,10 @@ import SDP
                         )
                     }
                 })
-            let range = PlaybackRequest.Range.npt(start: 0, end: nil)
             var headers = [
                 ("CSeq", cseq), ("Server", serverName), ("Session", sessionHeader), ("Range", range.description),
             ]
+            if let scale { headers.append(("Scale", PlaybackRequest.Range.seconds(scale))) }
             if !info.entries.isEmpty { headers.append(("RTP-Info", info.serialized())) }
             return RTSPMessage(kind: .response(statusCode: 200, reason: "OK"), headers: headers, body: [])
         }
@@ -291,7 +303,8 @@ import SDP
             return .respond(answer(404, "Not Found", cseq: cseq))
         }
         let sdp = SessionDescription.text(
-            describing: presentation.formats, sessionName: configuration.serverName, crypto: presentation.crypto)
+            describing: presentation.formats, sessionName: configuration.serverName, crypto: presentation.crypto,
+            range: presentation.duration.map { PlaybackRequest.Range.npt(start: 0, end: $0).description })
         var base = url
         base.path = path == "/" ? "/" : path + "/"
         var message = answer(200, "OK", cseq: cseq, ["Content-Base: \(base)", "Content-Type: application/sdp"])
@@ -367,6 +380,25 @@ import SDP
             }
             // Asked again at each PLAY: a policy that stops allowing a user stops its next PLAY.
             if let forbidden = forbidden(session.path, user: user, cseq: cseq) { return [forbidden] }
+            var range: PlaybackRequest.Range?
+            if let text = request.header("Range") {
+                guard let asked = try? PlaybackRequest.Range(parsing: text) else {
+                    return [.respond(answer(457, "Invalid Range", cseq: cseq))]
+                }
+                let duration = policy.presentation(at: session.path)?.duration
+                if case .npt(let start, _) = asked, let duration, start >= duration {
+                    return [.respond(answer(457, "Invalid Range", cseq: cseq))]
+                }
+                range = asked
+            }
+            var scale: Double?
+            if let text = request.header("Scale") {
+                // Forward play up to 64 times as fast; reverse (negative) is not served yet.
+                guard let value = Double(text), value > 0, value <= 64 else {
+                    return [.respond(answer(400, "Bad Request", cseq: cseq))]
+                }
+                scale = value
+            }
             if !session.isPlaying { sessions[id]?.state = .playing(since: now) }
             let base =
                 (try? RTSPURL(uri)).map { url in
@@ -377,7 +409,8 @@ import SDP
             return [
                 .play(
                     Play(
-                        session: id, path: session.path, tracks: session.tracks, cseq: cseq, base: base,
+                        session: id, path: session.path, tracks: session.tracks, range: range, scale: scale,
+                        cseq: cseq, base: base,
                         serverName: configuration.serverName, sessionHeader: sessionValue(id)))
             ]
         case .pause:

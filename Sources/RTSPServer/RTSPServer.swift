@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import MP4
 import RTP
 @_spi(SansIO) import RTPTransport
 @_spi(SansIO) import RTSP
@@ -83,6 +84,7 @@ public final class RTSPServer: Sendable {
     let logger: Logger
     private let group: any EventLoopGroup
     private let mounts = Mutex<[String: MediaSource]>([:])
+    private let recordings = Mutex<[String: RecordingPlayback]>([:])
     private let running = Mutex<Running?>(nil)
     /// Connections at once, in all and per client address.
     private let connections: ConnectionBudget
@@ -116,7 +118,29 @@ public final class RTSPServer: Sendable {
     @discardableResult
     public func mount(_ source: MediaSource, at path: String) -> String {
         let path = RTSPServerStateMachine.Presentation.normalized(path)
+        _ = recordings.withLock { $0.removeValue(forKey: path) }
         mounts.withLock { $0[path] = source }
+        return path
+    }
+
+    /// Serves the recording `reader` opened at `path` on demand, replacing what was there, and returns the path as
+    /// served. Each viewer plays it alone: from where its PLAY's `Range` asks (`npt=`, or `clock=` through the
+    /// recording's wall clock), starting at the keyframe at or before that time, as fast as its `Scale` asks
+    /// (forward, up to 64), each pause and new PLAY a seek; DESCRIBE gives its length (`a=range`). Its H.264, H.265,
+    /// AAC and G.711 tracks are served.
+    ///
+    /// - Throws: ``MP4Error`` `.unsupportedCodec` when the file has no track the server can send.
+    @discardableResult
+    public func mount(_ reader: MP4FileReader, at path: String) throws(MP4Error) -> String {
+        guard let playback = RecordingPlayback(reader) else {
+            throw MP4Error(
+                .unsupportedCodec,
+                "the recording has no H.264, H.265, AAC or G.711 track with samples (its tracks: "
+                    + reader.index.tracks.map(\.codec).joined(separator: ", ") + ")")
+        }
+        let path = RTSPServerStateMachine.Presentation.normalized(path)
+        mounts.withLock { _ = $0.removeValue(forKey: path) }
+        recordings.withLock { $0[path] = playback }
         return path
     }
 
@@ -124,12 +148,18 @@ public final class RTSPServer: Sendable {
     public func unmount(_ path: String) {
         let path = RTSPServerStateMachine.Presentation.normalized(path)
         _ = mounts.withLock { $0.removeValue(forKey: path) }
+        _ = recordings.withLock { $0.removeValue(forKey: path) }
     }
 
     /// What is mounted at `path`, as the state machine offers it.
     func presentation(at path: String) -> RTSPServerStateMachine.Presentation? {
-        source(at: path).map { .init(path: path, formats: $0.formats, crypto: $0.cryptoAttribute) }
+        if let recording = recording(at: path) {
+            return .init(path: path, formats: recording.formats, duration: recording.duration)
+        }
+        return source(at: path).map { .init(path: path, formats: $0.formats, crypto: $0.cryptoAttribute) }
     }
+
+    func recording(at path: String) -> RecordingPlayback? { recordings.withLock { $0[path] } }
 
     func source(at path: String) -> MediaSource? { mounts.withLock { $0[path] } }
 

@@ -23,7 +23,19 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     private var framer: RTSPFramer
     private var deadlines: ConnectionDeadlines
     /// Each playing session's subscription, with its source.
-    private var playing: [String: (source: MediaSource, subscriber: Subscriber)] = [:]
+    /// Each playing session's source and subscriber, and the task that feeds a recording's source.
+    private var playing: [String: Playing] = [:]
+
+    struct Playing {
+        let source: MediaSource
+        let subscriber: Subscriber
+        var feeding: Task<Void, Never>?
+
+        func stop() {
+            feeding?.cancel()
+            source.unsubscribe(subscriber)
+        }
+    }
     /// The sessions the server was last told this connection holds.
     private var sessionsCounted = 0
     /// The one timer: when the machine's sessions or the connection's deadlines next have something to do.
@@ -161,7 +173,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         wakeUp.cancel()
-        for (_, play) in playing { play.source.unsubscribe(play.subscriber) }
+        for (_, play) in playing { play.stop() }
         playing = [:]
         _ = machine.close()
         countSessions()
@@ -196,7 +208,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
             case .play(let play):
                 start(play, context: context)
             case .pause(let session), .teardown(let session):
-                if let play = playing.removeValue(forKey: session) { play.source.unsubscribe(play.subscriber) }
+                playing.removeValue(forKey: session)?.stop()
             }
         }
     }
@@ -227,7 +239,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     }
 
     private func start(_ play: RTSPServerStateMachine.Play, context: ChannelHandlerContext) {
-        if let old = playing.removeValue(forKey: play.session) { old.source.unsubscribe(old.subscriber) }
+        playing.removeValue(forKey: play.session)?.stop()
+        if let recording = server.recording(at: play.path) { return start(play, of: recording, context: context) }
         guard let source = server.source(at: play.path) else {
             return respond(404, "Not Found", to: play, context: context)
         }
@@ -240,7 +253,43 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
             channel.writeAndFlush(ByteBuffer(bytes: play.response(startingAt: positions).serialized()), promise: nil)
         }
         guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
-        playing[play.session] = (source, subscriber)
+        playing[play.session] = Playing(source: source, subscriber: subscriber)
+    }
+
+    /// A recording played to this session alone: a source of its own, fed from the keyframe at or before the range's
+    /// start; the answer's range is where it starts, and RTP-Info the RTP time of that start.
+    private func start(
+        _ play: RTSPServerStateMachine.Play, of recording: RecordingPlayback, context: ChannelHandlerContext
+    ) {
+        guard let asked = recording.seconds(of: play.range), asked < recording.duration else {
+            return respond(457, "Invalid Range", to: play, context: context)
+        }
+        guard let source = try? MediaSource(formats: recording.formats) else {
+            return respond(500, "Internal Server Error", to: play, context: context)
+        }
+        let start = recording.start(at: asked)
+        let writers = Subscriber.writers(
+            for: play.tracks, connection: context.channel, udp: udp, peer: context.channel.remoteAddress)
+        let subscriber = Subscriber(
+            writers: writers,
+            videoTracks: Set(recording.formats.indices.filter { recording.formats[$0].kind == .video }))
+        let channel = context.channel
+        let scale = play.scale ?? 1
+        let offsets = recording.firstUnitOffsets(from: start, scale: scale)
+        let subscribed = source.subscribe(subscriber) { positions in
+            // A fresh source stamps each track's first unit with the RTP time it names here: the range's start is
+            // that unit's distance before it.
+            var atStart = positions
+            for (track, position) in positions {
+                atStart[track] = (position.sequenceNumber, position.rtpTime &- (offsets[track] ?? 0))
+            }
+            let range = PlaybackRequest.Range.npt(start: start, end: recording.duration)
+            channel.writeAndFlush(
+                ByteBuffer(bytes: play.response(startingAt: atStart, range: range).serialized()), promise: nil)
+        }
+        guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
+        let feeding = Task { await recording.play(from: start, scale: scale, into: source) }
+        playing[play.session] = Playing(source: source, subscriber: subscriber, feeding: feeding)
     }
 
     private func respond(

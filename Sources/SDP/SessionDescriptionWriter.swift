@@ -5,16 +5,18 @@ extension SessionDescription {
     /// The description of a session of `formats` (RFC 8866, with RFC 2326's `a=control`): `v=`, `o=`, `s=`,
     /// `c=`, `t=`, then a media section per format, in order, its control `trackID=<index>`. `address` is the
     /// server's (for `o=` and `c=`; unicast sessions receive where they SETUP, whatever it says). With `crypto` (an
-    /// RFC 4568 `a=crypto` value), every section is `RTP/SAVP` with that key.
+    /// RFC 4568 `a=crypto` value), every section is `RTP/SAVP` with that key. With `range` (`npt=0-12.5`), the
+    /// session has an `a=range` (RFC 2326 C.1.5): a recording of that length.
     public static func text(
         describing formats: [MediaFormat], sessionName: String = "swift-rtp", sessionID: UInt64 = 1,
-        address: String = "0.0.0.0", crypto: String? = nil
+        address: String = "0.0.0.0", crypto: String? = nil, range: String? = nil
     ) -> String {
         let family = address.contains(":") ? "IP6" : "IP4"
         var lines = [
             "v=0", "o=- \(sessionID) 1 IN \(family) \(address)", "s=\(sessionName.sdpLineSafe)",
             "c=IN \(family) \(address)", "t=0 0", "a=control:*",
         ]
+        if let range { lines.append("a=range:\(range.sdpLineSafe)") }
         for (index, format) in formats.enumerated() {
             lines += format.mediaSectionLines(control: "trackID=\(index)", crypto: crypto)
         }

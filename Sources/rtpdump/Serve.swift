@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import H26x
+import MP4
 import PacketCapture
 import RTP
 import RTPDumpCore
@@ -18,7 +19,9 @@ struct Serve: ParsableCommand {
             "Serve INPUT over RTSP: a capture at the pace it was captured, or an rtsp:// URL relayed to any number of "
             + "clients (one connection to the camera).",
         discussion:
-            "INPUT may also be an Annex B file (.h264, .264, .h265, .265, .hevc): its pictures at --fps. "
+            "INPUT may also be an Annex B file (.h264, .264, .h265, .265, .hevc): its pictures at --fps; or an MP4 "
+            + "recording (.mp4), served on demand until stopped: each client plays it from where it asks (Range "
+            + "npt= or clock=, from the keyframe at or before it) at its Scale. "
             + "Here --port is the RTSP port to listen on (default 8554; 0 takes a free one), not a filter. The URL "
             + "served is printed on stdout once the server listens. A capture's video (H.264, H.265) and the "
             + "audio its SDP describes (G.711, L16, G.722, G.726, AAC, Opus) are served; its playing starts when "
@@ -86,12 +89,43 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        if options.input.lowercased().hasSuffix(".mp4") { return try serveRecording() }
         let input = ServedInput(options: options, fps: fps, loop: loop, backchannel: talk)
         let opened = try input.open(makeSource)
         let servers = try start(
             opened.source, talkback: try talkback(of: opened.live), describing: opened.description)
         try opened.play()
         try end(opened.source, servers)
+    }
+
+    /// An MP4 recording served on demand at --path until the process is stopped: each viewer plays it from where
+    /// its PLAY's Range asks, at its Scale.
+    private func serveRecording() throws {
+        guard !loop, httpPort == nil, !serveSRTP else {
+            throw RTPDumpError(
+                "\(options.displayName) is a recording, served on demand to each viewer from where it asks: "
+                    + "--loop, --http-port and --serve-srtp do not apply to it")
+        }
+        let reader: MP4FileReader
+        do {
+            reader = try MP4FileReader(path: options.input)
+        } catch {
+            throw RTPDumpError("cannot serve \(options.displayName): \(error.reason)")
+        }
+        let server = RTSPServer(configuration: serverConfiguration)
+        let mounted: String
+        do {
+            mounted = try server.mount(reader, at: path)
+        } catch {
+            throw RTPDumpError("cannot serve \(options.displayName): \(error.reason)")
+        }
+        try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
+        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
+        lineBufferStandardOutput()
+        print("rtsp://\(host.contains(":" as Character) ? "[\(host)]" : host):\(server.port ?? 0)\(mounted)")
+        let tracks = reader.index.tracks.map { "\($0.codec) (\($0.samples.count) samples)" }
+        printError("serving the recording: \(tracks.joined(separator: ", ")) until stopped")
+        while true { CaptureServing.sleep(until: .now() + .seconds(3600)) }
     }
 
     /// The source of `formats`, SRTP with a random key when --serve-srtp.

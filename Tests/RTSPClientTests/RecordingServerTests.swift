@@ -1,0 +1,213 @@
+import Foundation
+import MP4
+import MediaPipeline
+import RTSP
+import RTSPClient
+import RTSPServer
+import TestSupport
+import Testing
+
+/// A recording served back on demand (`RTSPServer.mount(_:at:)` of an `MP4FileReader`): FFmpeg plays it whole and
+/// decodes what the file holds, frame for frame; this library's client asks a range and gets the pictures from the
+/// keyframe at or before it, placed in the recording by the answer's Range and RTP-Info; requests a recording
+/// cannot serve are refused with a clear RTSP status.
+@Suite struct RecordingServerTests {
+    /// A 6 s H.264 recording by FFmpeg (25 fps, a keyframe every second, no B-frames), fragmented.
+    static func recording() async throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("served-\(UUID().uuidString).mp4").path
+        let run = try await runProgram(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "6", "-c:v", "libx264",
+                "-g", "25", "-bf", "0", "-pix_fmt", "yuv420p", "-movflags",
+                "frag_keyframe+empty_moov+default_base_moof",
+                file,
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        return file
+    }
+
+    static func server(serving file: String) async throws -> (RTSPServer, Int) {
+        let server = RTSPServer(configuration: .init(host: "127.0.0.1", port: 0))
+        try server.mount(try MP4FileReader(path: file), at: "/rec")
+        try await server.start()
+        return (server, try #require(server.port))
+    }
+
+    /// FFmpeg's frame MD5s of the recording played over RTSP equal those of the file read directly: every picture,
+    /// in order, bit for bit.
+    @Test(arguments: ["tcp", "udp"]) func ffmpegDecodesTheRecordingFrameForFrame(transport: String) async throws {
+        let file = try await Self.recording()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, port) = try await Self.server(serving: file)
+        let direct = try await runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-f", "framemd5", "-"])
+        let served = try await runProgram(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-rtsp_transport", transport, "-i", "rtsp://127.0.0.1:\(port)/rec", "-f", "framemd5",
+                "-",
+            ])
+        await server.stop()
+        func hashes(_ text: String) -> [Substring] {
+            text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
+        }
+        #expect(hashes(direct.stdout).count == 150)
+        #expect(hashes(served.stdout) == hashes(direct.stdout), "\(served.stderr)")
+    }
+
+    /// `rtpdump serve FILE.mp4` of a plain file with B-frames (its moov first), played by GStreamer's rtspsrc: the
+    /// SHA-1 of each I420 picture GStreamer decodes equals that of the picture FFmpeg decodes from the file.
+    @Test func gstreamerDecodesARecordingServedByRtpdumpFrameForFrame() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("plain-\(UUID().uuidString).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let made = try await runProgram(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "4", "-c:v", "libx264",
+                "-g", "25", "-bf", "2", "-pix_fmt", "yuv420p", "-movflags", "+faststart", file,
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let served = try await ServeCommandTests.Served(file, ["--path", "/rec"])
+        let played = try await runProgram(
+            "/usr/bin/gst-launch-1.0",
+            [
+                "-q", "rtspsrc", "location=\(served.url)", "protocols=tcp", "!", "rtph264depay", "!", "avdec_h264", "!",
+                "videoconvert", "!", "video/x-raw,format=I420", "!", "checksumsink",
+            ])
+        let gstreamers = played.stdout.split(separator: "\n").compactMap {
+            $0.split(separator: " ").last.map(String.init)
+        }
+        let script = """
+            import hashlib, subprocess, sys
+            command = ["ffmpeg", "-v", "error", "-i", sys.argv[1], "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]
+            raw = subprocess.run(command, capture_output=True, check=True).stdout
+            size = 320 * 240 * 3 // 2
+            print("\\n".join(hashlib.sha1(raw[i:i + size]).hexdigest() for i in range(0, len(raw), size)))
+            """
+        let direct = try await runProgram("/usr/bin/python3", ["-c", script, file])
+        let ffmpegs = direct.stdout.split(separator: "\n").map(String.init)
+        #expect(ffmpegs.count == 100, "\(direct.stderr)")
+        #expect(gstreamers == ffmpegs, "\(played.stderr)")
+    }
+
+    /// A recording with AAC beside its video: FFmpeg over RTSP gets the file's AAC frames byte for byte (their
+    /// packets' MD5s, copied, not decoded: a player decoding the file skips the encoder's priming by its edit list)
+    /// and decodes its pictures as from the file.
+    @Test func aacIsServedFrameForFrameBesideTheVideo() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("aac-\(UUID().uuidString).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let made = try await runProgram(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i",
+                "sine=frequency=440:sample_rate=48000", "-t", "4", "-c:v", "libx264", "-g", "25", "-bf", "0",
+                "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", file,
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let (server, port) = try await Self.server(serving: file)
+        let url = "rtsp://127.0.0.1:\(port)/rec"
+        func lines(_ arguments: [String]) async throws -> [Substring] {
+            let run = try await runProgram("/usr/bin/ffmpeg", ["-v", "error"] + arguments + ["-f", "framemd5", "-"])
+            #expect(run.status == 0, "\(run.stderr)")
+            // stream, dts, pts, duration, size, hash (and side data's, such as the priming frame's skip count)
+            return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+                let fields = $0.split(separator: ",")
+                return fields.count > 5 ? fields[5] : nil
+            }
+        }
+        let fileAudio = try await lines(["-i", file, "-map", "0:a", "-c", "copy"])
+        let servedAudio = try await lines(["-rtsp_transport", "tcp", "-i", url, "-map", "0:a", "-c", "copy"])
+        let fileVideo = try await lines(["-i", file, "-map", "0:v"])
+        let servedVideo = try await lines(["-rtsp_transport", "tcp", "-i", url, "-map", "0:v"])
+        await server.stop()
+        #expect(fileAudio.count > 180, "4 s of 1024-sample frames at 48 kHz")
+        #expect(servedAudio == fileAudio)
+        #expect(fileVideo.count == 100 && servedVideo == fileVideo)
+    }
+
+    /// A PLAY from 3.5 s starts at the keyframe of 3 s: the first picture is a keyframe, the answer's Range says
+    /// 3 s, and every picture's position (RTP-Info and Range) is its time in the file, 3 s to the end.
+    @Test func aRangeStartsAtTheKeyframeAtOrBeforeIt() async throws {
+        let file = try await Self.recording()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, port) = try await Self.server(serving: file)
+        var options = RTSPSessionOptions()
+        options.playback = PlaybackRequest(range: .npt(start: 3.5, end: nil))
+        let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(port)/rec", options: options)
+        let timeline = await session.timeline()
+        guard case .npt(let start, let end)? = timeline.start else {
+            Issue.record("the answer's range: \(String(describing: timeline.start))")
+            return
+        }
+        #expect(abs(start - 3) < 0.001)
+        #expect(abs((end ?? 0) - 6) < 0.05)
+        var positions: [Double] = []
+        var keyframes: [Bool] = []
+        for try await unit in try session.accessUnits() {
+            guard
+                case .npt(let seconds)? = timeline.position(
+                    track: 0, rtpTimestamp: UInt32(truncatingIfNeeded: unit.timestamp))
+            else { continue }
+            positions.append(seconds)
+            keyframes.append(unit.isKeyframe)
+        }
+        await server.stop()
+        #expect(positions.count == 75, "3 s of 25 fps")
+        #expect(keyframes.first == true)
+        for (i, position) in positions.enumerated() {
+            #expect(abs(position - (3 + Double(i) / 25)) < 0.001, "picture \(i) at \(position) s")
+        }
+    }
+
+    /// Requests a recording cannot serve: a range past its end, a range that does not read (a year past NTP's era),
+    /// a scale of 0 or of a billion: each refused with its status, and the session still plays afterwards.
+    @Test func requestsItCannotServeAreRefusedWithTheirStatus() async throws {
+        let file = try await Self.recording()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, port) = try await Self.server(serving: file)
+        // A session set up by hand, then PLAY with the headers given: the status of its answer.
+        func play(_ headers: [String]) async throws -> String {
+            let peer = try await HostilePeer(port: port, reads: true)
+            defer { Task { await peer.close() } }
+            let url = "rtsp://127.0.0.1:\(port)/rec"
+            try await peer.send(
+                "SETUP \(url)/trackID=0 RTSP/1.0\r\nCSeq: 1\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n")
+            func answer(_ cseq: Int) async throws -> Substring {
+                for _ in 0..<250 {
+                    if let found = peer.text.split(separator: "RTSP/1.0 ").first(where: {
+                        $0.contains("CSeq: \(cseq)\r\n")
+                    }) {
+                        return found
+                    }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                Issue.record("no answer to request \(cseq): \(peer.text)")
+                return ""
+            }
+            let setup = try await answer(1)
+            let session =
+                setup.split(separator: "\r\n").first { $0.hasPrefix("Session: ") }?.dropFirst(9)
+                .split(separator: ";").first ?? ""
+            let extra = headers.map { $0 + "\r\n" }.joined()
+            try await peer.send("PLAY \(url) RTSP/1.0\r\nCSeq: 2\r\nSession: \(session)\r\n\(extra)\r\n")
+            return String(try await answer(2).prefix(3))
+        }
+        #expect(try await play(["Range: npt=1000-"]) == "457")
+        #expect(try await play(["Range: clock=99991231T000000Z-"]) == "457")
+        #expect(try await play(["Range: npt=abc-"]) == "457")
+        #expect(try await play(["Scale: 0"]) == "400")
+        #expect(try await play(["Scale: 1e9"]) == "400")
+        #expect(try await play(["Range: npt=2-", "Scale: 2"]) == "200")
+        // DESCRIBE gives the recording's length (a=range): FFmpeg reads it as the input's duration.
+        let probed = try await runProgram(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "format=duration", "-of", "csv=p=0",
+                "rtsp://127.0.0.1:\(port)/rec",
+            ])
+        #expect(
+            Double(probed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).map { abs($0 - 6) < 0.05 } == true,
+            "\(probed.stdout) \(probed.stderr)")
+        await server.stop()
+    }
+}
