@@ -85,6 +85,7 @@ public final class RTSPServer: Sendable {
     private let group: any EventLoopGroup
     private let mounts = Mutex<[String: MediaSource]>([:])
     private let recordings = Mutex<[String: RecordingPlayback]>([:])
+    private let directories = Mutex<[String: RecordingDirectory]>([:])
     private let running = Mutex<Running?>(nil)
     /// Connections at once, in all and per client address.
     private let connections: ConnectionBudget
@@ -144,11 +145,28 @@ public final class RTSPServer: Sendable {
         return path
     }
 
+    /// Serves the recordings in `directory` at `path`, as ``mount(_:at:)-(MP4FileReader,_)`` serves one:
+    /// `PATH/NAME` (or `PATH/NAME.mp4`) plays `DIRECTORY/NAME.mp4`. Only plain names inside the directory are
+    /// served (no `/`, no leading `.`, no link out of it): anything else is 404 Not Found. Each file is indexed when
+    /// first asked for, and again once it has changed (a recording still being written). Returns the path.
+    ///
+    /// - Throws: ``MP4Error`` `.readFailed` when `directory` is not a directory.
+    @discardableResult
+    public func mount(recordingsIn directory: String, at path: String) throws(MP4Error) -> String {
+        guard let recordings = RecordingDirectory(directory) else {
+            throw MP4Error(.readFailed, "\(directory) is not a directory this process can read")
+        }
+        let path = RTSPServerStateMachine.Presentation.normalized(path)
+        directories.withLock { $0[path] = recordings }
+        return path
+    }
+
     /// Stops offering what is at `path` (clients playing it go on until they leave).
     public func unmount(_ path: String) {
         let path = RTSPServerStateMachine.Presentation.normalized(path)
         _ = mounts.withLock { $0.removeValue(forKey: path) }
         _ = recordings.withLock { $0.removeValue(forKey: path) }
+        _ = directories.withLock { $0.removeValue(forKey: path) }
     }
 
     /// What is mounted at `path`, as the state machine offers it.
@@ -159,7 +177,13 @@ public final class RTSPServer: Sendable {
         return source(at: path).map { .init(path: path, formats: $0.formats, crypto: $0.cryptoAttribute) }
     }
 
-    func recording(at path: String) -> RecordingPlayback? { recordings.withLock { $0[path] } }
+    /// The recording mounted at `path`, or the one a mounted directory holds under that name.
+    func recording(at path: String) -> RecordingPlayback? {
+        if let recording = recordings.withLock({ $0[path] }) { return recording }
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let parent = slash == path.startIndex ? "/" : String(path[..<slash])
+        return directories.withLock { $0[parent] }?.recording(named: path[path.index(after: slash)...])
+    }
 
     func source(at path: String) -> MediaSource? { mounts.withLock { $0[path] } }
 

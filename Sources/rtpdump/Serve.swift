@@ -12,6 +12,12 @@ import SDP
 import SRTP
 import WebRTCServer
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -21,7 +27,8 @@ struct Serve: ParsableCommand {
         discussion:
             "INPUT may also be an Annex B file (.h264, .264, .h265, .265, .hevc): its pictures at --fps; or an MP4 "
             + "recording (.mp4), served on demand until stopped: each client plays it from where it asks (Range "
-            + "npt= or clock=, from the keyframe at or before it) at its Scale. "
+            + "npt= or clock=, from the keyframe at or before it) at its Scale; or a directory of them, each "
+            + "NAME.mp4 at PATH/NAME. "
             + "Here --port is the RTSP port to listen on (default 8554; 0 takes a free one), not a filter. The URL "
             + "served is printed on stdout once the server listens. A capture's video (H.264, H.265) and the "
             + "audio its SDP describes (G.711, L16, G.722, G.726, AAC, Opus) are served; its playing starts when "
@@ -89,7 +96,9 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        if options.input.lowercased().hasSuffix(".mp4") { return try serveRecording() }
+        if options.input.lowercased().hasSuffix(".mp4") || Self.isDirectory(options.input) {
+            return try serveRecording()
+        }
         let input = ServedInput(options: options, fps: fps, loop: loop, backchannel: talk)
         let opened = try input.open(makeSource)
         let servers = try start(
@@ -98,24 +107,32 @@ struct Serve: ParsableCommand {
         try end(opened.source, servers)
     }
 
-    /// An MP4 recording served on demand at --path until the process is stopped: each viewer plays it from where
-    /// its PLAY's Range asks, at its Scale.
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// An MP4 recording, or a directory of them (each NAME.mp4 at --path/NAME), served on demand at --path until the
+    /// process is stopped: each viewer plays it from where its PLAY's Range asks, at its Scale.
     private func serveRecording() throws {
         guard !loop, httpPort == nil, !serveSRTP else {
             throw RTPDumpError(
                 "\(options.displayName) is a recording, served on demand to each viewer from where it asks: "
                     + "--loop, --http-port and --serve-srtp do not apply to it")
         }
-        let reader: MP4FileReader
-        do {
-            reader = try MP4FileReader(path: options.input)
-        } catch {
-            throw RTPDumpError("cannot serve \(options.displayName): \(error.reason)")
-        }
         let server = RTSPServer(configuration: serverConfiguration)
         let mounted: String
+        let serving: String
         do {
-            mounted = try server.mount(reader, at: path)
+            if Self.isDirectory(options.input) {
+                mounted = try server.mount(recordingsIn: options.input, at: path)
+                serving = "the recordings in \(options.input), each NAME.mp4 at \(mounted == "/" ? "" : mounted)/NAME"
+            } else {
+                let reader = try MP4FileReader(path: options.input)
+                mounted = try server.mount(reader, at: path)
+                let tracks = reader.index.tracks.map { "\($0.codec) (\($0.samples.count) samples)" }
+                serving = "the recording: \(tracks.joined(separator: ", "))"
+            }
         } catch {
             throw RTPDumpError("cannot serve \(options.displayName): \(error.reason)")
         }
@@ -123,8 +140,7 @@ struct Serve: ParsableCommand {
         let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
         lineBufferStandardOutput()
         print("rtsp://\(host.contains(":" as Character) ? "[\(host)]" : host):\(server.port ?? 0)\(mounted)")
-        let tracks = reader.index.tracks.map { "\($0.codec) (\($0.samples.count) samples)" }
-        printError("serving the recording: \(tracks.joined(separator: ", ")) until stopped")
+        printError("serving \(serving) until stopped")
         while true { CaptureServing.sleep(until: .now() + .seconds(3600)) }
     }
 

@@ -210,4 +210,56 @@ import Testing
             "\(probed.stdout) \(probed.stderr)")
         await server.stop()
     }
+
+    /// A directory of recordings: each NAME.mp4 plays at /rec/NAME (and /rec/NAME.mp4); nothing outside the directory
+    /// is served, however the path is written (a parent, an encoded parent, a hidden file, a link out of it, a
+    /// sub-directory), each 404.
+    @Test func aDirectoryServesItsRecordingsAndNothingOutsideIt() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("recordings-\(UUID().uuidString)")
+        let inside = root.appendingPathComponent("served")
+        let outside = root.appendingPathComponent("private")
+        try FileManager.default.createDirectory(
+            at: inside.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let recording = try await Self.recording()
+        try FileManager.default.moveItem(atPath: recording, toPath: inside.appendingPathComponent("front.mp4").path)
+        for copy in [
+            outside.appendingPathComponent("secret.mp4"), inside.appendingPathComponent(".hidden.mp4"),
+            inside.appendingPathComponent("sub/deep.mp4"),
+        ] {
+            try FileManager.default.copyItem(at: inside.appendingPathComponent("front.mp4"), to: copy)
+        }
+        try FileManager.default.createSymbolicLink(
+            at: inside.appendingPathComponent("link.mp4"),
+            withDestinationURL: outside.appendingPathComponent("secret.mp4"))
+        let server = RTSPServer(configuration: .init(host: "127.0.0.1", port: 0))
+        try server.mount(recordingsIn: inside.path, at: "/rec")
+        try await server.start()
+        let port = try #require(server.port)
+        func describe(_ path: String) async throws -> String {
+            let peer = try await HostilePeer(port: port, reads: true)
+            defer { Task { await peer.close() } }
+            try await peer.send("DESCRIBE rtsp://127.0.0.1:\(port)\(path) RTSP/1.0\r\nCSeq: 1\r\n\r\n")
+            for _ in 0..<250 where !peer.text.contains("\r\n\r\n") { try await Task.sleep(for: .milliseconds(20)) }
+            return String(peer.text.dropFirst("RTSP/1.0 ".count).prefix(3))
+        }
+        #expect(try await describe("/rec/front") == "200")
+        #expect(try await describe("/rec/front.mp4") == "200")
+        for hostile in [
+            "/rec/../private/secret", "/rec/..%2Fprivate%2Fsecret", "/rec/%2e%2e/private/secret", "/rec/.hidden",
+            "/rec/link", "/rec/sub/deep", "/rec/sub", "/rec/missing", "/rec/", "/private/secret",
+        ] {
+            #expect(try await describe(hostile) == "404", "\(hostile)")
+        }
+        // And it plays: FFmpeg decodes the 150 pictures of /rec/front.
+        let played = try await runProgram(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-rtsp_transport", "tcp", "-i", "rtsp://127.0.0.1:\(port)/rec/front", "-f", "framemd5",
+                "-",
+            ])
+        #expect(played.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 150, "\(played.stderr)")
+        await server.stop()
+    }
 }
