@@ -116,6 +116,14 @@ func record(_ url: String, to path: String, segment: Duration) async throws -> (
     return (files.files, writer.tracksLeftOut.count)  // tracks MP4 does not carry (G.726...), with the reason
 }
 
+/// "Serving recordings back": a directory of recordings served on demand, each viewer from where it asks.
+func serveRecordings(in directory: String, port: Int) async throws -> RTSPServer {
+    let server = RTSPServer(configuration: .init(port: port))
+    try server.mount(recordingsIn: directory, at: "/recordings")  // rtsp://this-host:port/recordings/NAME
+    try await server.start()
+    return server  // H.264, H.265, AAC and G.711 served; a name outside the directory is 404
+}
+
 /// "Playing a recording": an NVR's ONVIF replay from a position, as fast as it sends, each picture dated with
 /// the time it was recorded; then a jump back.
 func replay(_ url: String, from start: String, thenFrom again: Double) async throws -> [(recorded: WallClockTime?, afterJump: Bool)] {

@@ -161,6 +161,55 @@ import Testing
         for i in (before + 1)..<times.count { #expect(abs(times[i] - times[i - 1] - 1.0 / 30) < 0.001) }
     }
 
+    /// The recording example's files served back by the serving example: FFmpeg over RTSP finds the camera's three
+    /// tracks (H.264, G.711, AAC) in the first segment, and the H.264 it receives is the recording's, NAL unit for NAL
+    /// unit (FFmpeg's own extraction of the file, `h264_mp4toannexb`). Pictures are not compared decoded: this
+    /// camera sends parameter sets before each IDR slice, and FFmpeg's raw H.264 parser (what reads RTP's H.264 too)
+    /// takes those for a new picture where its MP4 reader does not, for the file's own bitstream as for ours.
+    @Test func theRecordingsServedBackExampleRuns() async throws {
+        let camera = try await RealServer(["--audio", "--frames", "150"])
+        defer { camera.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("served-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("cam.mp4").path
+        let (files, _) = try await record(camera.url, to: path, segment: .seconds(2))
+        let first = try #require(files.first)
+        #expect(first.hasSuffix("/cam-00001.mp4"))
+        let server = try await serveRecordings(in: directory.path, port: 0)
+        let url = "rtsp://127.0.0.1:\(try #require(server.port))/recordings/cam-00001"
+        let probe = try await runProgram(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name", "-of", "csv=p=0", url])
+        #expect(probe.stdout.split(separator: "\n").sorted() == ["aac", "h264", "pcm_mulaw"], "\(probe.all)")
+        let fromFile = directory.appendingPathComponent("file.h264").path
+        let fromServer = directory.appendingPathComponent("served.h264").path
+        let extracted = try await runProgram(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-i", first, "-map", "0:v", "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264",
+                fromFile,
+            ])
+        let received = try await runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-rtsp_transport", "tcp", "-i", url, "-map", "0:v", "-c", "copy", "-f", "h264", fromServer])
+        await server.stop()
+        #expect(extracted.status == 0 && received.status == 0, "\(extracted.stderr) \(received.stderr)")
+        // The NAL units of each, whatever length of start code precedes them.
+        let compare = """
+            import sys
+            def nals(path):
+                return [n.rstrip(b"\\0") for n in open(path, "rb").read().split(b"\\0\\0\\1")[1:]]
+            a, b = nals(sys.argv[1]), nals(sys.argv[2])
+            print(len(a), len(b), a == b)
+            """
+        let compared = try await runProgram("/usr/bin/python3", ["-c", compare, fromFile, fromServer])
+        let fields = compared.stdout.split(separator: " ")
+        #expect(fields.count == 3 && (Int(fields[0]) ?? 0) > 60, "\(compared.all)")
+        #expect(
+            fields.last?.hasPrefix("True") == true, "NAL units of the file, then of the served stream: \(compared.all)")
+    }
+
     /// The relay example against gst-rtsp-server's H.264, G.711 and AAC: FFmpeg finds the relay's three tracks
     /// and plays them over UDP without a fault.
     @Test(.loadExclusive) func theRelayExampleRuns() async throws {
