@@ -31,7 +31,7 @@ final class RecordingDirectory: Sendable {
         guard Self.isPlainName(base) else { return nil }
         let path = realDirectory + "/" + base + ".mp4"
         guard let real = Self.realPath(path), real.hasPrefix(realDirectory + "/"),
-            !real.dropFirst(realDirectory.count + 1).contains("/")
+            !real.dropFirst(realDirectory.count + 1).contains("/" as Character)
         else {
             return nil
         }
