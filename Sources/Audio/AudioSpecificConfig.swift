@@ -45,6 +45,12 @@ public struct AudioSpecificConfig: Sendable, Hashable {
         try self.init(Self.bytes(hex: hex, naming: "the config"))
     }
 
+    /// The configuration as an fmtp's `config` writes it (lowercase hex), what ``init(hex:)`` reads.
+    public var hex: String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
+    }
+
     /// Reads it where it stands in a longer bit string (a StreamMuxConfig).
     init(reading reader: inout BitReader) throws(AudioError) {
         let start = reader.position

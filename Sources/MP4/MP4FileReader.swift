@@ -10,8 +10,9 @@
 public final class MP4FileReader: Sendable {
     /// What the file holds.
     public let index: MP4Index
-    private let descriptor: Int32
-    private let size: UInt64
+    /// Each track's format and configuration, by index (nil for a track not served).
+    let servedTracks: [ServedTrack?]
+    private let file: FileBytes
 
     /// Opens `path` and indexes it.
     ///
@@ -34,15 +35,15 @@ public final class MP4FileReader: Sendable {
             close(descriptor)
             throw MP4Error(error.code, "\(path): \(error.reason)")
         }
-        self.descriptor = descriptor
-        self.size = source.size
+        servedTracks = index.tracks.map(ServedTrack.init)
+        file = source
     }
 
-    deinit { close(descriptor) }
+    deinit { close(file.descriptor) }
 
     /// The bytes of `sample` (one of ``MP4Index/Track/samples``).
     public func bytes(of sample: MP4Index.Sample) throws(MP4Error) -> [UInt8] {
-        try FileBytes(descriptor: descriptor, size: size).read(at: sample.offset, count: Int(sample.size))
+        try file.read(at: sample.offset, count: Int(sample.size))
     }
 }
 

@@ -117,11 +117,22 @@ public struct MP4Index: Sendable {
             return low > 0 ? keyframes[low - 1] : keyframes.first
         }
 
+        /// Seconds from the track's presentation start (``presentationStart``) to `presentationTime`.
+        public func seconds(at presentationTime: Int64) -> Double {
+            (Double(presentationTime) - Double(presentationStart)) / Double(timescale)
+        }
+
+        /// The presentation time `seconds` after the track's presentation start, to the nearest tick.
+        public func presentationTime(atSeconds seconds: Double) -> Int64 {
+            let ticks = (seconds * Double(timescale)).rounded()
+            guard ticks.isFinite else { return seconds > 0 ? .max : presentationStart }
+            return Sample.saturating(presentationStart, Int64(max(-9e18, min(9e18, ticks))))
+        }
+
         /// The track's first and last presentation times (the last sample's end), in its timescale.
         public var presentationRange: Range<Int64>? {
-            guard let first = samples.map(\.presentationTime).min(),
-                let end = samples.map(\.endTime).max()
-            else { return nil }
+            guard !samples.isEmpty, let end = samples.map(\.endTime).max() else { return nil }
+            let first = earliestPresentation
             return first..<max(first, end)
         }
     }
@@ -140,20 +151,40 @@ public struct MP4Index: Sendable {
     /// Whether the file's last box ended before its size said (a recording cut short): what came before is
     /// indexed.
     public private(set) var isTruncated: Bool
+    /// Each track's anchors, in file order, and whether their media times rise (then a lookup is a binary search:
+    /// a served recording asks for every unit).
+    private var anchorsByTrack: [UInt32: (anchors: [WallClockAnchor], rising: Bool)] = [:]
 
     init(tracks: [Track], wallClockAnchors: [WallClockAnchor], isTruncated: Bool) {
         self.tracks = tracks
         self.wallClockAnchors = wallClockAnchors
         self.isTruncated = isTruncated
         for i in self.tracks.indices { self.tracks[i].indexKeyframes() }
+        for (id, anchors) in Dictionary(grouping: wallClockAnchors, by: \.trackID) {
+            anchorsByTrack[id] = (
+                anchors, zip(anchors, anchors.dropFirst()).allSatisfy { $0.mediaTime <= $1.mediaTime }
+            )
+        }
+    }
+
+    /// The last anchor of `trackID` in file order at or before `mediaTime`, else its first.
+    private func anchor(atOrBefore mediaTime: Int64, track trackID: UInt32) -> WallClockAnchor? {
+        guard let (anchors, rising) = anchorsByTrack[trackID] else { return nil }
+        guard rising else { return anchors.last(where: { $0.mediaTime <= mediaTime }) ?? anchors.first }
+        var (low, high) = (0, anchors.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if anchors[middle].mediaTime <= mediaTime { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 ? anchors[low - 1] : anchors.first
     }
 
     /// The wall-clock time of `mediaTime` in the track `trackID`: from the last anchor of that track at or before
     /// it (the first anchor when none is before), at the track's rate. Nil when the file has no anchor for it.
     public func wallClock(atMediaTime mediaTime: Int64, track trackID: UInt32) -> WallClockTime? {
-        guard let track = tracks.first(where: { $0.id == trackID }), track.timescale > 0 else { return nil }
-        let anchors = wallClockAnchors.filter { $0.trackID == trackID }
-        guard let anchor = anchors.last(where: { $0.mediaTime <= mediaTime }) ?? anchors.first else { return nil }
+        guard let track = tracks.first(where: { $0.id == trackID }), track.timescale > 0,
+            let anchor = anchor(atOrBefore: mediaTime, track: trackID)
+        else { return nil }
         return anchor.wallClock.adding(
             seconds: (Double(mediaTime) - Double(anchor.mediaTime)) / Double(track.timescale))
     }
@@ -163,8 +194,9 @@ public struct MP4Index: Sendable {
     /// the file has no anchor for it.
     public func mediaTime(at wallClock: WallClockTime, track trackID: UInt32) -> Int64? {
         guard let track = tracks.first(where: { $0.id == trackID }), track.timescale > 0 else { return nil }
-        let anchors = wallClockAnchors.filter { $0.trackID == trackID }
-        guard let anchor = anchors.last(where: { $0.wallClock <= wallClock }) ?? anchors.first else { return nil }
+        guard let anchors = anchorsByTrack[trackID]?.anchors,
+            let anchor = anchors.last(where: { $0.wallClock <= wallClock }) ?? anchors.first
+        else { return nil }
         let seconds = wallClock.secondsSince1970 - anchor.wallClock.secondsSince1970
         let ticks = (seconds * Double(track.timescale)).rounded()
         guard ticks.isFinite, abs(ticks) < 1e18 else { return nil }

@@ -14,10 +14,7 @@ extension MP4Index.Track {
             guard let bytes = audioSpecificConfig, let config = try? AudioSpecificConfig(bytes) else { return nil }
             var format = AudioFormat(
                 codec: .aac, payloadType: 97, clockRate: config.samplingRate, channels: config.channelConfiguration)
-            format.config = bytes.map { byte in
-                let digits = Array("0123456789abcdef")
-                return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-            }.joined()
+            format.config = config.hex
             format.mode = "AAC-hbr"
             (format.sizeLength, format.indexLength, format.indexDeltaLength) = (13, 3, 3)
             return .audio(format)
@@ -118,21 +115,54 @@ extension MP4Index.Track {
 
     /// The time of `seconds` into the presentation, as ``rtpTime(_:clockRate:)`` counts.
     func rtpTime(atSeconds seconds: Double, clockRate: Int) -> UInt64 {
-        let ticks = Int64((max(0, seconds) * Double(timescale)).rounded())
-        return rtpTime(MP4Index.Sample.saturating(presentationStart, ticks), clockRate: clockRate)
+        rtpTime(presentationTime(atSeconds: max(0, seconds)), clockRate: clockRate)
+    }
+}
+
+/// What a track is served as, worked out once when its file opens rather than for each sample: its format, its
+/// configuration's parameter sets (put before a keyframe that carries none) and its audio frames' length.
+struct ServedTrack: Sendable {
+    let format: MediaFormat
+    let parameterSets: ParameterSets?
+    /// Samples per frame: an AAC configuration's frame length (1024 or 960); 0 for G.711 (a byte each) and video.
+    let audioFrameLength: Int
+
+    init?(_ track: MP4Index.Track) {
+        guard let format = track.mediaFormat else { return nil }
+        self.format = format
+        parameterSets = track.parameterSets
+        let config = track.codec == "mp4a" ? track.audioSpecificConfig.flatMap { try? AudioSpecificConfig($0) } : nil
+        audioFrameLength = config?.frameLength ?? (track.codec == "mp4a" ? 1024 : 0)
     }
 }
 
 extension MP4FileReader {
+    /// The format track `track` is served with (its ``MP4Index/Track/mediaFormat``, worked out when the file
+    /// opened); nil for a track not served.
+    public func mediaFormat(track: Int) -> MediaFormat? { (servedTracks[safe: track] ?? nil)?.format }
+
     /// The timestamp ``unit(track:sample:playedFrom:scale:)`` gives a unit of track `track` shown `seconds` into the
     /// recording (what a server's RTP-Info names for a range that starts there); nil for a track not served.
     public func timestamp(track: Int, atSeconds seconds: Double) -> UInt64? {
-        guard index.tracks.indices.contains(track), let format = index.tracks[track].mediaFormat else { return nil }
-        return index.tracks[track].rtpTime(atSeconds: seconds, clockRate: format.clockRate)
+        guard let served = servedTracks[safe: track] ?? nil else { return nil }
+        return index.tracks[track].rtpTime(atSeconds: seconds, clockRate: served.format.clockRate)
+    }
+
+    /// The timestamp of sample `sample` of track `track` as ``unit(track:sample:playedFrom:scale:)`` gives it,
+    /// without reading the sample; nil for a sample or track not served.
+    public func timestamp(track: Int, sample: Int, playedFrom start: Double = 0, scale: Double = 1) -> UInt64? {
+        guard let served = servedTracks[safe: track] ?? nil, let entry = index.tracks[track].samples[safe: sample]
+        else { return nil }
+        let recorded = index.tracks[track]
+        let clockRate = served.format.clockRate
+        let timestamp = recorded.rtpTime(entry.presentationTime, clockRate: clockRate)
+        guard scale != 1, scale.isFinite, scale > 0 else { return timestamp }
+        let origin = recorded.rtpTime(atSeconds: start, clockRate: clockRate)
+        return timestamp > origin ? origin + UInt64((Double(timestamp - origin) / scale).rounded()) : timestamp
     }
 
     /// The sample `sample` of track `track` as a unit to serve: a picture's NAL units (the configuration's
-    /// parameter sets before a keyframe's when the sample carries none) or a G.711 frame, its timestamp the
+    /// parameter sets before a keyframe's when the sample carries none) or an audio frame, its timestamp the
     /// sample's presentation time from the track's start on the format's clock (90 kHz for video). Played at
     /// `scale` from `start` seconds, the time after `start` passes `scale` times as fast: the RTP time of a
     /// recording played twice as fast runs at the wall clock's pace, as RTSP 2.0 (RFC 7826 section 18.46) says it
@@ -143,28 +173,22 @@ extension MP4FileReader {
     public func unit(track: Int, sample: Int, playedFrom start: Double = 0, scale: Double = 1) throws(MP4Error)
         -> MediaUnit
     {
-        guard index.tracks.indices.contains(track), index.tracks[track].samples.indices.contains(sample) else {
+        guard let entry = index.tracks[safe: track]?.samples[safe: sample] else {
             throw MP4Error(.invalidFile, "no sample \(sample) in track \(track)")
         }
         let recorded = index.tracks[track]
-        let entry = recorded.samples[sample]
-        guard let format = recorded.mediaFormat else {
+        guard let served = servedTracks[track],
+            let timestamp = timestamp(track: track, sample: sample, playedFrom: start, scale: scale)
+        else {
             throw MP4Error(.unsupportedCodec, "track \(recorded.id) is '\(recorded.codec)', which is not served")
         }
         let bytes = try bytes(of: entry)
-        var timestamp = recorded.rtpTime(entry.presentationTime, clockRate: format.clockRate)
-        if scale != 1, scale.isFinite, scale > 0 {
-            let origin = recorded.rtpTime(atSeconds: start, clockRate: format.clockRate)
-            if timestamp > origin { timestamp = origin + UInt64((Double(timestamp - origin) / scale).rounded()) }
-        }
         guard let codec = recorded.videoCodec else {
-            let audio = format.audioFormat?.codec ?? .pcmu
-            // A G.711 sample is a byte per sample; an AAC frame is its configuration's frame length (1024 or 960).
-            let config = recorded.audioSpecificConfig.flatMap { try? AudioSpecificConfig($0) }
-            let samples = audio == .aac ? (config?.frameLength ?? 1024) : bytes.count
+            let audio = served.format.audioFormat?.codec ?? .pcmu
             return .audio(
                 AudioFrame(
-                    codec: audio, timestamp: timestamp, clockRate: format.clockRate, sampleCount: samples,
+                    codec: audio, timestamp: timestamp, clockRate: served.format.clockRate,
+                    sampleCount: served.audioFrameLength > 0 ? served.audioFrameLength : bytes.count,
                     bytes: bytes[...], ssrc: 0))
         }
         var nalUnits: [ArraySlice<UInt8>] = []
@@ -185,9 +209,13 @@ extension MP4FileReader {
             rest = rest.dropFirst(length)
         }
         let carriesSets = nalUnits.contains { NALUnit(codec: codec, bytes: $0).isParameterSet }
-        if entry.isSync, !carriesSets, let sets = recorded.parameterSets {
+        if entry.isSync, !carriesSets, let sets = served.parameterSets {
             nalUnits.insert(contentsOf: sets.all.map(\.bytes), at: 0)
         }
         return .video(AccessUnit(codec: codec, timestamp: timestamp, nalUnits: nalUnits))
     }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

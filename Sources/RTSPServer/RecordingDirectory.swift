@@ -13,14 +13,12 @@ import Synchronization
 /// Each file is indexed when first asked for and kept (at most `capacity` at once) until it changes: a recording
 /// still being written is indexed again when it has grown.
 final class RecordingDirectory: Sendable {
-    let directory: String
     private let realDirectory: String
     private let capacity: Int
     private let opened = Mutex<[String: (size: Int64, modified: Int, playback: RecordingPlayback)]>([:])
 
     init?(_ directory: String, capacity: Int = 32) {
         guard let real = Self.realPath(directory), Self.isDirectory(real) else { return nil }
-        self.directory = directory
         self.realDirectory = real
         self.capacity = max(1, capacity)
     }

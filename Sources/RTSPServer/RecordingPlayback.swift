@@ -18,15 +18,14 @@ struct RecordingPlayback: Sendable {
     /// Nil when the file has no track this library serves.
     init?(_ reader: MP4FileReader) {
         let tracks = reader.index.tracks
-        served = tracks.indices.filter { tracks[$0].mediaFormat != nil && !tracks[$0].samples.isEmpty }
+        served = tracks.indices.filter { reader.mediaFormat(track: $0) != nil && !tracks[$0].samples.isEmpty }
         guard !served.isEmpty else { return nil }
         self.reader = reader
-        formats = served.compactMap { tracks[$0].mediaFormat }
+        formats = served.compactMap { reader.mediaFormat(track: $0) }
         duration =
             served.map { index in
                 let track = tracks[index]
-                let end = track.presentationRange?.upperBound ?? track.presentationStart
-                return Double(end - track.presentationStart) / Double(track.timescale)
+                return track.seconds(at: track.presentationRange?.upperBound ?? track.presentationStart)
             }.max() ?? 0
     }
 
@@ -42,7 +41,7 @@ struct RecordingPlayback: Sendable {
             guard let track = (video ?? served.first).map({ reader.index.tracks[$0] }),
                 let time = reader.index.mediaTime(at: start, track: track.id)
             else { return nil }
-            return max(0, Double(time - track.presentationStart) / Double(track.timescale))
+            return max(0, track.seconds(at: time))
         }
     }
 
@@ -51,10 +50,10 @@ struct RecordingPlayback: Sendable {
     func start(at seconds: Double) -> Double {
         guard let video else { return seconds }
         let track = reader.index.tracks[video]
-        let asked = track.presentationStart + Int64(seconds * Double(track.timescale))
-        guard let keyframe = track.keyframe(atOrBefore: asked) else { return seconds }
-        return max(
-            0, Double(track.samples[keyframe].presentationTime - track.presentationStart) / Double(track.timescale))
+        guard let keyframe = track.keyframe(atOrBefore: track.presentationTime(atSeconds: seconds)) else {
+            return seconds
+        }
+        return max(0, track.seconds(at: track.samples[keyframe].presentationTime))
     }
 
     /// Each served track's first sample played from `start`, in decoding order: video from its keyframe at or before
@@ -63,15 +62,11 @@ struct RecordingPlayback: Sendable {
         let tracks = reader.index.tracks
         return served.map { index in
             let track = tracks[index]
-            let scale = Double(track.timescale)
-            if track.kind == .video {
-                return track.keyframe(atOrBefore: track.presentationStart + Int64((start * scale).rounded())) ?? 0
-            }
+            if track.kind == .video { return track.keyframe(atOrBefore: track.presentationTime(atSeconds: start)) ?? 0 }
             // From the start, every sample (AAC's priming frame, shown before it, too); else the first that ends
             // after the time asked.
             guard start > 0 else { return 0 }
-            return track.samples.firstIndex { Double($0.endTime - track.presentationStart) / scale > start }
-                ?? track.samples.count
+            return track.samples.firstIndex { track.seconds(at: $0.endTime) > start } ?? track.samples.count
         }
     }
 
@@ -81,10 +76,11 @@ struct RecordingPlayback: Sendable {
     func firstUnitOffsets(from start: Double, scale: Double) -> [Int: UInt32] {
         var offsets: [Int: UInt32] = [:]
         for (position, sample) in firstSamples(from: start).enumerated() {
-            guard let unit = try? reader.unit(track: served[position], sample: sample, playedFrom: start, scale: scale),
+            guard
+                let first = reader.timestamp(track: served[position], sample: sample, playedFrom: start, scale: scale),
                 let at = reader.timestamp(track: served[position], atSeconds: start)
             else { continue }
-            offsets[position] = UInt32(truncatingIfNeeded: unit.timestamp &- at)
+            offsets[position] = UInt32(truncatingIfNeeded: first &- at)
         }
         return offsets
     }
@@ -93,9 +89,7 @@ struct RecordingPlayback: Sendable {
     /// until it ends (then the source finishes: its viewers get BYE) or the task is cancelled.
     func play(from start: Double, scale: Double, into source: MediaSource) async {
         let tracks = reader.index.tracks
-        func seconds(_ track: Int, _ time: Int64) -> Double {
-            Double(time - tracks[track].presentationStart) / Double(tracks[track].timescale)
-        }
+        func seconds(_ track: Int, _ time: Int64) -> Double { tracks[track].seconds(at: time) }
         var next = firstSamples(from: start)
         let clock = ContinuousClock()
         let begin = clock.now

@@ -2,6 +2,7 @@ import NIOCore
 import RTP
 @_spi(SansIO) import RTPTransport
 @_spi(SansIO) import RTSP
+import SDP
 
 /// One client's RTSP connection: its bytes framed into requests (and the client's interleaved RTCP), the
 /// requests through the connection's ``RTSPServerStateMachine``, its actions carried out, within the
@@ -244,10 +245,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         guard let source = server.source(at: play.path) else {
             return respond(404, "Not Found", to: play, context: context)
         }
-        let writers = Subscriber.writers(
-            for: play.tracks, connection: context.channel, udp: udp, peer: context.channel.remoteAddress)
-        let subscriber = Subscriber(
-            writers: writers, videoTracks: Set(source.formats.indices.filter { source.formats[$0].kind == .video }))
+        let subscriber = subscriber(for: play, of: source.formats, context: context)
         let channel = context.channel
         let subscribed = source.subscribe(subscriber) { positions in
             channel.writeAndFlush(ByteBuffer(bytes: play.response(startingAt: positions).serialized()), promise: nil)
@@ -268,11 +266,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
             return respond(500, "Internal Server Error", to: play, context: context)
         }
         let start = recording.start(at: asked)
-        let writers = Subscriber.writers(
-            for: play.tracks, connection: context.channel, udp: udp, peer: context.channel.remoteAddress)
-        let subscriber = Subscriber(
-            writers: writers,
-            videoTracks: Set(recording.formats.indices.filter { recording.formats[$0].kind == .video }))
+        let subscriber = subscriber(for: play, of: recording.formats, context: context)
         let channel = context.channel
         let scale = play.scale ?? 1
         let offsets = recording.firstUnitOffsets(from: start, scale: scale)
@@ -290,6 +284,15 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
         let feeding = Task { await recording.play(from: start, scale: scale, into: source) }
         playing[play.session] = Playing(source: source, subscriber: subscriber, feeding: feeding)
+    }
+
+    /// The session's viewer: a writer per track it set up, over its connection or UDP, and which tracks are video.
+    private func subscriber(
+        for play: RTSPServerStateMachine.Play, of formats: [MediaFormat], context: ChannelHandlerContext
+    ) -> Subscriber {
+        let writers = Subscriber.writers(
+            for: play.tracks, connection: context.channel, udp: udp, peer: context.channel.remoteAddress)
+        return Subscriber(writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }))
     }
 
     private func respond(

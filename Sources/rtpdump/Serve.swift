@@ -96,8 +96,9 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        if options.input.lowercased().hasSuffix(".mp4") || Self.isDirectory(options.input) {
-            return try serveRecording()
+        let isDirectory = Self.isDirectory(options.input)
+        if isDirectory || options.input.lowercased().hasSuffix(".mp4") {
+            return try serveRecording(isDirectory: isDirectory)
         }
         let input = ServedInput(options: options, fps: fps, loop: loop, backchannel: talk)
         let opened = try input.open(makeSource)
@@ -114,7 +115,7 @@ struct Serve: ParsableCommand {
 
     /// An MP4 recording, or a directory of them (each NAME.mp4 at --path/NAME), served on demand at --path until the
     /// process is stopped: each viewer plays it from where its PLAY's Range asks, at its Scale.
-    private func serveRecording() throws {
+    private func serveRecording(isDirectory: Bool) throws {
         guard !loop, httpPort == nil, !serveSRTP else {
             throw RTPDumpError(
                 "\(options.displayName) is a recording, served on demand to each viewer from where it asks: "
@@ -124,7 +125,7 @@ struct Serve: ParsableCommand {
         let mounted: String
         let serving: String
         do {
-            if Self.isDirectory(options.input) {
+            if isDirectory {
                 mounted = try server.mount(recordingsIn: options.input, at: path)
                 serving = "the recordings in \(options.input), each NAME.mp4 at \(mounted == "/" ? "" : mounted)/NAME"
             } else {
@@ -136,10 +137,7 @@ struct Serve: ParsableCommand {
         } catch {
             throw RTPDumpError("cannot serve \(options.displayName): \(error.reason)")
         }
-        try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
-        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
-        lineBufferStandardOutput()
-        print("rtsp://\(host.contains(":" as Character) ? "[\(host)]" : host):\(server.port ?? 0)\(mounted)")
+        try startAndPrintURL(server, mounted: mounted)
         printError("serving \(serving) until stopped")
         while true { CaptureServing.sleep(until: .now() + .seconds(3600)) }
     }
@@ -179,11 +177,7 @@ struct Serve: ParsableCommand {
     ) throws -> Servers {
         let server = RTSPServer(configuration: serverConfiguration)
         let mounted = server.mount(source, at: path)
-        try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
-        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
-        let printedHost = host.contains(":" as Character) ? "[\(host)]" : host
-        lineBufferStandardOutput()
-        print("rtsp://\(printedHost):\(server.port ?? 0)\(mounted)")
+        let printedHost = try startAndPrintURL(server, mounted: mounted)
         var webRTC: WebRTCServer?
         if let httpPort {
             let browsers = try WebRTCServer(configuration: .init(httpPort: httpPort, udpPort: webrtcPort, host: bind))
@@ -194,6 +188,18 @@ struct Serve: ParsableCommand {
         }
         printError("serving \(tracks)")
         return Servers(rtsp: server, webRTC: webRTC)
+    }
+
+    /// Starts `server` and prints the URL of `mounted` on it (the first line of stdout, what scripts read); returns
+    /// the host as it printed it.
+    @discardableResult
+    private func startAndPrintURL(_ server: RTSPServer, mounted: String) throws -> String {
+        try naming("rtsp server on \(bind):\(options.port ?? 8554)") { try waitFor { try await server.start() } }
+        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
+        let printedHost = host.contains(":" as Character) ? "[\(host)]" : host
+        lineBufferStandardOutput()
+        print("rtsp://\(printedHost):\(server.port ?? 0)\(mounted)")
+        return printedHost
     }
 
     /// What serves: RTSP always, WebRTC with --http-port.

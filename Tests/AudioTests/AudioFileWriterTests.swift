@@ -3,6 +3,13 @@ import Testing
 
 /// The writers' limits; their output is judged whole by FFmpeg in `AudioFileTests` (RTPDumpCoreTests).
 @Suite struct AudioFileWriterTests {
+    /// A configuration written as an fmtp's `config` reads back the same, in lowercase hex whatever it was read from.
+    @Test func aConfigurationWritesTheHexItIsReadFrom() throws {
+        #expect(try AudioSpecificConfig(hex: "1190").hex == "1190")
+        #expect(try AudioSpecificConfig(hex: "121056E500").hex == "121056e500")
+        #expect(try AudioSpecificConfig([0x14, 0x08]).hex == "1408")
+    }
+
     /// ADTS carries frames up to 8 KiB less its header, AAC Main/LC/SSR/LTP, and the table's sampling rates.
     @Test func adtsSaysWhatItCannotCarry() throws {
         let lc = try AudioSpecificConfig(hex: "1190")  // AAC LC, 48 kHz, stereo
