@@ -74,7 +74,9 @@ let package = Package(
                 .product(name: "RTP", package: "swift-rtp"), .product(name: "H26x", package: "swift-rtp"),
                 .product(name: "MediaPipeline", package: "swift-rtp"),
             ]),
-        .executableTarget(name: "FuzzRTSPClient", dependencies: [.product(name: "RTSP", package: "swift-rtp")]),
+        .executableTarget(
+            name: "FuzzRTSPClient",
+            dependencies: [.product(name: "RTSP", package: "swift-rtp"), .product(name: "RTP", package: "swift-rtp")]),
         .executableTarget(
             name: "FuzzRecorder",
             dependencies: [

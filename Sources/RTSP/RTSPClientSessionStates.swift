@@ -1,3 +1,4 @@
+import RTP
 import SDP
 
 extension RTSPClientStateMachine {
@@ -38,7 +39,7 @@ extension RTSPClientStateMachine {
         var isClearingStale: Bool { if case .clearingStale = self { true } else { false } }
 
         /// When the next keepalive is due, in the steps that send them (set up, playing, paused).
-        var keepaliveDue: Duration? {
+        var keepaliveDue: ArrivalTime? {
             guard case .established(let established) = self else { return nil }
             switch established.step {
             case .ready, .playing, .paused: return established.keepalive
@@ -76,12 +77,12 @@ extension RTSPClientStateMachine {
         let withoutPorts: [Track]
         var step: Step
         /// When the next keepalive is due; it is sent in the steps ``State/keepaliveDue`` names.
-        var keepalive: Duration
+        var keepalive: ArrivalTime
         /// The `Range` and `Scale` of the latest PLAY answer, as the server gave them.
         var playedRange: String?
         var playedScale: Double?
 
-        init(_ setUp: SetUp, session: SessionHeader, keepalive: Duration) {
+        init(_ setUp: SetUp, session: SessionHeader, keepalive: ArrivalTime) {
             description = setUp.description
             tracks = setUp.tracks
             self.session = session

@@ -1,3 +1,4 @@
+import RTP
 import SDP
 
 // The server's answers, one handler per state.
@@ -5,7 +6,7 @@ extension RTSPClientStateMachine {
     /// An answer to `request`: what any state does with a 401, a refused keepalive, a redirect or a refusal,
     /// then what the state the session is in does with a success (one handler per state below).
     mutating func response(
-        status: Int, reason: String, message: RTSPMessage, to request: RTSPRequest, now: Duration
+        status: Int, reason: String, message: RTSPMessage, to request: RTSPRequest, now: ArrivalTime
     )
         -> [Action]
     {
@@ -36,7 +37,7 @@ extension RTSPClientStateMachine {
 
     /// An established session's request answered: PLAY (the first, a seek or a resume) or PAUSE; a keepalive's
     /// answer changes nothing.
-    mutating func playAnswered(_ established: Established, _ message: RTSPMessage, now: Duration)
+    mutating func playAnswered(_ established: Established, _ message: RTSPMessage, now: ArrivalTime)
         -> [Action]
     {
         var established = established
@@ -81,7 +82,7 @@ extension RTSPClientStateMachine {
 
     /// A 4xx or 5xx: SETUP asks for TCP after a 461, a refused audio track is left out, TEARDOWN ends anyway;
     /// anything else ends the session, saying what the status means where a user can act on it.
-    mutating func refused(status: Int, reason: String, request: RTSPRequest, now: Duration) -> [Action] {
+    mutating func refused(status: Int, reason: String, request: RTSPRequest, now: ArrivalTime) -> [Action] {
         if status == 461, request.method == .setup, transport != .tcpInterleaved {
             transport = .tcpInterleaved  // the server does not do UDP (or multicast): ask for TCP instead
             return setupNext(now: now)
@@ -133,7 +134,7 @@ extension RTSPClientStateMachine {
     }
 
     /// OPTIONS answered: the keepalive method from what `Public` lists, then DESCRIBE.
-    mutating func optionsAnswered(_ message: RTSPMessage, now: Duration) -> [Action] {
+    mutating func optionsAnswered(_ message: RTSPMessage, now: ArrivalTime) -> [Action] {
         keepalive.serverSupports(
             Set((message.header("Public") ?? "").split(separator: ",").map { RTSPMethod($0.trimmingCharacters()) }))
         state = .describing
@@ -143,7 +144,7 @@ extension RTSPClientStateMachine {
 
     /// DESCRIBE answered: the tracks offered (of the kinds asked for, in a codec this library takes), then
     /// SETUP (or, stepwise, the caller's choice).
-    mutating func describeAnswered(_ message: RTSPMessage, now: Duration) -> [Action] {
+    mutating func describeAnswered(_ message: RTSPMessage, now: ArrivalTime) -> [Action] {
         let description: SessionDescription
         do {
             description = try SessionDescription(String(decoding: message.body, as: UTF8.self))
@@ -196,7 +197,7 @@ extension RTSPClientStateMachine {
     }
 
     /// SETUP of `setUp.tracks[index]` answered: its transport, and the session's, then the next track or PLAY.
-    mutating func setupAnswered(_ setUp: SetUp, _ index: Int, _ message: RTSPMessage, now: Duration)
+    mutating func setupAnswered(_ setUp: SetUp, _ index: Int, _ message: RTSPMessage, now: ArrivalTime)
         -> [Action]
     {
         guard let value = message.header("Session"), let header = SessionHeader(value) else {
@@ -244,7 +245,7 @@ extension RTSPClientStateMachine {
     }
 
     /// Every track is set up: PLAY, or (stepwise) wait for ``play(now:)`` with keepalives.
-    mutating func setupDone(_ setUp: SetUp, now: Duration) -> [Action] {
+    mutating func setupDone(_ setUp: SetUp, now: ArrivalTime) -> [Action] {
         guard let session = setUp.session else {
             return fail(RTSPClientError(.protocolViolation, "no Session to play: SETUP gave none"))
         }
@@ -255,7 +256,7 @@ extension RTSPClientStateMachine {
     }
 
     /// SETUP of the track the state names.
-    mutating func setupNext(now: Duration) -> [Action] {
+    mutating func setupNext(now: ArrivalTime) -> [Action] {
         guard case .settingUp(let setUp, let index) = state, setUp.tracks.indices.contains(index) else { return [] }
         let offer: TransportHeader
         let profile = setUp.tracks[index].isSecure ? "RTP/SAVP" : "RTP/AVP"
@@ -274,7 +275,7 @@ extension RTSPClientStateMachine {
         return send(RTSPRequest(method: .setup, url: setUp.tracks[index].control, headers: headers), now: now)
     }
 
-    mutating func unauthorized(_ message: RTSPMessage, request: RTSPRequest, now: Duration) -> [Action] {
+    mutating func unauthorized(_ message: RTSPMessage, request: RTSPRequest, now: ArrivalTime) -> [Action] {
         let denied = RTSPClientError(
             .unauthorized,
             configuration.credentials == nil

@@ -1,3 +1,4 @@
+import RTP
 import SDP
 
 /// The RTSP client's logic, sans I/O (the swift-nio-ssh habit): events and the time go in, actions come
@@ -105,7 +106,7 @@ import SDP
         /// position follows, from each track's RTP-Info (`rtpInfo`), where the server gave one.
         case seeked([Track])
         /// Call ``tick(now:)`` at this time (since the machine's clock origin).
-        case wakeUp(at: Duration)
+        case wakeUp(at: ArrivalTime)
         /// Close this connection and start again at this URL.
         case redirect(RTSPURL)
         case failed(RTSPClientError)
@@ -118,7 +119,7 @@ import SDP
     // What holds in every state: the connection's requests, its answers to challenges, its keepalive method and
     // the transport it asks for (TCP after a 461).
     var cseq = 0
-    var pending: (cseq: Int, request: RTSPRequest, sentAt: Duration)?
+    var pending: (cseq: Int, request: RTSPRequest, sentAt: ArrivalTime)?
     var authentication = ClientAuthentication()
     var keepalive = KeepalivePolicy()
     var transport: TransportMode
@@ -164,7 +165,7 @@ import SDP
     }
 
     /// Begins with OPTIONS (after the TEARDOWN of a ``Configuration/staleSession``).
-    public mutating func start(now: Duration) -> [Action] {
+    public mutating func start(now: ArrivalTime) -> [Action] {
         // Once only, and never after the end: a session torn down before it started (through the HTTP
         // tunnel, the machine starts when the GET is answered, which may be after the caller ended it) sends
         // nothing more.
@@ -176,14 +177,14 @@ import SDP
         return sendOptions(now: now)
     }
 
-    private mutating func sendOptions(now: Duration) -> [Action] {
+    private mutating func sendOptions(now: ArrivalTime) -> [Action] {
         state = .options
         return send(RTSPRequest(method: .options, url: configuration.url), now: now)
     }
 
     /// The stale session's TEARDOWN was answered, refused or not answered in time: it was worth a try, and
     /// the session starts (or, when that was all, ends).
-    mutating func afterStaleTeardown(now: Duration) -> [Action] {
+    mutating func afterStaleTeardown(now: ArrivalTime) -> [Action] {
         pending = nil
         authentication.answered()
         guard !configuration.onlyTearsDownStaleSession else {
@@ -194,7 +195,7 @@ import SDP
     }
 
     /// Handles a message from the server.
-    public mutating func receive(_ message: RTSPMessage, now: Duration) -> [Action] {
+    public mutating func receive(_ message: RTSPMessage, now: ArrivalTime) -> [Action] {
         switch message.kind {
         case .request(let method, _):
             let supported = [RTSPMethod.options, .getParameter, .setParameter].contains(RTSPMethod(method))
@@ -219,7 +220,7 @@ import SDP
     }
 
     /// Time passes: timeouts and keepalives.
-    public mutating func tick(now: Duration) -> [Action] {
+    public mutating func tick(now: ArrivalTime) -> [Action] {
         if state.isClearingStale, let (_, _, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
             return afterStaleTeardown(now: now)
         }
@@ -254,21 +255,21 @@ import SDP
     /// Stepwise, after ``Action/described(_:)``: sets up the offered tracks at `selection` (indices into
     /// that list; nil: all), in the order offered. Nothing happens in another state; a selection that
     /// names no offered track fails the session with `.noPlayableTrack`.
-    public mutating func setup(tracks selection: [Int]?, now: Duration) -> [Action] {
+    public mutating func setup(tracks selection: [Int]?, now: ArrivalTime) -> [Action] {
         guard case .described(let offer) = state else { return [] }
         return startSetup(offer, selection: selection, now: now)
     }
 
     /// Stepwise, after ``Action/setUp(_:)``: PLAY; ``Action/playing(_:)`` follows its answer. Nothing
     /// happens in another state.
-    public mutating func play(now: Duration) -> [Action] {
+    public mutating func play(now: ArrivalTime) -> [Action] {
         guard case .established(let established) = state, established.step == .ready, pending == nil else {
             return []
         }
         return sendPlay(established, now: now)
     }
 
-    mutating func startSetup(_ offer: Offer, selection: [Int]?, now: Duration) -> [Action] {
+    mutating func startSetup(_ offer: Offer, selection: [Int]?, now: ArrivalTime) -> [Action] {
         var setUp = SetUp(description: offer.description, tracks: offer.tracks)
         if let selection {
             let chosen = Set(selection)
@@ -292,7 +293,7 @@ import SDP
     }
 
     /// PLAY, or first (multicast) the groups to join.
-    mutating func sendPlay(_ established: Established, now: Duration) -> [Action] {
+    mutating func sendPlay(_ established: Established, now: ArrivalTime) -> [Action] {
         var established = established
         if transport == .multicast, established.step != .joiningMulticast,
             established.tracks.contains(where: { $0.transport?.isMulticast == true })
@@ -320,7 +321,7 @@ import SDP
 
     /// Plays from another position (a new `Range`, and scale or speed) while playing or paused: PLAY with
     /// `playback`'s headers; ``Action/seeked(_:)`` follows its answer. Nothing happens in another state.
-    public mutating func seek(_ playback: PlaybackRequest, now: Duration) -> [Action] {
+    public mutating func seek(_ playback: PlaybackRequest, now: ArrivalTime) -> [Action] {
         guard pending == nil, case .established(var established) = state,
             [.playing, .paused].contains(established.step)
         else { return [] }
@@ -331,26 +332,26 @@ import SDP
 
     /// The multicast groups of ``Action/joinMulticast(_:)`` are joined: PLAY goes now. Nothing happens
     /// unless the machine waits for that.
-    public mutating func multicastJoined(now: Duration) -> [Action] {
+    public mutating func multicastJoined(now: ArrivalTime) -> [Action] {
         guard case .established(let established) = state, established.step == .joiningMulticast else { return [] }
         return sendPlay(established, now: now)
     }
 
     /// Asks the server to hold the media (PAUSE); ``Action/paused`` follows its answer. Nothing happens
     /// unless the session is playing.
-    public mutating func pause(now: Duration) -> [Action] {
+    public mutating func pause(now: ArrivalTime) -> [Action] {
         // A pending keepalive's answer is then ignored.
         step(from: .playing, to: .pausing, sending: .pause, now: now)
     }
 
     /// Resumes a paused session (PLAY without a range: from where it paused, RFC 2326 section 10.5);
     /// ``Action/resumed`` follows its answer. Nothing happens unless the session is paused.
-    public mutating func resume(now: Duration) -> [Action] {
+    public mutating func resume(now: ArrivalTime) -> [Action] {
         step(from: .paused, to: .resuming, sending: .play, now: now)
     }
 
     /// `method` on the session, when it is at step `from`; it is at `to` until the answer.
-    private mutating func step(from: Step, to: Step, sending method: RTSPMethod, now: Duration) -> [Action] {
+    private mutating func step(from: Step, to: Step, sending method: RTSPMethod, now: ArrivalTime) -> [Action] {
         guard case .established(var established) = state, established.step == from else { return [] }
         established.step = to
         state = .established(established)
@@ -360,7 +361,7 @@ import SDP
     }
 
     /// Ends the session: TEARDOWN when there is one.
-    public mutating func teardown(now: Duration) -> [Action] {
+    public mutating func teardown(now: ArrivalTime) -> [Action] {
         let reached = state.reached
         guard let session = reached.session, !state.isDone else {
             state = .done(reached)
@@ -371,7 +372,7 @@ import SDP
         return send(RTSPRequest(method: .teardown, url: configuration.url, headers: ["Session": session.id]), now: now)
     }
 
-    mutating func send(_ request: RTSPRequest, now: Duration) -> [Action] {
+    mutating func send(_ request: RTSPRequest, now: ArrivalTime) -> [Action] {
         var request = request
         // PLAY's comes with its playback request's headers (``PlaybackRequest/playHeaders``).
         if configuration.playback?.onvifReplay == true, [.describe, .setup].contains(request.method) {

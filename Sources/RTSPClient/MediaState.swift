@@ -9,13 +9,13 @@ import SRTP
 struct MediaState {
     /// While a seek is under way: the packets that arrived since it was asked for, with their track and
     /// arrival, until its answer says which position each is of.
-    var seekHeld: [(packet: RTPPacket, track: Int, time: ArrivalTime, arrival: NIODeadline)]?
+    var seekHeld: [(packet: RTPPacket, track: Int, arrival: ArrivalTime)]?
     struct Track {
         var description: RTSPTrack
         var statistics: ReceiverStatistics
         var senderSSRC: UInt32?
         /// The middle 32 bits of the last sender report's NTP time, and when it arrived.
-        var lastSenderReport: (ntpMiddle: UInt32, arrival: NIODeadline)?
+        var lastSenderReport: (ntpMiddle: UInt32, arrival: ArrivalTime)?
         var senderReports = 0
         /// The sender said BYE.
         var ended = false
@@ -39,7 +39,7 @@ struct MediaState {
         /// PLAY
         /// was answered), and whether it has been heard at all.
         var preferredSSRCs: Set<UInt32>
-        var preferredHeard: NIODeadline
+        var preferredHeard: ArrivalTime
         var heardPreferred = false
         /// Packets of another source held while the announced one has not been heard yet.
         var heldOtherSource: [(RTPPacket, ArrivalTime)] = []
@@ -80,7 +80,7 @@ struct MediaState {
         /// numbers and timestamps (``RTP/ReorderBuffer/carriesOn(sequence:timestamp:after:)``) is the same source
         /// renamed (a proxy that renumbers every GOP): followed at once, as the capture road follows it; an older
         /// session's packets never carry on the new one's numbers.
-        mutating func source(of packet: RTPPacket, arrival: ArrivalTime, now: NIODeadline) -> SourceDecision {
+        mutating func source(of packet: RTPPacket, arrival now: ArrivalTime) -> SourceDecision {
             guard !preferredSSRCs.isEmpty else { return .accepted(released: []) }
             if !preferredSSRCs.contains(packet.ssrc), heardPreferred, let latest,
                 ReorderBuffer.carriesOn(sequence: packet.sequenceNumber, timestamp: packet.timestamp, after: latest)
@@ -105,7 +105,7 @@ struct MediaState {
             } else if now - preferredHeard < MediaState.unheardSourceGrace,
                 heldOtherSource.count < MediaState.maxHeldOtherSource
             {
-                heldOtherSource.append((packet, arrival))
+                heldOtherSource.append((packet, now))
                 return .held
             }
             // The preferred source is gone (or never came): this one is the track's from now on.
@@ -120,9 +120,9 @@ struct MediaState {
     }
 
     /// How long the preferred source of a track may be silent before another one takes its place.
-    static let staleSourceGrace = TimeAmount.seconds(2)
+    static let staleSourceGrace = Duration.seconds(2)
     /// How long after PLAY other sources are held while the announced one has not been heard.
-    static let unheardSourceGrace = TimeAmount.milliseconds(500)
+    static let unheardSourceGrace = Duration.milliseconds(500)
     /// The most packets held meanwhile (a 4K keyframe is some hundreds).
     static let maxHeldOtherSource = 2048
 
@@ -178,7 +178,7 @@ struct MediaState {
     var early: [EarlyPacket] = []
     /// Frames that arrived before PLAY, by channel, to route once the channels are known.
     var earlyInterleaved: [(channel: UInt8, bytes: [UInt8])] = []
-    var lastArrival = NIODeadline.now()
+    var lastArrival = ArrivalTime.now()
     var rtpPackets: UInt64 = 0
     var invalidPackets = 0
     var droppedByConsumer = 0
@@ -232,7 +232,7 @@ struct MediaState {
 
     /// Sets the tracks up for a PLAY answered; `afterBreak` (a reconnect) flags each one's first packet.
     mutating func configure(
-        tracks: [RTSPTrack], transport: RTSPSessionOptions.Transport, arrival: NIODeadline,
+        tracks: [RTSPTrack], transport: RTSPSessionOptions.Transport, arrival: ArrivalTime,
         afterBreak: Bool = false
     ) {
         lastArrival = arrival

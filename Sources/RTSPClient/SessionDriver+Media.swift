@@ -40,7 +40,7 @@ extension SessionDriver {
     }
 
     func deliver(_ bytes: [UInt8], track: Int, isRTCP: Bool) {
-        let arrival = NIODeadline.now()
+        let arrival = now
         media.lastArrival = arrival
         var bytes = bytes
         if let srtp = media.tracks[track].srtp {
@@ -69,18 +69,17 @@ extension SessionDriver {
                 "track \(track): a packet that is not RTP (\(bytes.count) bytes) was dropped")
             return media.invalidPackets += 1
         }
-        let time = ArrivalTime(nanoseconds: Int64(arrival.uptimeNanoseconds))
         if media.seekHeld != nil {
             // A seek is under way: which position this packet is of, its answer will tell.
             guard media.seekHeld?.count ?? 0 < options.packetBufferCapacity else { return media.droppedByConsumer += 1 }
-            media.seekHeld?.append((packet, track, time, arrival))
+            media.seekHeld?.append((packet, track, arrival))
             return
         }
-        route(packet, track: track, time: time, now: arrival)
+        route(packet, track: track, arrival: arrival)
     }
 
     /// A packet of a track, past the seek and source checks, to the consumer.
-    private func route(_ packet: RTPPacket, track: Int, time: ArrivalTime, now arrival: NIODeadline) {
+    private func route(_ packet: RTPPacket, track: Int, arrival: ArrivalTime) {
         if let first = media.tracks[track].seekSequence {
             // Within half the sequence space behind the new start: the old position's.
             guard Int16(bitPattern: packet.sequenceNumber &- first) >= 0 else {
@@ -89,7 +88,7 @@ extension SessionDriver {
             media.tracks[track].seekSequence = nil
         }
         let staleBefore = media.tracks[track].staleSourcePackets
-        let decision = media.tracks[track].source(of: packet, arrival: time, now: arrival)
+        let decision = media.tracks[track].source(of: packet, arrival: arrival)
         // Counted here or among held packets dropped when the announced source was first heard: either way
         // the first time the count leaves 0.
         logFirst(
@@ -100,7 +99,7 @@ extension SessionDriver {
         case .held, .stale: return
         case .accepted(let released):
             for (held, heldArrival) in released { accept(held, track: track, arrival: heldArrival) }
-            accept(packet, track: track, arrival: time)
+            accept(packet, track: track, arrival: arrival)
         }
     }
 
@@ -114,7 +113,7 @@ extension SessionDriver {
         let discontinuity = media.tracks[track].discontinuityPending
         if discontinuity {
             media.tracks[track].discontinuityPending = false
-            recovery.mediaReturned(at: NIODeadline.now())
+            recovery.mediaReturned(at: now)
         }
         batch.append(RTSPReceivedPacket(track: track, packet: packet, arrival: time, isDiscontinuity: discontinuity))
     }
@@ -138,7 +137,7 @@ extension SessionDriver {
         }
         let held = media.seekHeld ?? []
         media.seekHeld = nil
-        for (packet, track, time, arrival) in held { route(packet, track: track, time: time, now: arrival) }
+        for (packet, track, arrival) in held { route(packet, track: track, arrival: arrival) }
         handOver()
     }
 
@@ -187,7 +186,7 @@ extension SessionDriver {
         }
     }
 
-    private func receivedRTCP(_ bytes: [UInt8], track: Int, arrival: NIODeadline) {
+    private func receivedRTCP(_ bytes: [UInt8], track: Int, arrival: ArrivalTime) {
         guard let packets = try? RTCPPacket.parseCompound(bytes) else { return media.invalidPackets += 1 }
         for case .senderReport(let report) in packets {
             // A report of another source (an older session's, a stray sender) would date the track's units
@@ -228,9 +227,9 @@ extension SessionDriver {
     }
 
     /// Ends the session as ``ByeLinger`` says: once the tracks have been quiet a moment after the BYE.
-    func endAfterQuiet(since bye: Duration) {
+    func endAfterQuiet(since bye: ArrivalTime) {
         schedule(at: now + ByeLinger.quiet) { [self] in
-            let silence = Duration.nanoseconds((NIODeadline.now() - media.lastArrival).nanoseconds)
+            let silence = now - media.lastArrival
             if ByeLinger(bye: bye).ends(now: now, silence: silence) { return teardown() }
             endAfterQuiet(since: bye)
         }
@@ -240,14 +239,13 @@ extension SessionDriver {
     /// that has received something.
     func sendReceiverReports() {
         guard phase == .playing else { return }
-        let nowDeadline = NIODeadline.now()
         for index in media.tracks.indices {
             guard let senderSSRC = media.tracks[index].senderSSRC else { continue }
             var lastSR: UInt32 = 0
             var delay: UInt32 = 0
             if let report = media.tracks[index].lastSenderReport {
                 lastSR = report.ntpMiddle
-                let nanoseconds = nowDeadline.uptimeNanoseconds - report.arrival.uptimeNanoseconds
+                let nanoseconds = max(0, (now - report.arrival).nanosecondCount)
                 delay = UInt32(clamping: nanoseconds * 65536 / 1_000_000_000)
             }
             let block = media.tracks[index].statistics.makeReportBlock(
@@ -309,7 +307,7 @@ extension SessionDriver {
             earlyPacketsDropped: media.earlyPacketsDropped, unknownChannelFrames: media.unknownChannelFrames,
             receiverReportsSent: media.receiverReportsSent, srtpAuthFailures: media.srtpFailures,
             requestsSent: requestsSent, reconnects: recovery.reconnects,
-            timeWithoutMedia: recovery.timeWithoutMedia(at: NIODeadline.now()), lastBreak: recovery.lastBreak)
+            timeWithoutMedia: recovery.timeWithoutMedia(at: now), lastBreak: recovery.lastBreak)
         statistics.backchannelPacketsDropped = media.backchannelPackets
         return statistics
     }

@@ -1,3 +1,4 @@
+import RTP
 import NIOCore
 @_spi(SansIO) import RTSP
 
@@ -10,7 +11,7 @@ struct Recovery {
     /// Why the session last broke: the first failure of its latest break.
     private(set) var lastBreak: RTSPClientError?
     /// The last packet's arrival before the break not yet mended; nil while media flows.
-    private var brokeAt: NIODeadline?
+    private var brokeAt: ArrivalTime?
     /// Time without media across the breaks that are mended.
     private var mended = Duration.zero
     /// A session a server may still hold (its connection broke before it saw a TEARDOWN), the URL it was
@@ -25,16 +26,16 @@ struct Recovery {
 
     /// An attempt failed; the first failure of a break is its cause (``lastBreak``), what later attempts
     /// meet is not.
-    mutating func broke(_ error: RTSPClientError, lastMedia: NIODeadline) {
+    mutating func broke(_ error: RTSPClientError, lastMedia: ArrivalTime) {
         attempts += 1
         if attempts == 1 { lastBreak = error }
         if brokeAt == nil { brokeAt = lastMedia }
     }
 
     /// From the last packet before the break being mended to `now` (zero when none is).
-    func currentGap(at now: NIODeadline) -> Duration {
+    func currentGap(at now: ArrivalTime) -> Duration {
         guard let brokeAt else { return .zero }
-        return .nanoseconds(Int64(now.uptimeNanoseconds) - Int64(brokeAt.uptimeNanoseconds))
+        return now - brokeAt
     }
 
     /// The server at `url` may hold session `id` still: the next connections there tear it down first.
@@ -71,15 +72,15 @@ struct Recovery {
     }
 
     /// The first packet after a break.
-    mutating func mediaReturned(at time: NIODeadline) {
+    mutating func mediaReturned(at time: ArrivalTime) {
         guard let brokeAt else { return }
-        mended += .nanoseconds(Int64(time.uptimeNanoseconds) - Int64(brokeAt.uptimeNanoseconds))
+        mended += time - brokeAt
         self.brokeAt = nil
     }
 
-    func timeWithoutMedia(at now: NIODeadline) -> Duration {
+    func timeWithoutMedia(at now: ArrivalTime) -> Duration {
         guard let brokeAt else { return mended }
-        return mended + .nanoseconds(Int64(now.uptimeNanoseconds) - Int64(brokeAt.uptimeNanoseconds))
+        return mended + (now - brokeAt)
     }
 
     mutating func waiting(_ task: Scheduled<Void>) { wait = task }

@@ -29,7 +29,6 @@ final class SessionDriver: @unchecked Sendable {
     /// Succeeds when the session is over, however it ended.
     let closed: EventLoopPromise<Void>
 
-    private let origin = NIODeadline.now()
     /// Our SSRC in RTCP receiver reports, and our CNAME: random, so that they say nothing about the host.
     let ssrc = UInt32.random(in: 1...UInt32.max)
     let canonicalName = "swift-rtp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
@@ -140,7 +139,8 @@ final class SessionDriver: @unchecked Sendable {
         logger.log(level: level, "\(message()) (further ones are counted in the statistics)")
     }
 
-    var now: Duration { .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds - origin.uptimeNanoseconds)) }
+    /// Now, on the monotonic clock that NIO's timers and the packets' arrival times use.
+    var now: ArrivalTime { .now() }
 
     // MARK: Starting, redirects, fallback
 
@@ -341,13 +341,13 @@ final class SessionDriver: @unchecked Sendable {
             case .resumed:
                 isPaused = false
                 for index in media.tracks.indices { media.tracks[index].discontinuityPending = true }
-                media.lastArrival = NIODeadline.now()
+                media.lastArrival = now
                 controlRequest?.succeed()
                 controlRequest = nil
             case .seeked(let tracks):
                 isPaused = false
                 startSeekedMedia(tracks)
-                media.lastArrival = NIODeadline.now()
+                media.lastArrival = now
                 controlRequest?.succeed()
                 controlRequest = nil
             case .redirect(let target):
@@ -389,7 +389,7 @@ final class SessionDriver: @unchecked Sendable {
         let reconnected = hasPlayed
         if reconnected {
             if let changed = Self.trackChange(from: playedTracks, to: tracks) { return finish(changed) }
-            tell(.resumed(gap: recovery.currentGap(at: NIODeadline.now())))
+            tell(.resumed(gap: recovery.currentGap(at: now)))
             playingAgain()
         } else {
             tell(.playing)
@@ -399,7 +399,7 @@ final class SessionDriver: @unchecked Sendable {
                 recovery.playedFirst()
             }
         }
-        media.configure(tracks: tracks, transport: transport, arrival: NIODeadline.now(), afterBreak: reconnected)
+        media.configure(tracks: tracks, transport: transport, arrival: now, afterBreak: reconnected)
         for (index, track) in tracks.enumerated() where track.isSecure {
             do throws(SRTPError) {
                 media.tracks[index].srtp = try Self.srtpReceiver(for: track)
@@ -464,8 +464,7 @@ final class SessionDriver: @unchecked Sendable {
         guard phase == .playing, !isPaused, media.tracks.contains(where: { !$0.description.isBackchannel }) else {
             return
         }
-        let silent = Duration.nanoseconds(
-            Int64(NIODeadline.now().uptimeNanoseconds - media.lastArrival.uptimeNanoseconds))
+        let silent = now - media.lastArrival
         guard silent >= options.inactivityTimeout else { return }
         // With `.auto`, a silent UDP session gets TCP's chance before failing.
         if transportPolicy.mayFallBack { return fallBackToTCP() }
@@ -481,10 +480,10 @@ final class SessionDriver: @unchecked Sendable {
 
     // MARK: Timers
 
-    func schedule(at time: Duration, _ body: @escaping @Sendable () -> Void) {
-        let delay = max(.zero, time - now)
+    func schedule(at time: ArrivalTime, _ body: @escaping @Sendable () -> Void) {
+        // ArrivalTime reads the monotonic clock NIODeadline does.
         timers.append(
-            eventLoop.scheduleTask(in: .nanoseconds(delay.nanosecondCount)) { [self] in
+            eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(0, time.nanoseconds)))) { [self] in
                 guard phase != .closed else { return }
                 body()
             })

@@ -1,3 +1,4 @@
+import RTP
 @_spi(SansIO) import RTSP
 
 /// Which transport a session plays, and when it gives up UDP for TCP: a small value the driver asks and tells
@@ -59,8 +60,8 @@ struct ByeLinger: Sendable {
     static let longest = Duration.seconds(3)
 
     /// When the BYE came.
-    let bye: Duration
+    let bye: ArrivalTime
 
     /// Whether the session ends at `now`, its last packet `silence` ago; if not, ask again ``quiet`` later.
-    func ends(now: Duration, silence: Duration) -> Bool { silence >= Self.quiet || now - bye >= Self.longest }
+    func ends(now: ArrivalTime, silence: Duration) -> Bool { silence >= Self.quiet || now - bye >= Self.longest }
 }

@@ -1,4 +1,5 @@
 @_spi(SansIO) import RTSP
+import RTP
 import Testing
 
 @testable import RTSPClient
@@ -50,14 +51,15 @@ import Testing
     }
 
     @Test func afterEveryBYETheSessionEndsOnceQuietOrAtTheLatestAfterThreeSeconds() {
-        let linger = ByeLinger(bye: .seconds(100))
+        let bye = ArrivalTime(nanoseconds: 100_000_000_000)
+        let linger = ByeLinger(bye: bye)
         // Packets still coming just after the BYE (RTP behind RTCP): it waits.
-        #expect(!linger.ends(now: .seconds(100) + .milliseconds(300), silence: .milliseconds(10)))
-        #expect(!linger.ends(now: .seconds(102), silence: .milliseconds(299)))
+        #expect(!linger.ends(now: bye + .milliseconds(300), silence: .milliseconds(10)))
+        #expect(!linger.ends(now: bye + .seconds(2), silence: .milliseconds(299)))
         // Quiet for 300 ms: it ends.
-        #expect(linger.ends(now: .seconds(100) + .milliseconds(300), silence: .milliseconds(300)))
+        #expect(linger.ends(now: bye + .milliseconds(300), silence: .milliseconds(300)))
         // A stream that never goes quiet after its BYE still ends 3 s after it.
-        #expect(!linger.ends(now: .seconds(103) - .milliseconds(1), silence: .zero))
-        #expect(linger.ends(now: .seconds(103), silence: .zero))
+        #expect(!linger.ends(now: bye + (.seconds(3) - .milliseconds(1)), silence: .zero))
+        #expect(linger.ends(now: bye + .seconds(3), silence: .zero))
     }
 }

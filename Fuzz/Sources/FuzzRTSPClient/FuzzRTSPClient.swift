@@ -1,4 +1,5 @@
 @_spi(SansIO) import RTSP
+import RTP
 
 /// The RTSP client's state machine fed a script of what a server and time can do, as the session driver
 /// feeds it. Per step an opcode byte (its value modulo 8):
@@ -52,7 +53,7 @@ public func fuzzRTSPClient(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     configuration.backchannel = input.count % 3 == 0
     var machine = RTSPClientStateMachine(configuration: configuration)
     var framer = RTSPFramer(limits: .init(maxHeaderBytes: 4096, maxBodyBytes: 8192))
-    var now = Duration.zero
+    var now = ArrivalTime(nanoseconds: 0)
     if tunnelAnswer == nil { player.perform(machine.start(now: now)) }
     while let opcode = script.byte() {
         switch opcode % 8 {
