@@ -78,7 +78,7 @@ public struct MP4Index: Sendable {
         /// Every sample, in decoding order.
         public internal(set) var samples: [Sample]
         /// The indices of the keyframes, by presentation time.
-        private(set) var keyframes: [Int] = []
+        public private(set) var keyframes: [Int] = []
         /// The earliest presentation time of a sample (the presentation start when there is none).
         private(set) var earliestPresentation: Int64 = 0
 

@@ -156,8 +156,12 @@ extension MP4FileReader {
         let recorded = index.tracks[track]
         let clockRate = served.format.clockRate
         let timestamp = recorded.rtpTime(entry.presentationTime, clockRate: clockRate)
-        guard scale != 1, scale.isFinite, scale > 0 else { return timestamp }
+        guard scale != 1, scale.isFinite, scale != 0 else { return timestamp }
         let origin = recorded.rtpTime(atSeconds: start, clockRate: clockRate)
+        // Backwards, the RTP time still rises (RFC 7826 section 18.46): by how far before the start a unit is.
+        if scale < 0 {
+            return timestamp < origin ? origin + UInt64((Double(origin - timestamp) / -scale).rounded()) : origin
+        }
         return timestamp > origin ? origin + UInt64((Double(timestamp - origin) / scale).rounded()) : timestamp
     }
 
@@ -166,7 +170,8 @@ extension MP4FileReader {
     /// sample's presentation time from the track's start on the format's clock (90 kHz for video). Played at
     /// `scale` from `start` seconds, the time after `start` passes `scale` times as fast: the RTP time of a
     /// recording played twice as fast runs at the wall clock's pace, as RTSP 2.0 (RFC 7826 section 18.46) says it
-    /// follows the play's timing, and a client multiplies it back by the scale.
+    /// follows the play's timing, and a client multiplies it back by the scale. Played backwards (a negative
+    /// `scale`), the RTP time rises as the recording's falls, at the same pace.
     ///
     /// - Throws: ``MP4Error`` `.readFailed` when the bytes cannot be read, `.invalidFile` when a NAL unit's length
     ///   runs past its sample, `.unsupportedCodec` when the track has no ``MP4Index/Track/mediaFormat``.

@@ -45,11 +45,13 @@ package struct OutgoingTrack {
     }
 
     /// Sends `unit`: its packets, numbered and stamped (and protected), into `batch`; `capturedAt` is the unit's
-    /// wall-clock time (what sender reports pair RTP times with). Returns how many packets it made (0 for a
-    /// unit of another kind than the format's, or one its protection refused).
+    /// wall-clock time (what sender reports pair RTP times with); `headerExtension`, when given, goes in the unit's
+    /// first packet (an ONVIF replay's recording time). Returns how many packets it made (0 for a unit of another
+    /// kind than the format's, or one its protection refused).
     @discardableResult
     package mutating func send<Batch: PacketBatch>(
-        _ unit: MediaUnit, capturedAt: WallClockTime, into batch: inout Batch
+        _ unit: MediaUnit, capturedAt: WallClockTime, headerExtension: RTPHeaderExtension? = nil,
+        into batch: inout Batch
     ) -> Int {
         let timestamp = timeline.rising(unit.timestamp)
         var packets = 0
@@ -58,16 +60,23 @@ package struct OutgoingTrack {
         swap(&scratch, &self.scratch)
         let protection = self.protection
         packetizer.packetize(unit) { payload, marker, pieceTimestamp in
+            let headerExtension = packets == 0 ? headerExtension : nil
             let header = sender.nextHeader(
                 marker: marker, timestamp: timestamp &+ (pieceTimestamp &- unit.timestamp), payloadSize: payload.count,
-                capturedAt: capturedAt)
-            if let protection {
-                // The packet is made whole first (its protected length is known only then).
+                capturedAt: capturedAt, hasExtension: headerExtension != nil)
+            if protection != nil || headerExtension != nil {
+                // The packet is made whole first (its protected length is known only then; an extension goes
+                // between the header and the payload).
                 scratch.removeAll(keepingCapacity: true)
                 header.append(to: &scratch)
+                headerExtension?.append(to: &scratch)
                 scratch.append(contentsOf: payload)
-                guard let packet = try? protection.protectedRTP(scratch) else { return }
-                batch.append(packet: packet[...])
+                if let protection {
+                    guard let packet = try? protection.protectedRTP(scratch) else { return }
+                    batch.append(packet: packet[...])
+                } else {
+                    batch.append(packet: scratch[...])
+                }
             } else {
                 batch.append(header: header, payload: payload)
             }

@@ -25,6 +25,18 @@ public struct ONVIFReplayExtension: Sendable, Hashable {
         self.cseq = cseq
     }
 
+    /// The extension as a packet carries it: the NTP time, the C, E and D bits, the CSeq byte, two zero bytes.
+    public var headerExtension: RTPHeaderExtension {
+        var data: [UInt8] = []
+        data.reserveCapacity(12)
+        for shift in stride(from: 56, through: 0, by: -8) {
+            data.append(UInt8(truncatingIfNeeded: recordedTime.ntp >> shift))
+        }
+        data.append((isCleanPoint ? 0x80 : 0) | (isEnd ? 0x40 : 0) | (isDiscontinuity ? 0x20 : 0))
+        data.append(contentsOf: [cseq, 0, 0])
+        return RTPHeaderExtension(profile: Self.profile, data: data[...])
+    }
+
     /// The packet's replay extension, or nil when it has none (another profile, or fewer than 12 bytes).
     public init?(_ packet: RTPPacket) {
         guard let header = packet.headerExtension else { return nil }

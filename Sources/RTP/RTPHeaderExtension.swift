@@ -32,6 +32,16 @@ public struct RTPHeaderExtension: Sendable {
         public let data: ArraySlice<UInt8>
     }
 
+    /// Appends the extension as it follows a packet's fixed header and CSRCs: the profile field, the length in
+    /// 32-bit words, then the data, padded with zeros to a whole word.
+    public func append(to out: inout [UInt8]) {
+        let words = (data.count + 3) / 4
+        out.appendBigEndian(profile)
+        out.appendBigEndian(UInt16(truncatingIfNeeded: words))
+        out.append(contentsOf: data)
+        out.append(contentsOf: repeatElement(0, count: words * 4 - data.count))
+    }
+
     /// The RFC 8285 elements in order. Empty for other profiles. Iteration stops at the first element
     /// whose length runs past the extension (see ``elementsAreWellFormed``) and at the one-byte form's
     /// reserved id 15.

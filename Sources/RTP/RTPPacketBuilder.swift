@@ -43,11 +43,7 @@ public struct RTPPacketBuilder: Sendable {
         ).append(to: &out)
         for csrc in csrcs { out.appendBigEndian(csrc) }
         if let (profile, data) = headerExtension {
-            let words = (data.count + 3) / 4
-            out.appendBigEndian(profile)
-            out.appendBigEndian(UInt16(words))
-            out.append(contentsOf: data)
-            out.append(contentsOf: repeatElement(0, count: words * 4 - data.count))
+            RTPHeaderExtension(profile: profile, data: data[...]).append(to: &out)
         }
         out.append(contentsOf: payload)
         if paddingLength > 0 {

@@ -49,14 +49,15 @@ public struct RTPSender: Sendable {
     }
 
     /// The header of the next packet, counted as sent with `payloadSize` bytes of payload: version 2, no
-    /// padding, extension or CSRCs. `capturedAt` is the wall-clock time of the media timestamp (the unit's
+    /// padding or CSRCs, an extension when `hasExtension` (which the caller writes after it). `capturedAt` is the wall-clock time of the media timestamp (the unit's
     /// capture time, or when it was sent).
     package mutating func nextHeader(
-        marker: Bool, timestamp: UInt64, payloadSize: Int, capturedAt: WallClockTime
+        marker: Bool, timestamp: UInt64, payloadSize: Int, capturedAt: WallClockTime, hasExtension: Bool = false
     ) -> RTPHeaderWords {
         let rtp = rtpTimestamp(timestamp)
         let header = RTPHeaderWords(
-            marker: marker, payloadType: payloadType, sequenceNumber: nextSequenceNumber, timestamp: rtp, ssrc: ssrc)
+            marker: marker, payloadType: payloadType, sequenceNumber: nextSequenceNumber, timestamp: rtp, ssrc: ssrc,
+            hasExtension: hasExtension)
         nextSequenceNumber &+= 1
         packetCount &+= 1
         octetCount &+= UInt32(truncatingIfNeeded: payloadSize)

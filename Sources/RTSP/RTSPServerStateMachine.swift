@@ -91,9 +91,16 @@ import SDP
         public let tracks: [Track]
         /// Where the client asked to start (PLAY's `Range`), nil when it did not say (from where it is).
         public let range: PlaybackRequest.Range?
-        /// How fast (PLAY's `Scale`: 2 twice as fast), nil when it did not say.
+        /// How fast (PLAY's `Scale`: 2 twice as fast, -1 backwards), nil when it did not say.
         public let scale: Double?
+        /// Whether it asked for ONVIF's replay (`Require: onvif-replay`): each unit's first packet carries the
+        /// recording time (``RTP/ONVIFReplayExtension``).
+        public let onvifReplay: Bool
+        /// False for `Rate-Control: no`: as fast as the client reads, not at the recording's pace.
+        public let rateControl: Bool
         let cseq: String
+        /// The low byte of the PLAY's CSeq, which ONVIF's replay extension carries.
+        public var cseqByte: UInt8 { UInt8(truncatingIfNeeded: Int(cseq) ?? 0) }
         let base: String
         let serverName: String
         let sessionHeader: String
@@ -234,7 +241,7 @@ import SDP
             ]
         }
         let method = RTSPMethod(name)
-        let required = Self.list(request.header("Require")).filter { !configuration.supportedOptions.contains($0) }
+        let required = Self.list(request.header("Require")).filter { !supports($0, uri: uri) }
         if !required.isEmpty {
             return [
                 .respond(
@@ -270,6 +277,17 @@ import SDP
         case .getParameter, .setParameter: return [.respond(answer(200, "OK", cseq: cseq, sessionLine(request)))]
         default: return [.respond(answer(501, "Not Implemented", cseq: cseq, ["Public: \(Self.publicMethods)"]))]
         }
+    }
+
+    /// The `Require` option ONVIF's replay asks for (ONVIF Streaming Specification section 6.2): served for a
+    /// recording (a presentation with a ``Presentation/duration``), whose packets then carry the recording time.
+    public static let onvifReplay = "onvif-replay"
+
+    /// Whether `option` of a `Require` header is served for the presentation `uri` names.
+    private func supports(_ option: String, uri: String) -> Bool {
+        if configuration.supportedOptions.contains(option) { return true }
+        guard option == Self.onvifReplay, let url = try? RTSPURL(uri) else { return false }
+        return policy.presentation(at: Self.presentationPath(Self.pathWithoutQuery(url.path)))?.duration != nil
     }
 
     /// The methods it serves, as the `Public` header lists them.
@@ -392,13 +410,21 @@ import SDP
                 range = asked
             }
             var scale: Double?
+            let isRecording = policy.presentation(at: session.path)?.duration != nil
             if let text = request.header("Scale") {
-                // Forward play up to 64 times as fast; reverse (negative) is not served yet.
-                guard let value = Double(text), value > 0, value <= 64 else {
-                    return [.respond(answer(400, "Bad Request", cseq: cseq))]
+                // Up to 64 times as fast, forward; backwards (negative) for a recording alone.
+                guard let value = Double(text), value != 0, value.magnitude <= 64, value > 0 || isRecording else {
+                    return [
+                        .respond(
+                            answer(
+                                400, "Bad Request", cseq: cseq,
+                                ["Reason: Scale must be between -64 and 64 and not 0 (negative for a recording)"]))
+                    ]
                 }
                 scale = value
             }
+            let onvifReplay = isRecording && Self.list(request.header("Require")).contains(Self.onvifReplay)
+            let rateControl = request.header("Rate-Control")?.trimmingCharacters().lowercased() != "no"
             if !session.isPlaying { sessions[id]?.state = .playing(since: now) }
             let base =
                 (try? RTSPURL(uri)).map { url in
@@ -410,7 +436,7 @@ import SDP
                 .play(
                     Play(
                         session: id, path: session.path, tracks: session.tracks, range: range, scale: scale,
-                        cseq: cseq, base: base,
+                        onvifReplay: onvifReplay, rateControl: rateControl, cseq: cseq, base: base,
                         serverName: configuration.serverName, sessionHeader: sessionValue(id)))
             ]
         case .pause:

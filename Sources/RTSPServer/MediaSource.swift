@@ -109,11 +109,20 @@ public final class MediaSource: Sendable {
     /// track it does not have are left out. `capturedAt` is the wall-clock time of the unit (by default its
     /// capture time, else now): what the sender reports pair RTP times with.
     public func push(_ unit: MediaUnit, track: Int? = nil, capturedAt: WallClockTime? = nil) {
+        push(unit, track: track, capturedAt: capturedAt, headerExtension: nil)
+    }
+
+    /// Sends `unit` as ``push(_:track:capturedAt:)`` does, `headerExtension` in its first packet (a recording's
+    /// ONVIF replay extension).
+    func push(
+        _ unit: MediaUnit, track: Int? = nil, capturedAt: WallClockTime? = nil,
+        headerExtension: RTPHeaderExtension?
+    ) {
         let time = capturedAt ?? unit.captureTime ?? WallClockTime.now()
         let index = track ?? unit.track
         let observers = state.withLock { state -> [@Sendable (MediaUnit, Int, WallClockTime) -> Void] in
             guard !state.isFinished, state.tracks.indices.contains(index) else { return [] }
-            deliver(unit, track: index, capturedAt: time, state: &state)
+            deliver(unit, track: index, capturedAt: time, headerExtension: headerExtension, state: &state)
             return state.observers
         }
         for observer in observers { observer(unit, index, time) }
@@ -147,13 +156,17 @@ public final class MediaSource: Sendable {
     }
 
     /// Packetizes `unit` once and hands its packets to every subscriber (under the state's lock).
-    private func deliver(_ unit: MediaUnit, track index: Int, capturedAt time: WallClockTime, state: inout State) {
+    private func deliver(
+        _ unit: MediaUnit, track index: Int, capturedAt time: WallClockTime, headerExtension: RTPHeaderExtension?,
+        state: inout State
+    ) {
         if case .video(let picture) = unit, picture.isKeyframe { state.learnParameterSets(of: picture, track: index) }
         // Packetized once, framed for the track's default channel (2 × index): every client's edge writes it.
         var packets = FramedPackets(
             channel: UInt8(truncatingIfNeeded: index * 2), capacity: Self.size(of: unit) + 64,
             allocator: state.allocator)
-        guard state.tracks[index].send(unit, capturedAt: time, into: &packets) > 0 else { return }
+        guard state.tracks[index].send(unit, capturedAt: time, headerExtension: headerExtension, into: &packets) > 0
+        else { return }
         let isVideo = state.formats[index].kind == .video
         let isKeyframe = unit.accessUnit?.isKeyframe ?? false
         if isVideo { state.keep(packets, track: index, isKeyframe: isKeyframe) }

@@ -29,7 +29,7 @@ struct RecordingPlayback: Sendable {
             }.max() ?? 0
     }
 
-    private var video: Int? { served.first { reader.index.tracks[$0].kind == .video } }
+    var video: Int? { served.first { reader.index.tracks[$0].kind == .video } }
 
     /// The seconds from the recording's start that `range` names: `npt` as it is, `clock` through the video track's
     /// wall-clock anchors (nil when the recording has none); 0 without a range.
@@ -85,32 +85,103 @@ struct RecordingPlayback: Sendable {
         return offsets
     }
 
-    /// Pushes the recording from `start` (a ``start(at:)``) into `source`, `scale` times as fast as it was recorded,
-    /// until it ends (then the source finishes: its viewers get BYE) or the task is cancelled.
-    func play(from start: Double, scale: Double, into source: MediaSource) async {
+    /// How a PLAY plays the recording.
+    struct Pace: Sendable {
+        /// How fast: 2 twice as fast, -1 backwards (video keyframes alone, in falling time).
+        var scale: Double = 1
+        /// False for `Rate-Control: no`: as fast as the viewer reads.
+        var rateControl = true
+        /// The PLAY's CSeq byte when it asked for ONVIF's replay: each unit's first packet then carries when it was
+        /// recorded (in a recording with a wall clock), and whether it is a clean point, the first of the play or the
+        /// last.
+        var replay: UInt8?
+    }
+
+    /// The units of a play from `start`, in the order they are sent, one at a time (a long recording's play holds
+    /// no list of them): each track's position and sample, and whether it is the track's last. Forward, every
+    /// track's from ``firstSamples(from:)`` in decoding order; backwards, the video keyframes from the one at or
+    /// before `start` down to the first.
+    struct Order {
+        let tracks: [MP4Index.Track]
+        let served: [Int]
+        let backwards: Bool
+        /// Per position, its next sample (forward) or its next keyframe's place in the keyframes (backwards, counting
+        /// down; -1 when done).
+        var upcoming: [Int]
+
+        init(_ playback: RecordingPlayback, from start: Double, backwards: Bool) {
+            tracks = playback.reader.index.tracks
+            served = playback.served
+            self.backwards = backwards
+            guard backwards else {
+                upcoming = playback.firstSamples(from: start)
+                return
+            }
+            upcoming = served.map { _ in -1 }
+            guard let video = playback.video, let position = served.firstIndex(of: video) else { return }
+            let track = tracks[video]
+            if let first = track.keyframe(atOrBefore: track.presentationTime(atSeconds: start)),
+                let at = track.keyframes.firstIndex(of: first)
+            {
+                upcoming[position] = at
+            }
+        }
+
+        mutating func next() -> (position: Int, sample: Int, isLast: Bool)? {
+            if backwards {
+                guard let position = upcoming.firstIndex(where: { $0 >= 0 }) else { return nil }
+                let at = upcoming[position]
+                upcoming[position] -= 1
+                return (position, tracks[served[position]].keyframes[at], at == 0)
+            }
+            func decodeSeconds(_ position: Int) -> Double {
+                let track = tracks[served[position]]
+                return track.seconds(at: track.samples[upcoming[position]].decodeTime)
+            }
+            guard
+                let position = served.indices.filter({ upcoming[$0] < tracks[served[$0]].samples.count }).min(by: {
+                    decodeSeconds($0) < decodeSeconds($1)
+                })
+            else { return nil }
+            let sample = upcoming[position]
+            upcoming[position] += 1
+            return (position, sample, upcoming[position] == tracks[served[position]].samples.count)
+        }
+    }
+
+    /// Pushes the recording from `start` (a ``start(at:)``) into `source` at `pace`, until it ends (then the source
+    /// finishes: its viewers get BYE) or the task is cancelled. Paced by the wall clock, or by `viewer`'s reading.
+    func play(from start: Double, pace: Pace, into source: MediaSource, viewer: Subscriber) async {
         let tracks = reader.index.tracks
-        func seconds(_ track: Int, _ time: Int64) -> Double { tracks[track].seconds(at: time) }
-        var next = firstSamples(from: start)
+        let backwards = pace.scale < 0
+        var order = Order(self, from: start, backwards: backwards)
+        var started: Set<Int> = []
         let clock = ContinuousClock()
         let begin = clock.now
-        while !Task.isCancelled {
-            let due = served.indices.filter { next[$0] < tracks[served[$0]].samples.count }
-            guard
-                let position = due.min(by: {
-                    seconds(served[$0], tracks[served[$0]].samples[next[$0]].decodeTime)
-                        < seconds(served[$1], tracks[served[$1]].samples[next[$1]].decodeTime)
-                })
-            else { break }
+        while let (position, sample, isLast) = order.next() {
+            guard !Task.isCancelled else { return }
             let index = served[position]
-            let sample = tracks[index].samples[next[position]]
-            let wait = max(0, seconds(index, sample.decodeTime) - start) / scale
-            try? await clock.sleep(until: begin + .nanoseconds(Int64(wait * 1e9)))
+            let entry = tracks[index].samples[sample]
+            if pace.rateControl {
+                let time = tracks[index].seconds(at: backwards ? entry.presentationTime : entry.decodeTime)
+                let wait = max(0, (time - start) / pace.scale)
+                try? await clock.sleep(until: begin + .nanoseconds(Int64(wait * 1e9)))
+            } else {
+                while !viewer.hasRoom, !Task.isCancelled { try? await clock.sleep(for: .milliseconds(1)) }
+            }
             guard !Task.isCancelled,
-                let unit = try? reader.unit(track: index, sample: next[position], playedFrom: start, scale: scale)
+                let unit = try? reader.unit(track: index, sample: sample, playedFrom: start, scale: pace.scale)
             else { break }
-            let recorded = reader.index.wallClock(atMediaTime: sample.presentationTime, track: tracks[index].id)
-            source.push(unit, track: position, capturedAt: recorded)
-            next[position] += 1
+            let recorded = reader.index.wallClock(atMediaTime: entry.presentationTime, track: tracks[index].id)
+            let replay = pace.replay.flatMap { cseq in
+                recorded.map {
+                    ONVIFReplayExtension(
+                        recordedTime: $0, isCleanPoint: tracks[index].kind != .video || entry.isSync,
+                        isEnd: isLast, isDiscontinuity: !started.contains(position), cseq: cseq)
+                }
+            }
+            started.insert(position)
+            source.push(unit, track: position, capturedAt: recorded, headerExtension: replay?.headerExtension)
         }
         if !Task.isCancelled { source.finish() }
     }

@@ -277,12 +277,15 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
             for (track, position) in positions {
                 atStart[track] = (position.sequenceNumber, position.rtpTime &- (offsets[track] ?? 0))
             }
-            let range = PlaybackRequest.Range.npt(start: start, end: recording.duration)
+            // Backwards, the play ends at the recording's start.
+            let range = PlaybackRequest.Range.npt(start: start, end: scale < 0 ? 0 : recording.duration)
             channel.writeAndFlush(
                 ByteBuffer(bytes: play.response(startingAt: atStart, range: range).serialized()), promise: nil)
         }
         guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
-        let feeding = Task { await recording.play(from: start, scale: scale, into: source) }
+        let pace = RecordingPlayback.Pace(
+            scale: scale, rateControl: play.rateControl, replay: play.onvifReplay ? play.cseqByte : nil)
+        let feeding = Task { await recording.play(from: start, pace: pace, into: source, viewer: subscriber) }
         playing[play.session] = Playing(source: source, subscriber: subscriber, feeding: feeding)
     }
 

@@ -42,6 +42,10 @@ package final class Subscriber: Sendable {
         return writers
     }
 
+    /// Whether every track's connection (or UDP socket) has room for more now: what a source paced by its
+    /// viewer (`Rate-Control: no`) waits for.
+    var hasRoom: Bool { writers.values.allSatisfy(\.hasRoom) }
+
     /// Units skipped because the client was not reading, or was waiting for a keyframe.
     package var skippedUnits: Int { gate.withLock { $0.skippedUnits } }
 

@@ -73,6 +73,29 @@ struct PacketList: PacketBatch {
         #expect(try receiver.unprotectRTCP(report) == plain.report(at: Self.now, canonicalName: "cam"))
     }
 
+    /// A header extension goes in the unit's first packet alone (its X bit set), between the header and the
+    /// payload; the payloads still make the unit, plain and protected.
+    @Test func aHeaderExtensionGoesInTheUnitsFirstPacket() throws {
+        let key = SRTPKey.random(suite: .aesCM128HMACSHA1_80)
+        let sender = RTPSender(payloadType: 96, clockRate: 90_000, ssrc: 5, firstSequenceNumber: 1, timestampOffset: 0)
+        let replay = ONVIFReplayExtension(
+            recordedTime: Self.now, isCleanPoint: true, isEnd: false, isDiscontinuity: true, cseq: 3)
+        var plain = try OutgoingTrack(format: Self.format, maxPayloadSize: 1000, sender: sender)
+        var keyed = try OutgoingTrack(
+            format: Self.format, maxPayloadSize: 1000, sender: sender, protection: try SRTPSender(key: key))
+        var (plainBatch, keyedBatch) = (PacketList(), PacketList())
+        plain.send(Self.picture(0), capturedAt: Self.now, headerExtension: replay.headerExtension, into: &plainBatch)
+        keyed.send(Self.picture(0), capturedAt: Self.now, headerExtension: replay.headerExtension, into: &keyedBatch)
+        let receiver = try SRTPReceiver(key: key)
+        #expect(try keyedBatch.packets.map { try receiver.unprotect($0) } == plainBatch.packets)
+        let packets = try plainBatch.packets.map { try RTPPacket($0[...]) }
+        #expect(packets.count > 2)
+        #expect(packets.map { ONVIFReplayExtension($0) } == [replay] + Array(repeating: nil, count: packets.count - 1))
+        #expect(packets.map(\.hasExtension) == [true] + Array(repeating: false, count: packets.count - 1))
+        let units = try PacketizerTests.units(from: plainBatch.packets, format: Self.format)
+        #expect(units.count == 1 && units.first?.accessUnit?.nalUnits.count == 3)
+    }
+
     /// The opening packet is a header alone, numbered before the media; the BYE carries the last report.
     @Test func theOpeningPacketAndTheGoodbye() throws {
         let sender = RTPSender(

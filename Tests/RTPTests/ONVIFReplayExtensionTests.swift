@@ -21,6 +21,19 @@ import Testing
         #expect(!other.isCleanPoint && other.isEnd && other.isDiscontinuity)
     }
 
+    /// What a server writes reads back as it was, in a packet: the time, each flag alone, the CSeq byte.
+    @Test func theWrittenExtensionReadsBack() throws {
+        let time = WallClockTime(ntp: 0xED00_0001_4000_0000)
+        for flags in [(true, false, false), (false, true, false), (false, false, true)] {
+            let written = ONVIFReplayExtension(
+                recordedTime: time, isCleanPoint: flags.0, isEnd: flags.1, isDiscontinuity: flags.2, cseq: 201)
+            let header = written.headerExtension
+            #expect(header.profile == 0xABAC && header.data.count == 12)
+            let packet = try Self.packet(data: Array(header.data))
+            #expect(ONVIFReplayExtension(packet) == written)
+        }
+    }
+
     @Test func anotherProfileOrAShortExtensionIsNone() throws {
         #expect(ONVIFReplayExtension(try Self.packet(profile: 0xBEDE, data: Array(repeating: 0, count: 12))) == nil)
         #expect(ONVIFReplayExtension(try Self.packet(data: Array(repeating: 0, count: 8))) == nil)

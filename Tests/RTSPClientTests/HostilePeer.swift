@@ -26,6 +26,9 @@ final class HostilePeer: Sendable {
             .connect(host: "127.0.0.1", port: port).get()
     }
 
+    /// Everything received so far.
+    var bytes: [UInt8] { received.withLockedValue { $0 } }
+
     /// Everything received so far, as text.
     var text: String { String(decoding: received.withLockedValue { $0 }, as: UTF8.self) }
 

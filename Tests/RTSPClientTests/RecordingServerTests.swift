@@ -1,6 +1,8 @@
 import Foundation
+import H26x
 import MP4
 import MediaPipeline
+import RTP
 import RTSP
 import RTSPClient
 import RTSPServer
@@ -12,8 +14,9 @@ import Testing
 /// keyframe at or before it, placed in the recording by the answer's Range and RTP-Info; requests a recording
 /// cannot serve are refused with a clear RTSP status.
 @Suite struct RecordingServerTests {
-    /// A 6 s H.264 recording by FFmpeg (25 fps, a keyframe every second, no B-frames), fragmented.
-    static func recording() async throws -> String {
+    /// A 6 s H.264 recording by FFmpeg (25 fps, a keyframe every second, no B-frames), fragmented; with
+    /// `["-write_prft", "pts"]`, its `prft` boxes give it a wall clock: 1970-01-01T00:00:00Z plus its time in the file.
+    static func recording(_ extra: [String] = []) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("served-\(UUID().uuidString).mp4").path
         let run = try await runProgram(
             "/usr/bin/ffmpeg",
@@ -21,8 +24,7 @@ import Testing
                 "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "6", "-c:v", "libx264",
                 "-g", "25", "-bf", "0", "-pix_fmt", "yuv420p", "-movflags",
                 "frag_keyframe+empty_moov+default_base_moof",
-                file,
-            ])
+            ] + extra + [file])
         #expect(run.status == 0, "\(run.stderr)")
         return file
     }
@@ -157,6 +159,149 @@ import Testing
         for (i, position) in positions.enumerated() {
             #expect(abs(position - (3 + Double(i) / 25)) < 0.001, "picture \(i) at \(position) s")
         }
+    }
+
+    /// This library's replay client against its playback server: a clock range in the recording (its prft wall
+    /// clock, FFmpeg's) gives the pictures from the keyframe at or before it, each dated with the time it was recorded.
+    @Test func ourReplayClientGetsThePicturesFromAClockTimeDatedAsRecorded() async throws {
+        let file = try await Self.recording(["-write_prft", "pts"])
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, port) = try await Self.server(serving: file)
+        var options = RTSPSessionOptions()
+        let asked = WallClockTime(ntp: (WallClockTime.unixEpochOffset << 32) + (7 << 31))  // 00:00:03.5
+        options.playback = PlaybackRequest(range: .clock(start: asked, end: nil), onvifReplay: true)
+        let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(port)/rec", options: options)
+        var times: [Double] = []
+        var keyframes: [Bool] = []
+        for try await unit in try session.accessUnits() {
+            times.append(unit.captureTime?.secondsSince1970 ?? -1)
+            keyframes.append(unit.isKeyframe)
+        }
+        await server.stop()
+        #expect(times.count == 75, "from the 3 s keyframe to the end")
+        #expect(keyframes.first == true)
+        for (i, time) in times.enumerated() {
+            #expect(abs(time - (3 + Double(i) / 25)) < 0.001, "picture \(i) dated \(time)")
+        }
+    }
+
+    /// Packets of a PLAY with `Require: onvif-replay`, read off the connection: each picture's first packet carries
+    /// the 0xABAC extension with its recording time, C on the keyframes, D on the first alone, E on the last alone,
+    /// and the PLAY's CSeq; the other packets carry none.
+    @Test func eachPicturesFirstPacketCarriesTheReplayExtension() async throws {
+        let file = try await Self.recording(["-write_prft", "pts"])
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, port) = try await Self.server(serving: file)
+        let packets = try await Self.packets(port: port, play: ["Range: npt=4-", "Require: onvif-replay"])
+        await server.stop()
+        let replays = packets.map { ONVIFReplayExtension($0) }
+        let firsts = packets.indices.filter { $0 == 0 || packets[$0 - 1].marker }
+        #expect(firsts.count == 50, "4 s to 6 s at 25 fps")
+        #expect(packets.indices.allSatisfy { (replays[$0] != nil) == firsts.contains($0) })
+        let marked = firsts.compactMap { replays[$0] }
+        for (i, replay) in marked.enumerated() {
+            #expect(abs(replay.recordedTime.secondsSince1970 - (4 + Double(i) / 25)) < 0.001)
+            #expect(replay.isCleanPoint == (i % 25 == 0), "picture \(i)")
+            #expect(replay.isDiscontinuity == (i == 0))
+            #expect(replay.isEnd == (i == marked.count - 1))
+            #expect(replay.cseq == 2)
+        }
+    }
+
+    /// Scale -1: the video keyframes at or before the start, in falling recording time (each with its recording
+    /// time), their RTP time rising; no audio.
+    @Test func backwardsGivesTheKeyframesInFallingTime() async throws {
+        let file = try await Self.recording(["-write_prft", "pts"])
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, port) = try await Self.server(serving: file)
+        var options = RTSPSessionOptions()
+        options.playback = PlaybackRequest(range: .npt(start: 3.5, end: nil), scale: -4, onvifReplay: true)
+        let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(port)/rec", options: options)
+        var units: [AccessUnit] = []
+        for try await unit in try session.accessUnits() { units.append(unit) }
+        await server.stop()
+        let times = units.map { $0.captureTime?.secondsSince1970 ?? -1 }
+        #expect(times.count == 4 && zip(times, [3.0, 2, 1, 0]).allSatisfy { abs($0 - $1) < 0.001 }, "\(times)")
+        #expect(units.allSatisfy { $0.isKeyframe })
+        #expect(zip(units, units.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+    }
+
+    /// `Rate-Control: no`: the whole recording as fast as the client reads, every picture of it (6 s of it in much
+    /// less than 6 s: paced, it could not come before the last picture's time).
+    @Test func withoutRateControlTheRecordingComesAsFastAsItIsRead() async throws {
+        let file = try await Self.recording()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, port) = try await Self.server(serving: file)
+        var options = RTSPSessionOptions()
+        options.playback = PlaybackRequest(rateControl: false)
+        let started = ContinuousClock.now
+        let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(port)/rec", options: options)
+        var count = 0
+        for try await _ in try session.accessUnits() { count += 1 }
+        let took = ContinuousClock.now - started
+        await server.stop()
+        #expect(count == 150)
+        #expect(took < .seconds(5), "\(took)")
+    }
+
+    /// Whether an RTCP compound packet holds a BYE (packet type 203), walking its packets by their lengths.
+    static func hasGoodbye(_ compound: [UInt8]) -> Bool {
+        var offset = 0
+        while offset + 4 <= compound.count {
+            if compound[offset + 1] == 203 { return true }
+            offset += (Int(compound[offset + 2]) << 8 | Int(compound[offset + 3]) + 1) * 4
+        }
+        return false
+    }
+
+    /// The RTP packets of track 0 a PLAY with `play`'s headers sends over a hand-made TCP session, until its BYE.
+    static func packets(port: Int, play: [String]) async throws -> [RTPPacket] {
+        let peer = try await HostilePeer(port: port, reads: true)
+        defer { Task { await peer.close() } }
+        let url = "rtsp://127.0.0.1:\(port)/rec"
+        try await peer.send(
+            "SETUP \(url)/trackID=0 RTSP/1.0\r\nCSeq: 1\r\nTransport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n")
+        var session: Substring?
+        for _ in 0..<250 where session == nil {
+            session =
+                peer.text.split(separator: "\r\n").first { $0.hasPrefix("Session: ") }?.dropFirst(9)
+                .split(separator: ";").first
+            if session == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let extra = play.map { $0 + "\r\n" }.joined()
+        try await peer.send("PLAY \(url) RTSP/1.0\r\nCSeq: 2\r\nSession: \(session ?? "")\r\n\(extra)\r\n")
+        var packets: [RTPPacket] = []
+        for _ in 0..<1000 {
+            // Interleaved frames ($, channel, length) between RTSP answers; the RTCP channel's BYE ends it.
+            let bytes = peer.bytes
+            var index = 0
+            var sawBye = false
+            packets = []
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "$") {
+                    guard index + 4 <= bytes.count else { break }
+                    let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+                    guard index + 4 + length <= bytes.count else { break }
+                    let frame = Array(bytes[(index + 4)..<(index + 4 + length)])
+                    if bytes[index + 1] == 0, let packet = try? RTPPacket(frame) { packets.append(packet) }
+                    if bytes[index + 1] == 1 { sawBye = sawBye || Self.hasGoodbye(frame) }
+                    index += 4 + length
+                } else {
+                    let rest = bytes[index...]
+                    guard
+                        let end = rest.indices.first(where: { i in
+                            i + 3 < bytes.count && bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13
+                                && bytes[i + 3] == 10
+                        })
+                    else { break }
+                    index = end + 4
+                }
+            }
+            if sawBye { return packets }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("no BYE after \(packets.count) packets")
+        return packets
     }
 
     /// Requests a recording cannot serve: a range past its end, a range that does not read (a year past NTP's era),
