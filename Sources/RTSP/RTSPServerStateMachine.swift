@@ -53,12 +53,19 @@ import SDP
         /// How long a recording is (`npt=0-DURATION`, the SDP's `a=range`); nil for live media. A PLAY whose range
         /// starts at or past its end is refused (457 Invalid Range).
         public var duration: Double?
+        /// A recording's wall-clock time at its end, when it has a wall clock: a PLAY whose `clock=` range starts
+        /// past it is refused (457), as is any `clock=` range of a recording without one.
+        public var recordedUntil: WallClockTime?
 
-        public init(path: String, formats: [MediaFormat], crypto: String? = nil, duration: Double? = nil) {
+        public init(
+            path: String, formats: [MediaFormat], crypto: String? = nil, duration: Double? = nil,
+            recordedUntil: WallClockTime? = nil
+        ) {
             self.path = Self.normalized(path)
             self.formats = formats
             self.crypto = crypto
             self.duration = duration
+            self.recordedUntil = recordedUntil
         }
 
         /// A path without a trailing `/` (and `/` for the root).
@@ -403,9 +410,23 @@ import SDP
                 guard let asked = try? PlaybackRequest.Range(parsing: text) else {
                     return [.respond(answer(457, "Invalid Range", cseq: cseq))]
                 }
-                let duration = policy.presentation(at: session.path)?.duration
-                if case .npt(let start, _) = asked, let duration, start >= duration {
-                    return [.respond(answer(457, "Invalid Range", cseq: cseq))]
+                let presentation = policy.presentation(at: session.path)
+                switch asked {
+                case .npt(let start, _):
+                    if let duration = presentation?.duration, start >= duration {
+                        return [.respond(answer(457, "Invalid Range", cseq: cseq, ["Reason: it starts past the end"]))]
+                    }
+                case .clock(let start, _):
+                    guard presentation?.duration != nil else { break }
+                    guard let end = presentation?.recordedUntil else {
+                        return [
+                            .respond(
+                                answer(457, "Invalid Range", cseq: cseq, ["Reason: this recording has no wall clock"]))
+                        ]
+                    }
+                    if start >= end {
+                        return [.respond(answer(457, "Invalid Range", cseq: cseq, ["Reason: it starts past the end"]))]
+                    }
                 }
                 range = asked
             }

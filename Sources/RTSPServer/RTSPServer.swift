@@ -172,7 +172,9 @@ public final class RTSPServer: Sendable {
     /// What is mounted at `path`, as the state machine offers it.
     func presentation(at path: String) -> RTSPServerStateMachine.Presentation? {
         if let recording = recording(at: path) {
-            return .init(path: path, formats: recording.formats, duration: recording.duration)
+            return .init(
+                path: path, formats: recording.formats, duration: recording.duration,
+                recordedUntil: recording.recordedUntil)
         }
         return source(at: path).map { .init(path: path, formats: $0.formats, crypto: $0.cryptoAttribute) }
     }

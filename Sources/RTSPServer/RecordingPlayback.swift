@@ -14,6 +14,8 @@ struct RecordingPlayback: Sendable {
     let formats: [MediaFormat]
     /// Seconds from the earliest track's start to the latest track's end.
     let duration: Double
+    /// The wall-clock time of the video's (else the first track's) last unit, when the recording has a wall clock.
+    let recordedUntil: WallClockTime?
 
     /// Nil when the file has no track this library serves.
     init?(_ reader: MP4FileReader) {
@@ -27,6 +29,11 @@ struct RecordingPlayback: Sendable {
                 let track = tracks[index]
                 return track.seconds(at: track.presentationRange?.upperBound ?? track.presentationStart)
             }.max() ?? 0
+        recordedUntil = (served.first { tracks[$0].kind == .video } ?? served.first).flatMap { index in
+            tracks[index].presentationRange.flatMap {
+                reader.index.wallClock(atMediaTime: $0.upperBound, track: tracks[index].id)
+            }
+        }
     }
 
     var video: Int? { served.first { reader.index.tracks[$0].kind == .video } }

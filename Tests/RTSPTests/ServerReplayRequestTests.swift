@@ -13,9 +13,14 @@ import Testing
     ]
     let t0 = ArrivalTime(nanoseconds: 0)
 
+    /// 00:00:06 on 1 January 2026 (UTC): when /rec's recording ends.
+    static let recordedUntil = WallClockTime(ntp: 3_976_214_406 << 32)
+
     static func machine() -> RTSPServerStateMachine {
         RTSPServerStateMachine(presentations: [
-            .init(path: "/live", formats: formats), .init(path: "/rec", formats: formats, duration: 6),
+            .init(path: "/live", formats: formats),
+            .init(path: "/rec", formats: formats, duration: 6, recordedUntil: recordedUntil),
+            .init(path: "/undated", formats: formats, duration: 6),
         ])
     }
 
@@ -94,6 +99,29 @@ import Testing
         } else {
             let answer = Self.answer(actions)
             #expect(answer.map { "\($0.kind)" }?.contains("\(status)") == true, "\(String(describing: answer))")
+        }
+    }
+
+    /// A clock range is refused by the machine (before the session is said to play) when it starts at or past the
+    /// recording's end, or the recording has no wall clock; one inside it plays.
+    @Test(arguments: [
+        ("rec", "clock=20260101T000005Z-", true), ("rec", "clock=20260101T000006Z-", false),
+        ("rec", "clock=20270101T000000Z-", false), ("undated", "clock=20260101T000005Z-", false),
+        ("rec", "npt=5.9-", true), ("rec", "npt=6-", false),
+    ])
+    func aRangeIsCheckedAgainstTheRecording(path: String, range: String, plays: Bool) throws {
+        var machine = Self.machine()
+        let session = try setUp(&machine, path)
+        let actions = machine.receive(
+            Self.request("PLAY", "rtsp://127.0.0.1/\(path)", cseq: 2, [("Session", session), ("Range", range)]), now: t0
+        )
+        if case .play = actions.first {
+            #expect(plays)
+        } else {
+            let answer = Self.answer(actions)
+            #expect(!plays)
+            #expect(answer.map { "\($0.kind)" }?.contains("457") == true, "\(String(describing: answer))")
+            #expect(answer?.header("Reason") != nil)
         }
     }
 }
