@@ -84,7 +84,7 @@ public final class RTSPServer: Sendable {
     let logger: Logger
     private let group: any EventLoopGroup
     private let mounts = Mutex<[String: MediaSource]>([:])
-    private let recordings = Mutex<[String: RecordingPlayback]>([:])
+    private let recordings = Mutex<[String: RecordingTimeline]>([:])
     private let directories = Mutex<[String: RecordingDirectory]>([:])
     private let running = Mutex<Running?>(nil)
     /// Connections at once, in all and per client address.
@@ -133,7 +133,7 @@ public final class RTSPServer: Sendable {
     /// - Throws: ``MP4Error`` `.unsupportedCodec` when the file has no track the server can send.
     @discardableResult
     public func mount(_ reader: MP4FileReader, at path: String) throws(MP4Error) -> String {
-        guard let playback = RecordingPlayback(reader) else {
+        guard let playback = RecordingPlayback(reader), let timeline = RecordingTimeline([playback]) else {
             throw MP4Error(
                 .unsupportedCodec,
                 "the recording has no H.264, H.265, AAC or G.711 track with samples (its tracks: "
@@ -141,7 +141,7 @@ public final class RTSPServer: Sendable {
         }
         let path = RTSPServerStateMachine.Presentation.normalized(path)
         mounts.withLock { _ = $0.removeValue(forKey: path) }
-        recordings.withLock { $0[path] = playback }
+        recordings.withLock { $0[path] = timeline }
         return path
     }
 
@@ -180,7 +180,7 @@ public final class RTSPServer: Sendable {
     }
 
     /// The recording mounted at `path`, or the one a mounted directory holds under that name.
-    func recording(at path: String) -> RecordingPlayback? {
+    func recording(at path: String) -> RecordingTimeline? {
         if let recording = recordings.withLock({ $0[path] }) { return recording }
         guard let slash = path.lastIndex(of: "/") else { return nil }
         let parent = slash == path.startIndex ? "/" : String(path[..<slash])

@@ -14,7 +14,9 @@ struct RecordingPlayback: Sendable {
     let formats: [MediaFormat]
     /// Seconds from the earliest track's start to the latest track's end.
     let duration: Double
-    /// The wall-clock time of the video's (else the first track's) last unit, when the recording has a wall clock.
+    /// The wall-clock times of the video's (else the first track's) start and end, when the recording has a wall
+    /// clock.
+    let recordedFrom: WallClockTime?
     let recordedUntil: WallClockTime?
 
     /// Nil when the file has no track this library serves.
@@ -29,11 +31,11 @@ struct RecordingPlayback: Sendable {
                 let track = tracks[index]
                 return track.seconds(at: track.presentationRange?.upperBound ?? track.presentationStart)
             }.max() ?? 0
-        recordedUntil = (served.first { tracks[$0].kind == .video } ?? served.first).flatMap { index in
-            tracks[index].presentationRange.flatMap {
-                reader.index.wallClock(atMediaTime: $0.upperBound, track: tracks[index].id)
-            }
+        let range = (served.first { tracks[$0].kind == .video } ?? served.first).flatMap { index in
+            tracks[index].presentationRange.map { (tracks[index].id, $0) }
         }
+        recordedFrom = range.flatMap { reader.index.wallClock(atMediaTime: $0.1.lowerBound, track: $0.0) }
+        recordedUntil = range.flatMap { reader.index.wallClock(atMediaTime: $0.1.upperBound, track: $0.0) }
     }
 
     var video: Int? { served.first { reader.index.tracks[$0].kind == .video } }
@@ -156,9 +158,10 @@ struct RecordingPlayback: Sendable {
         }
     }
 
-    /// Pushes the recording from `start` (a ``start(at:)``) into `source` at `pace`, until it ends (then the source
-    /// finishes: its viewers get BYE) or the task is cancelled. Paced by the wall clock, or by `viewer`'s reading.
-    func play(from start: Double, pace: Pace, into source: MediaSource, viewer: Subscriber) async {
+    /// Pushes the recording from `start` (a ``start(at:)``) into `source` at `pace`, paced by the wall clock or by
+    /// `viewer`'s reading, until it ends (true) or the task is cancelled (false). The source goes on: a
+    /// ``RecordingTimeline`` plays the next file into it, or finishes it.
+    func feed(from start: Double, pace: Pace, into source: MediaSource, viewer: Subscriber) async -> Bool {
         let tracks = reader.index.tracks
         let backwards = pace.scale < 0
         var order = Order(self, from: start, backwards: backwards)
@@ -166,7 +169,7 @@ struct RecordingPlayback: Sendable {
         let clock = ContinuousClock()
         let begin = clock.now
         while let (position, sample, isLast) = order.next() {
-            guard !Task.isCancelled else { return }
+            guard !Task.isCancelled else { return false }
             let index = served[position]
             let entry = tracks[index].samples[sample]
             if pace.rateControl {
@@ -176,8 +179,9 @@ struct RecordingPlayback: Sendable {
             } else {
                 while !viewer.hasRoom, !Task.isCancelled { try? await clock.sleep(for: .milliseconds(1)) }
             }
-            guard !Task.isCancelled,
-                let unit = try? reader.unit(track: index, sample: sample, playedFrom: start, scale: pace.scale)
+            guard !Task.isCancelled else { return false }
+            // A sample that cannot be read (the file cut under it) ends this file's part of the play.
+            guard let unit = try? reader.unit(track: index, sample: sample, playedFrom: start, scale: pace.scale)
             else { break }
             let recorded = reader.index.wallClock(atMediaTime: entry.presentationTime, track: tracks[index].id)
             let replay = pace.replay.flatMap { cseq in
@@ -190,6 +194,6 @@ struct RecordingPlayback: Sendable {
             started.insert(position)
             source.push(unit, track: position, capturedAt: recorded, headerExtension: replay?.headerExtension)
         }
-        if !Task.isCancelled { source.finish() }
+        return !Task.isCancelled
     }
 }

@@ -255,21 +255,24 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     }
 
     /// A recording played to this session alone: a source of its own, fed from the keyframe at or before the range's
-    /// start; the answer's range is where it starts, and RTP-Info the RTP time of that start.
+    /// start (in the file recorded then, of a timeline of several); the answer's range is where it starts, and
+    /// RTP-Info the RTP time of that start.
     private func start(
-        _ play: RTSPServerStateMachine.Play, of recording: RecordingPlayback, context: ChannelHandlerContext
+        _ play: RTSPServerStateMachine.Play, of timeline: RecordingTimeline, context: ChannelHandlerContext
     ) {
-        guard let asked = recording.seconds(of: play.range), asked < recording.duration else {
+        guard let (part, asked, _) = timeline.locate(play.range), asked < timeline.parts[part].duration else {
             return respond(457, "Invalid Range", to: play, context: context)
         }
-        guard let source = try? MediaSource(formats: recording.formats) else {
+        guard let source = try? MediaSource(formats: timeline.formats) else {
             return respond(500, "Internal Server Error", to: play, context: context)
         }
+        let recording = timeline.parts[part]
         let start = recording.start(at: asked)
-        let subscriber = subscriber(for: play, of: recording.formats, context: context)
+        let subscriber = subscriber(for: play, of: timeline.formats, context: context)
         let channel = context.channel
         let scale = play.scale ?? 1
         let offsets = recording.firstUnitOffsets(from: start, scale: scale)
+        let range = timeline.answeredRange(part: part, seconds: start, backwards: scale < 0)
         let subscribed = source.subscribe(subscriber) { positions in
             // A fresh source stamps each track's first unit with the RTP time it names here: the range's start is
             // that unit's distance before it.
@@ -277,15 +280,15 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
             for (track, position) in positions {
                 atStart[track] = (position.sequenceNumber, position.rtpTime &- (offsets[track] ?? 0))
             }
-            // Backwards, the play ends at the recording's start.
-            let range = PlaybackRequest.Range.npt(start: start, end: scale < 0 ? 0 : recording.duration)
             channel.writeAndFlush(
                 ByteBuffer(bytes: play.response(startingAt: atStart, range: range).serialized()), promise: nil)
         }
         guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
         let pace = RecordingPlayback.Pace(
             scale: scale, rateControl: play.rateControl, replay: play.onvifReplay ? play.cseqByte : nil)
-        let feeding = Task { await recording.play(from: start, pace: pace, into: source, viewer: subscriber) }
+        let feeding = Task {
+            await timeline.play(from: part, at: start, pace: pace, into: source, viewer: subscriber)
+        }
         playing[play.session] = Playing(source: source, subscriber: subscriber, feeding: feeding)
     }
 

@@ -384,6 +384,77 @@ import Testing
         await server.stop()
     }
 
+    /// A copy of `file` whose `prft` wall clock is `seconds` later (its media unchanged): the same camera's next file
+    /// of a recording, after a gap.
+    static func later(_ file: String, by seconds: UInt64, to copy: String) throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let size = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            guard size >= 8 else { break }
+            if bytes[(offset + 4)..<(offset + 8)].elementsEqual("prft".utf8), offset + 24 <= bytes.count {
+                // size, type, version and flags, track ID, then the 64-bit NTP time.
+                let ntp =
+                    bytes[(offset + 16)..<(offset + 24)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } + seconds << 32
+                for i in 0..<8 { bytes[offset + 16 + i] = UInt8(truncatingIfNeeded: ntp >> (56 - 8 * i)) }
+            }
+            offset += size
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: copy))
+    }
+
+    /// A recording in two files with a gap between (front.mp4 recorded 00:00:00 to 00:00:04, front-00002.mp4 from
+    /// 00:00:06 to 00:00:10, by their prft wall clocks) is one timeline at /rec/front: a clock time in the second
+    /// file starts there, one in the gap starts at the second file and the answer's Range says so, one in the first
+    /// plays on into the second; the timeline's npt runs through both without the gap.
+    @Test func aRecordingsFilesAreOneTimeline() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await Self.recording(["-t", "4", "-write_prft", "pts"])
+        try FileManager.default.moveItem(atPath: first, toPath: directory.appendingPathComponent("front.mp4").path)
+        try Self.later(
+            directory.appendingPathComponent("front.mp4").path, by: 6,
+            to: directory.appendingPathComponent("front-00002.mp4").path)
+        let server = RTSPServer(configuration: .init(host: "127.0.0.1", port: 0))
+        try server.mount(recordingsIn: directory.path, at: "/rec")
+        try await server.start()
+        let url = "rtsp://127.0.0.1:\(try #require(server.port))/rec/front"
+        func clock(_ seconds: Double) -> WallClockTime {
+            WallClockTime(ntp: (WallClockTime.unixEpochOffset << 32) + UInt64(seconds * 4_294_967_296))
+        }
+        /// The answer's range, and each picture's recording time (seconds since 1970), of a play of `range`.
+        func play(_ range: PlaybackRequest.Range) async throws -> (PlaybackRequest.Range?, [Double]) {
+            var options = RTSPSessionOptions()
+            options.playback = PlaybackRequest(range: range, onvifReplay: true)
+            let session = try await RTSPSession.connect(to: url, options: options)
+            let start = await session.timeline().start
+            var times: [Double] = []
+            for try await unit in try session.accessUnits() { times.append(unit.captureTime?.secondsSince1970 ?? -1) }
+            return (start, times)
+        }
+        func expect(_ times: [Double], from start: Double, count: Int, _ comment: Comment) {
+            #expect(times.count == count, comment)
+            for (i, time) in times.prefix(count).enumerated() {
+                let expected = start + Double(i) / 25
+                #expect(abs(time - expected) < 0.001, "\(comment): picture \(i) dated \(time), not \(expected)")
+            }
+        }
+        let (inSecond, second) = try await play(.clock(start: clock(7.5), end: nil))
+        #expect(inSecond == .npt(start: 5, end: 8), "the second file's 1 s keyframe, 4 s into the timeline")
+        expect(second, from: 7, count: 75, "from 00:00:07.5")
+        let (inGap, fromGap) = try await play(.clock(start: clock(5), end: nil))
+        #expect(inGap == .npt(start: 4, end: 8), "the gap: the play starts at the next file")
+        expect(fromGap, from: 6, count: 100, "from 00:00:05")
+        let (_, across) = try await play(.clock(start: clock(2.5), end: nil))
+        expect(Array(across.prefix(50)), from: 2, count: 50, "from 00:00:02.5, the first file")
+        expect(Array(across.dropFirst(50)), from: 6, count: 100, "then the second")
+        let (byNPT, fromNPT) = try await play(.npt(start: 5, end: nil))
+        #expect(byNPT == .npt(start: 5, end: 8), "npt through both files: 4 s, then 4 s more")
+        expect(fromNPT, from: 7, count: 75, "from npt 5")
+        await server.stop()
+    }
+
     /// A directory of recordings: each NAME.mp4 plays at /rec/NAME (and /rec/NAME.mp4); nothing outside the directory
     /// is served, however the path is written (a parent, an encoded parent, a hidden file, a link out of it, a
     /// sub-directory), each 404.
