@@ -53,7 +53,7 @@ public struct Depacketizer: Sendable {
     /// While sniffing: what the reorder buffer released before a payload told the codec.
     private var sniffed: (configuration: DepacketizerConfiguration, held: [ReorderBuffer.Output])?
     /// Whether `sniffed` is there: asked per packet, where looking at the optional would copy it out.
-    private var isSniffing = false
+    private(set) var isSniffing = false
     /// Which of the optionals is there, as a byte: what each packet and each ask for a unit switches on, where
     /// looking at six optionals of large structs costs an outlined tag read each.
     @usableFromInline var active: Active = .none

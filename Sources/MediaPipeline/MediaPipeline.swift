@@ -285,6 +285,16 @@ public struct MediaPipeline: Sendable {
         ready: inout [MediaUnit], track index: Int
     ) {
         if restarting { restart(&track, into: &ready, track: index) }
+        // The usual packet, next in order with nothing held: straight on, no slot of the ring and nothing else to
+        // release.
+        if track.reorder.isNextInOrder(packet) {
+            let extended = track.reorder.releaseInOrder(packet)
+            if track.depacketizer.isSniffing {
+                return feed(&track, .packet(packet, extendedSequence: extended), into: &ready, track: index)
+            }
+            track.depacketizer.push(packet)
+            return collect(&track, into: &ready, track: index)
+        }
         track.reorder.insert(packet, arrival: arrival)
         release(&track, now: arrival, into: &ready, track: index)
     }

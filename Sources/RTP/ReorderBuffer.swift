@@ -204,6 +204,28 @@ public struct ReorderBuffer: Sendable {
         return .buffered
     }
 
+    /// Whether `packet` is the one released next while nothing is held: the usual packet, which
+    /// ``releaseInOrder(_:)`` hands on at once instead of storing it in the ring and taking it out again.
+    public func isNextInOrder(_ packet: borrowing RTPPacket) -> Bool {
+        guard held == 0, pendingRestart == nil, let head, packet.ssrc == ssrc else { return false }
+        return packet.sequenceNumber == UInt16(truncatingIfNeeded: head)
+    }
+
+    /// Releases a packet ``isNextInOrder(_:)`` said is next, as ``insert(_:arrival:)`` then ``next(now:)`` would
+    /// (counted, numbered), and returns its extended sequence number: the caller hands the packet on itself.
+    public mutating func releaseInOrder(_ packet: borrowing RTPPacket) -> UInt64 {
+        let extended = head ?? 0x1_0000 + UInt64(packet.sequenceNumber)
+        jumpCandidate = nil
+        if extended > highest {
+            highest = extended
+            highestTimestamp = packet.timestamp
+        }
+        head = extended + 1
+        released += 1
+        releasedAny = true
+        return extended
+    }
+
     /// Whether a packet of another SSRC carries on this stream: its sequence number just after the highest
     /// (a little reordering or loss either way) and its timestamp close to that packet's. A restarted
     /// sender draws both anew (RFC 3550 section 5.1), so it almost never lands in this window.
