@@ -111,6 +111,7 @@ let package = Package(
                 "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "SRTP", "RTPTransport", "MP4",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         // STUN messages (RFC 8489) and an ICE-lite agent with consent freshness (RFC 8445, RFC 7675), sans I/O.
         .target(name: "ICE", dependencies: ["RTP", "PacketCapture", .product(name: "Crypto", package: "swift-crypto")]),

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import MP4
 import RTP
 @_spi(SansIO) import RTPTransport
@@ -73,6 +74,20 @@ public final class RTSPServer: Sendable {
         public var maxSessionsPerConnection = 4
         /// Wrong answers to the authentication challenge one connection may give before it is closed. Default 10.
         public var maxAuthenticationFailures = 10
+        /// RTSPS (RFC 7826 section 19): TLS on every connection with this certificate and key, for `rtsps://` URLs
+        /// (SRTP, when a source has keys, goes on inside it as over plain RTSP); nil serves plain RTSP.
+        public var tls: TLS?
+
+        /// The server's certificate chain and private key, PEM files.
+        public struct TLS: Sendable, Hashable {
+            public var certificateFile: String
+            public var privateKeyFile: String
+
+            public init(certificateFile: String, privateKeyFile: String) {
+                self.certificateFile = certificateFile
+                self.privateKeyFile = privateKeyFile
+            }
+        }
 
         public init(host: String = "0.0.0.0", port: Int = 8554) {
             self.host = host
@@ -204,8 +219,10 @@ public final class RTSPServer: Sendable {
     /// The TCP port it listens on (nil before ``start()``).
     public var port: Int? { running.withLock { $0?.listener.localAddress?.port } }
 
-    /// Starts listening. Throws when the address cannot be bound (in use, not this machine's).
+    /// Starts listening. Throws when the address cannot be bound (in use, not this machine's), or the TLS
+    /// certificate or key cannot be read (``RTSPServerError``).
     public func start() async throws {
+        let tls = try configuration.tls.map { tls throws(RTSPServerError) in try Self.context(tls) }
         let udp = configuration.servesUDP ? try await bindUDPPair() : nil
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -220,6 +237,7 @@ public final class RTSPServer: Sendable {
                     let address = Self.addressKey(channel.remoteAddress)
                     guard admit(address) else { throw ChannelError.inputClosed }
                     do {
+                        if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                         try channel.pipeline.syncOperations.addHandler(
                             ServerConnectionHandler(server: self, udp: udp, address: address))
                     } catch {
@@ -239,7 +257,8 @@ public final class RTSPServer: Sendable {
             }
         }
         running.withLock { $0 = Running(listener: listener, udp: udp, reports: reports) }
-        logger.info("serving RTSP on \(configuration.host):\(listener.localAddress?.port ?? configuration.port)")
+        let scheme = tls == nil ? "RTSP" : "RTSPS"
+        logger.info("serving \(scheme) on \(configuration.host):\(listener.localAddress?.port ?? configuration.port)")
     }
 
     /// Stops listening and closes every connection.

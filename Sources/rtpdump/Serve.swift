@@ -78,10 +78,17 @@ struct Serve: ParsableCommand {
     @Option(help: "An Annex B file's picture rate (it carries no timestamps; default 25).")
     var fps: Double = 25
 
+    @Option(help: "Serve RTSPS (rtsps:// URLs, TLS on the same port) with this certificate chain, a PEM file.")
+    var tlsCert: String?
+
+    @Option(help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
     func validate() throws {
         if (serveUser == nil) != (servePassword == nil) {
             throw ValidationError("--serve-user and --serve-password go together")
         }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if loop && options.isURL { throw ValidationError("--loop replays a capture; a relayed URL is live") }
         guard fps > 0 && fps <= 1000 else { throw ValidationError("--fps must be above 0 and at most 1000: \(fps)") }
         if let httpPort, !(0...65535).contains(httpPort) {
@@ -198,7 +205,7 @@ struct Serve: ParsableCommand {
         let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
         let printedHost = host.contains(":" as Character) ? "[\(host)]" : host
         lineBufferStandardOutput()
-        print("rtsp://\(printedHost):\(server.port ?? 0)\(mounted)")
+        print("\(tlsCert == nil ? "rtsp" : "rtsps")://\(printedHost):\(server.port ?? 0)\(mounted)")
         return printedHost
     }
 
@@ -227,6 +234,9 @@ struct Serve: ParsableCommand {
     private var serverConfiguration: RTSPServer.Configuration {
         var configuration = RTSPServer.Configuration(host: bind, port: Int(options.port ?? 8554))
         configuration.servesUDP = !tcpOnly
+        if let tlsCert, let tlsKey {
+            configuration.tls = RTSPServer.Configuration.TLS(certificateFile: tlsCert, privateKeyFile: tlsKey)
+        }
         if let serveUser, let servePassword {
             configuration.authentication = ServerAuthentication(users: [
                 Credentials(user: serveUser, password: servePassword)

@@ -1,5 +1,6 @@
 import Foundation
 import RTSPClient
+import RTSPServer
 import TestSupport
 import Testing
 
@@ -23,7 +24,9 @@ import Testing
                 return Started(url: firstLine(of: output.fileHandleForReading), process: process)
             }
             (url, process) = (started.url, started.process)
-            #expect(url.hasPrefix("rtsp://127.0.0.1:"), "rtpdump serve printed \(url)")
+            #expect(
+                url.hasPrefix("rtsp://127.0.0.1:") || url.hasPrefix("rtsps://127.0.0.1:"),
+                "rtpdump serve printed \(url)")
         }
 
         var isRunning: Bool { process.isRunning }
@@ -230,6 +233,65 @@ import Testing
         #expect(
             run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) } == expected)
         _ = await served.waitForExit()
+    }
+
+    /// RTSPS (--tls-cert, --tls-key: openssl's self-signed certificate for 127.0.0.1): the URL printed is rtsps://;
+    /// FFmpeg over TLS, and this library's client trusting the certificate (with SRTP inside as well), decode the
+    /// capture's frames; a client that does not trust it is refused by its TLS check, not served in the clear.
+    @Test func rtspsIsPlayedByFFmpegAndTheLibrarysClient() async throws {
+        let expected = try await Self.decodedFromCapture("h264-ffmpeg.pcap")
+        let (cert, key) = try await RealServerTests.certificate("IP:127.0.0.1")
+        let tls = ["--tls-cert", cert, "--tls-key", key]
+        let served = try await Served(Self.capture("h264-ffmpeg.pcap"), tls)
+        #expect(served.url.hasPrefix("rtsps://127.0.0.1:"))
+        let run = try await runProgram(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-fps_mode", "passthrough", "-pix_fmt",
+                "yuv420p", "-f", "framemd5", "-",
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(frames == expected, "FFmpeg over RTSPS")
+        _ = await served.waitForExit()
+        for extra in [[], ["--serve-srtp"]] {
+            let served = try await Served(Self.capture("h264-ffmpeg.pcap"), tls + extra)
+            let untrusted = try await RTPDumpBinary.run(["streams", served.url])
+            #expect(untrusted.status != 0)
+            #expect(untrusted.stderr.contains("TLS"), "\(untrusted.stderr)")
+            let decoded = try await RTPDumpBinary.run(["decode", served.url, "--md5", "--tls-trust", cert])
+            #expect(
+                decoded.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+                    == expected, "\(extra) \(decoded.stderr)")
+            _ = await served.waitForExit()
+        }
+    }
+
+    /// A certificate or key that cannot be read, or a key that is not the certificate's: start() says which, as
+    /// RTSPServerError.tlsFailed, and nothing listens.
+    @Test func aServerWithABadCertificateOrKeyDoesNotStart() async throws {
+        let (cert, key) = try await RealServerTests.certificate("IP:127.0.0.1")
+        let (_, otherKey) = try await RealServerTests.certificate("IP:127.0.0.1")
+        for (certificate, privateKey, words) in [
+            ("/nonexistent/cert.pem", key, "certificate /nonexistent/cert.pem"),
+            (cert, "/nonexistent/key.pem", "key /nonexistent/key.pem"), (key, key, "certificate \(key)"),
+            (cert, otherKey, "not the certificate's"),
+        ] {
+            var configuration = RTSPServer.Configuration(host: "127.0.0.1", port: 0)
+            configuration.tls = .init(certificateFile: certificate, privateKeyFile: privateKey)
+            let server = RTSPServer(configuration: configuration)
+            do {
+                try await server.start()
+                Issue.record("started with \(certificate) and \(privateKey)")
+                await server.stop()
+            } catch let error as RTSPServerError {
+                #expect(error.code == .tlsFailed)
+                #expect(error.description.contains(words), "\(error)")
+                #expect(server.port == nil)
+            }
+        }
     }
 
     /// With --serve-user, a client without the password gets 401 and one with it plays (Digest).
