@@ -6,4 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 products=()
 for target in "$@"; do products+=(--product "$target"); done
-swift build -c debug --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address "${products[@]}" >/dev/null
+# Quiet when it builds; the compiler's errors (on stdout) when it does not.
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! swift build -c debug --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address "${products[@]}" \
+    >"$log" 2>&1; then
+    grep -E "error:" -A3 "$log" | head -60 >&2 || tail -40 "$log" >&2
+    exit 1
+fi

@@ -105,6 +105,9 @@ import SDP
         public let onvifReplay: Bool
         /// False for `Rate-Control: no`: as fast as the client reads, not at the recording's pace.
         public let rateControl: Bool
+        /// How much faster than the media's time to deliver it (PLAY's `Speed`, RFC 2326 section 12.35: the RTP
+        /// time is not changed, only the pace), nil when it did not say.
+        public let speed: Double?
         let cseq: String
         /// The low byte of the PLAY's CSeq, which ONVIF's replay extension carries.
         public var cseqByte: UInt8 { UInt8(truncatingIfNeeded: Int(cseq) ?? 0) }
@@ -131,6 +134,7 @@ import SDP
                 ("CSeq", cseq), ("Server", serverName), ("Session", sessionHeader), ("Range", range.description),
             ]
             if let scale { headers.append(("Scale", PlaybackRequest.Range.seconds(scale))) }
+            if let speed { headers.append(("Speed", PlaybackRequest.Range.seconds(speed))) }
             if !info.entries.isEmpty { headers.append(("RTP-Info", info.serialized())) }
             return RTSPMessage(kind: .response(statusCode: 200, reason: "OK"), headers: headers, body: [])
         }
@@ -444,6 +448,16 @@ import SDP
                 }
                 scale = value
             }
+            var speed: Double?
+            if let text = request.header("Speed"), isRecording {
+                guard let value = Double(text.trimmingCharacters()), value > 0, value <= 64 else {
+                    return [
+                        .respond(
+                            answer(400, "Bad Request", cseq: cseq, ["Reason: Speed must be above 0 and at most 64"]))
+                    ]
+                }
+                speed = value
+            }
             let onvifReplay = isRecording && Self.list(request.header("Require")).contains(Self.onvifReplay)
             let rateControl = request.header("Rate-Control")?.trimmingCharacters().lowercased() != "no"
             if !session.isPlaying { sessions[id]?.state = .playing(since: now) }
@@ -457,7 +471,7 @@ import SDP
                 .play(
                     Play(
                         session: id, path: session.path, tracks: session.tracks, range: range, scale: scale,
-                        onvifReplay: onvifReplay, rateControl: rateControl, cseq: cseq, base: base,
+                        onvifReplay: onvifReplay, rateControl: rateControl, speed: speed, cseq: cseq, base: base,
                         serverName: configuration.serverName, sessionHeader: sessionValue(id)))
             ]
         case .pause:

@@ -100,6 +100,8 @@ struct RecordingPlayback: Sendable {
         var scale: Double = 1
         /// False for `Rate-Control: no`: as fast as the viewer reads.
         var rateControl = true
+        /// How much faster than the scaled media time it is delivered (`Speed`): its pace alone, not its RTP time.
+        var speed: Double = 1
         /// The PLAY's CSeq byte when it asked for ONVIF's replay: each unit's first packet then carries when it was
         /// recorded (in a recording with a wall clock), and whether it is a clean point, the first of the play or the
         /// last.
@@ -174,7 +176,7 @@ struct RecordingPlayback: Sendable {
             let entry = tracks[index].samples[sample]
             if pace.rateControl {
                 let time = tracks[index].seconds(at: backwards ? entry.presentationTime : entry.decodeTime)
-                let wait = max(0, (time - start) / pace.scale)
+                let wait = max(0, (time - start) / pace.scale / pace.speed)
                 try? await clock.sleep(until: begin + .nanoseconds(Int64(wait * 1e9)))
             } else {
                 while !viewer.hasRoom, !Task.isCancelled { try? await clock.sleep(for: .milliseconds(1)) }

@@ -285,7 +285,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         }
         guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
         let pace = RecordingPlayback.Pace(
-            scale: scale, rateControl: play.rateControl, replay: play.onvifReplay ? play.cseqByte : nil)
+            scale: scale, rateControl: play.rateControl, speed: play.speed ?? 1,
+            replay: play.onvifReplay ? play.cseqByte : nil)
         let feeding = Task {
             await timeline.play(from: part, at: start, pace: pace, into: source, viewer: subscriber)
         }

@@ -282,6 +282,34 @@ import Testing
         return false
     }
 
+    /// `Speed: 4`: delivered four times as fast, and only the pace changes (RFC 2326 section 12.35): each picture's
+    /// RTP time still places it at its own time in the recording, and the answer says the speed.
+    @Test func speedDeliversFasterWithTheRecordingsOwnTimes() async throws {
+        let file = try await Self.recording()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, port) = try await Self.server(serving: file)
+        var options = RTSPSessionOptions()
+        options.playback = PlaybackRequest(speed: 4)
+        let started = ContinuousClock.now
+        let session = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(port)/rec", options: options)
+        let timeline = await session.timeline()
+        var positions: [Double] = []
+        for try await unit in try session.accessUnits() {
+            if case .npt(let seconds)? = timeline.position(
+                track: 0, rtpTimestamp: UInt32(truncatingIfNeeded: unit.timestamp))
+            {
+                positions.append(seconds)
+            }
+        }
+        let took = ContinuousClock.now - started
+        await server.stop()
+        #expect(positions.count == 150)
+        for (i, position) in positions.enumerated() {
+            #expect(abs(position - Double(i) / 25) < 0.001, "picture \(i) at \(position) s")
+        }
+        #expect(took < .seconds(5), "a 6 s recording at speed 4: \(took)")
+    }
+
     /// The RTP packets of track 0 a PLAY with `play`'s headers sends over a hand-made TCP session, until its BYE.
     static func packets(port: Int, play: [String]) async throws -> [RTPPacket] {
         let peer = try await HostilePeer(port: port, reads: true)

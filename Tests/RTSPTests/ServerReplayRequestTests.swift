@@ -105,6 +105,11 @@ import Testing
         #expect(try playStatus(path, ("Scale", scale)) == status)
     }
 
+    @Test(arguments: [("4", 200), ("64", 200), ("0", 400), ("-1", 400), ("65", 400), ("fast", 400)])
+    func speedIsAboveZeroAndAtMost64(speed: String, status: Int) throws {
+        #expect(try playStatus("rec", ("Speed", speed)) == status)
+    }
+
     /// A clock range is refused by the machine (before the session is said to play) when it starts at or past the
     /// recording's end, or the recording has no wall clock; one inside it plays.
     @Test(arguments: [

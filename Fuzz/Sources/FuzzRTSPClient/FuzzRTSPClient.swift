@@ -89,7 +89,7 @@ public func fuzzRTSPClient(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 "RTSP/1.0 \(status) Reason\r\nCSeq: \(player.lastCSeq)\r\n\(headers)Content-Length: \(body.count)\r\n\r\n"
             framer.append(Array(answer.utf8) + body)
         case 2:
-            now += .milliseconds(100 * Int(script.byte() ?? 0))
+            now = now + .milliseconds(100 * Int(script.byte() ?? 0))
             player.perform(machine.tick(now: now))
         case 3: player.perform(machine.teardown(now: now))
         case 4: player.perform(machine.pause(now: now))
