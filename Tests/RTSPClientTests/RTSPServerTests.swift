@@ -247,19 +247,26 @@ final class SessionCollector: ChannelInboundHandler, @unchecked Sendable {  // r
             #expect(error.reason.contains("accessUnits()") && error.reason.contains("media()"), "\(error.reason)")
         }
         #expect(throws: RTSPClientError.self) { try session.media() }
-        // Iterated from two tasks at once: the first reads, the second is told, nothing traps.
+        // Iterated from two tasks: the first reads, the second (started once the first has read a unit, so that
+        // which one reads does not depend on how the tasks are scheduled) is told, and nothing traps.
+        let (firstUnit, signal) = AsyncStream.makeStream(of: Void.self)
         let first = Task {
             var count = 0
-            for try await _ in video { count += 1 }
+            for try await _ in video {
+                count += 1
+                if count == 1 { signal.yield() }
+            }
             return count
         }
+        await source.waitForSubscriber()
+        source.push(.video(RTSPServerTests.picture(0, size: 1000)))
+        for await _ in firstUnit { break }
         let second = Task {
             var iterator = session.packets.makeAsyncIterator()
             _ = try await iterator.next()
         }
         await #expect(throws: RTSPClientError.self) { try await second.value }
-        await source.waitForSubscriber()
-        for index in 0..<10 { source.push(.video(RTSPServerTests.picture(index, size: 1000))) }
+        for index in 1..<10 { source.push(.video(RTSPServerTests.picture(index, size: 1000))) }
         source.finish()
         #expect(try await first.value == 10)
         await server.stop()
