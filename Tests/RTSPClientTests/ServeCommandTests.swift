@@ -56,6 +56,21 @@ import Testing
         RealServer.root.appendingPathComponent("Fixtures/captures/\(name)").path
     }
 
+    /// The MD5 of each picture FFmpeg decodes from `url` over `transport` (its framemd5, every frame as it comes);
+    /// FFmpeg must end without an error.
+    static func ffmpegFrameMD5s(_ url: String, transport: String = "tcp") async throws -> [String] {
+        let run = try await runProgram(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-rtsp_transport", transport, "-i", url, "-fps_mode", "passthrough", "-pix_fmt",
+                "yuv420p", "-f", "framemd5", "-",
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+    }
+
     /// The MD5 of each frame `rtpdump decode --md5` decodes from the capture.
     static func decodedFromCapture(_ name: String) async throws -> [String] {
         let run = try await RTPDumpBinary.run(["decode", capture(name), "--md5"])
@@ -68,16 +83,7 @@ import Testing
         let expected = try await Self.decodedFromCapture(name)
         #expect(expected.count == 75)
         let served = try await Served(Self.capture(name))
-        let run = try await runProgram(
-            "/usr/bin/ffmpeg",
-            [
-                "-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-fps_mode", "passthrough", "-pix_fmt",
-                "yuv420p", "-f", "framemd5", "-",
-            ])
-        #expect(run.status == 0, "\(run.stderr)")
-        let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
-            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
-        }
+        let frames = try await Self.ffmpegFrameMD5s(served.url)
         #expect(frames == expected)
         // The server ends once the capture has played and its client has gone.
         #expect(await served.waitForExit() == 0)
@@ -214,17 +220,7 @@ import Testing
         let expected = try await Self.decodedFromCapture("h264-ffmpeg.pcap")
         for transport in ["tcp", "udp"] {
             let served = try await Served(Self.capture("h264-ffmpeg.pcap"), ["--serve-srtp"])
-            let run = try await runProgram(
-                "/usr/bin/ffmpeg",
-                [
-                    "-v", "error", "-rtsp_transport", transport, "-i", served.url, "-fps_mode", "passthrough",
-                    "-pix_fmt",
-                    "yuv420p", "-f", "framemd5", "-",
-                ])
-            #expect(run.status == 0, "\(run.stderr)")
-            let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
-                $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
-            }
+            let frames = try await Self.ffmpegFrameMD5s(served.url, transport: transport)
             #expect(frames == expected, "FFmpeg over \(transport)")
             _ = await served.waitForExit()
         }
@@ -244,16 +240,7 @@ import Testing
         let tls = ["--tls-cert", cert, "--tls-key", key]
         let served = try await Served(Self.capture("h264-ffmpeg.pcap"), tls)
         #expect(served.url.hasPrefix("rtsps://127.0.0.1:"))
-        let run = try await runProgram(
-            "/usr/bin/ffmpeg",
-            [
-                "-v", "error", "-rtsp_transport", "tcp", "-i", served.url, "-fps_mode", "passthrough", "-pix_fmt",
-                "yuv420p", "-f", "framemd5", "-",
-            ])
-        #expect(run.status == 0, "\(run.stderr)")
-        let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
-            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
-        }
+        let frames = try await Self.ffmpegFrameMD5s(served.url)
         #expect(frames == expected, "FFmpeg over RTSPS")
         _ = await served.waitForExit()
         for extra in [[], ["--serve-srtp"]] {
