@@ -409,12 +409,14 @@ import SDP
             }
             // Asked again at each PLAY: a policy that stops allowing a user stops its next PLAY.
             if let forbidden = forbidden(session.path, user: user, cseq: cseq) { return [forbidden] }
+            // Looked up once: a directory's recording lists and checks its files at each lookup.
+            let presentation = policy.presentation(at: session.path)
+            let isRecording = presentation?.duration != nil
             var range: PlaybackRequest.Range?
             if let text = request.header("Range") {
                 guard let asked = try? PlaybackRequest.Range(parsing: text) else {
                     return [.respond(answer(457, "Invalid Range", cseq: cseq))]
                 }
-                let presentation = policy.presentation(at: session.path)
                 switch asked {
                 case .npt(let start, _):
                     if let duration = presentation?.duration, start >= duration {
@@ -435,7 +437,6 @@ import SDP
                 range = asked
             }
             var scale: Double?
-            let isRecording = policy.presentation(at: session.path)?.duration != nil
             if let text = request.header("Scale") {
                 // Up to 64 times as fast, forward; backwards (negative) for a recording alone.
                 guard let value = Double(text), value != 0, value.magnitude <= 64, value > 0 || isRecording else {

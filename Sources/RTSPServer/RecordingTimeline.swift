@@ -34,20 +34,19 @@ struct RecordingTimeline: Sendable {
         formats = first.formats
     }
 
-    /// Where a play of `range` starts: the part, the seconds into it that were asked (a clock time in a gap: 0 of
-    /// the next part), and whether the asked time fell in a gap. Nil when it starts past the end, or asks a clock
-    /// time of a recording without a wall clock.
-    func locate(_ range: PlaybackRequest.Range?) -> (part: Int, seconds: Double, inGap: Bool)? {
+    /// Where a play of `range` starts: the part, and the seconds into it that were asked (a clock time in a gap: 0
+    /// of the next part). Nil when it starts past the end, or asks a clock time of a recording without a wall clock.
+    func locate(_ range: PlaybackRequest.Range?) -> (part: Int, seconds: Double)? {
         switch range {
-        case nil: return (0, 0, false)
+        case nil: return (0, 0)
         case .npt(let start, _)?:
             guard let part = starts.lastIndex(where: { $0 <= max(0, start) }), start < duration else { return nil }
-            return (part, max(0, start) - starts[part], false)
+            return (part, max(0, start) - starts[part])
         case .clock(let start, _)?:
             for (index, part) in parts.enumerated() {
                 guard let from = part.recordedFrom, let until = part.recordedUntil, start < until else { continue }
-                if start < from { return (index, 0, true) }
-                return part.seconds(of: .clock(start: start, end: nil)).map { (index, $0, false) }
+                if start < from { return (index, 0) }
+                return part.seconds(of: .clock(start: start, end: nil)).map { (index, $0) }
             }
             return nil
         }

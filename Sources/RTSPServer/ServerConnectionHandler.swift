@@ -260,7 +260,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     private func start(
         _ play: RTSPServerStateMachine.Play, of timeline: RecordingTimeline, context: ChannelHandlerContext
     ) {
-        guard let (part, asked, _) = timeline.locate(play.range), asked < timeline.parts[part].duration else {
+        guard let (part, asked) = timeline.locate(play.range), asked < timeline.parts[part].duration else {
             return respond(457, "Invalid Range", to: play, context: context)
         }
         guard let source = try? MediaSource(formats: timeline.formats) else {
