@@ -48,8 +48,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
     targets: [
         // RTP and RTCP packet views, sequence tracking, reordering and receiver statistics. No dependencies.
@@ -91,13 +93,18 @@ let package = Package(
             ]),
         // Recording: media units to fragmented MP4 (ISO BMFF), boxes written here; sans I/O but for the file
         // recorder.
-        .target(name: "MP4", dependencies: ["RTP", "SDP", "H26x", "Audio", "MediaPipeline"]),
+        .target(
+            name: "MP4",
+            dependencies: [
+                "RTP", "SDP", "H26x", "Audio", "MediaPipeline", .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
         // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
         .target(
             name: "RTSPClient",
             dependencies: [
                 "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "SRTP", "RTPTransport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -110,11 +117,13 @@ let package = Package(
             dependencies: [
                 "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "SRTP", "RTPTransport", "MP4",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         // STUN messages (RFC 8489) and an ICE-lite agent with consent freshness (RFC 8445, RFC 7675), sans I/O.
-        .target(name: "ICE", dependencies: ["RTP", "PacketCapture", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(
+            name: "ICE", dependencies: ["RTP", "PacketCapture", .product(name: "Crypto", package: "swift-crypto")]),
         // OpenSSL's DTLS 1.2 with use_srtp, through a small sans-I/O shim (datagrams in and out, timers the caller's).
         .target(name: "CDTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // DTLS-SRTP (RFC 5764) for WebRTC: an identity and its fingerprint, one association per peer, SRTP keys out.
@@ -151,7 +160,9 @@ let package = Package(
         // pkg-config would also link the libraries, which CFFmpegLoader opens only when a decoder is made).
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: ffmpegPkgConfig,
-            providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"]), .brew(["ffmpeg"])]),
+            providers: [
+                .apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"]), .brew(["ffmpeg"]),
+            ]),
         // libavcodec / libavutil / libswscale (and, for audio, libswresample) opened with dlopen on first use,
         // their functions in a table.
         .target(name: "CFFmpegLoader", dependencies: ["CFFmpeg"]),
@@ -159,7 +170,9 @@ let package = Package(
         // session's, a capture's), one decoder per track, dated from their units.
         .target(
             name: "MediaDecoding",
-            dependencies: ["MediaPipeline", "VideoDecoding", "AudioDecoding", "H26x", "Audio", "Metadata", "SDP", "RTP"]),
+            dependencies: [
+                "MediaPipeline", "VideoDecoding", "AudioDecoding", "H26x", "Audio", "Metadata", "SDP", "RTP",
+            ]),
         // The FFmpeg (libavcodec) implementations of VideoDecoder and AudioDecoder.
         .target(
             name: "FFmpegDecoding",
@@ -174,7 +187,8 @@ let package = Package(
         .target(
             name: "RTPDumpCore",
             dependencies: [
-                "RTP", "PacketCapture", "RTSPCapture", "H26x", "Audio", "Metadata", "MP4", "SDP", "RTSP", "MediaPipeline", "RTSPClient", "RTSPServer", "SRTP",
+                "RTP", "PacketCapture", "RTSPCapture", "H26x", "Audio", "Metadata", "MP4", "SDP", "RTSP",
+                "MediaPipeline", "RTSPClient", "RTSPServer", "SRTP",
                 "VideoDecoding", "AudioDecoding", "FFmpegDecoding", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
@@ -185,6 +199,10 @@ let package = Package(
                 "Audio", "PacketCapture", "MP4", "RTSPServer", "WebRTCServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // The Swift runtime and FoundationEssentials linked in, as a command-line tool is shipped: the
             // dynamic loader then has no Swift libraries to map and relocate, and start-up takes 5.9 instead
@@ -197,8 +215,10 @@ let package = Package(
         .target(
             name: "SwiftRTP",
             dependencies: [
-                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "Metadata", "MediaPipeline", "MP4", "PacketCapture", "RTP", "RTSPCapture",
-                "RTPTransport", "RTSP", "RTSPClient", "RTSPServer", "SDP", "SRTP", "VideoDecoding", "WebRTC", "WebRTCServer",
+                "Audio", "AudioDecoding", "FFmpegDecoding", "H26x", "JPEG", "MediaDecoding", "Metadata",
+                "MediaPipeline", "MP4", "PacketCapture", "RTP", "RTSPCapture",
+                "RTPTransport", "RTSP", "RTSPClient", "RTSPServer", "SDP", "SRTP", "VideoDecoding", "WebRTC",
+                "WebRTCServer",
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the
         // tests build and run it.
@@ -216,29 +236,39 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP", "RTP"]),
         .testTarget(
             name: "MP4Tests",
-            dependencies: ["MP4", "MediaPipeline", "PacketCapture", "H26x", "Audio", "SDP", "RTP", "TestSupport"]),
+            dependencies: [
+                "MP4", "MediaPipeline", "PacketCapture", "H26x", "Audio", "SDP", "RTP", "TestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
         .testTarget(
             name: "MetadataTests",
-            dependencies: ["Metadata", "MediaPipeline", "MediaDecoding", "PacketCapture", "SDP", "RTP", "VideoDecoding"]),
+            dependencies: [
+                "Metadata", "MediaPipeline", "MediaDecoding", "PacketCapture", "SDP", "RTP", "VideoDecoding",
+            ]),
         .testTarget(
             name: "JPEGTests",
             dependencies: [
-                "JPEG", "H26x", "MediaPipeline", "MediaDecoding", "FFmpegDecoding", "VideoDecoding", "PacketCapture", "SDP",
+                "JPEG", "H26x", "MediaPipeline", "MediaDecoding", "FFmpegDecoding", "VideoDecoding", "PacketCapture",
+                "SDP",
                 "RTP", "TestSupport",
             ]),
         .testTarget(
             name: "AudioTests",
             dependencies: [
-                "Audio", "AudioDecoding", "FFmpegDecoding", "MediaDecoding", "MediaPipeline", "SDP", "RTP", "PacketCapture",
+                "Audio", "AudioDecoding", "FFmpegDecoding", "MediaDecoding", "MediaPipeline", "SDP", "RTP",
+                "PacketCapture",
                 "TestSupport", "VideoDecoding",
             ]),
         .testTarget(
             name: "MediaPipelineTests",
-            dependencies: ["MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "JPEG", "SDP", "Audio", "SRTP"]),
+            dependencies: [
+                "MediaPipeline", "TestSupport", "PacketCapture", "RTP", "H26x", "JPEG", "SDP", "Audio", "SRTP",
+            ]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "SDP"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "RTP", "PacketCapture"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SRTP", "RTP"]),
-        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "ICE", "DTLS", "SRTP", "SDP", "RTP", "PacketCapture"]),
+        .testTarget(
+            name: "WebRTCTests", dependencies: ["WebRTC", "ICE", "DTLS", "SRTP", "SDP", "RTP", "PacketCapture"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTP"]),
         .testTarget(
             name: "RTPTransportTests",
@@ -250,8 +280,10 @@ let package = Package(
             name: "RTSPClientTests",
             dependencies: [
                 "TestSupport",
-                "RTSPClient", "RTSPServer", "MP4", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline", "MediaDecoding", "VideoDecoding",
+                "RTSPClient", "RTSPServer", "MP4", "RTSP", "RTP", "SDP", "H26x", "Audio", "MediaPipeline",
+                "MediaDecoding", "VideoDecoding",
                 "AudioDecoding", "FFmpegDecoding", "PacketCapture", "SwiftRTP", "ICE",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

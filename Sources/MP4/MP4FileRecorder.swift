@@ -1,3 +1,5 @@
+import CoreMetrics
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -31,11 +33,33 @@ public struct MP4FileRecorder: ~Copyable {
     /// A recorder to files named from `path`; `segmented` numbers every file. With `retention`, each time a file
     /// starts, the files of this name in its directory (`OUT.mp4`, `OUT-N.mp4`) that the rule expires are deleted,
     /// oldest first, never the one being written.
-    public init(path: String, segmented: Bool, retention: RecordingRetention? = nil) {
+    ///
+    /// With `metricsName`, what it writes is counted through swift-metrics under the `recording` dimension of that
+    /// name (the application's, one per recording: not a file name, which changes with each segment): bytes
+    /// (`mp4_recorder_bytes_written_total`), fragments (`mp4_recorder_fragments_total`) and files started
+    /// (`mp4_recorder_files_total`), to `metricsFactory` (nil: `MetricsSystem.factory`).
+    public init(
+        path: String, segmented: Bool, retention: RecordingRetention? = nil, metricsName: String? = nil,
+        metricsFactory: (any MetricsFactory)? = nil
+    ) {
         self.path = path
         self.segmented = segmented
         self.retention = retention
+        metrics = metricsName.map { Metrics(recording: $0, factory: metricsFactory ?? MetricsSystem.factory) }
     }
+
+    /// The counters of ``init(path:segmented:retention:metricsName:metricsFactory:)``.
+    private struct Metrics {
+        let bytes, fragments, files: Counter
+
+        init(recording: String, factory: any MetricsFactory) {
+            let dimensions = [("recording", recording)]
+            bytes = Counter(label: "mp4_recorder_bytes_written_total", dimensions: dimensions, factory: factory)
+            fragments = Counter(label: "mp4_recorder_fragments_total", dimensions: dimensions, factory: factory)
+            files = Counter(label: "mp4_recorder_files_total", dimensions: dimensions, factory: factory)
+        }
+    }
+    private let metrics: Metrics?
 
     /// Writes one output of the writer: an initialization segment starts the next file.
     public mutating func write(_ output: MP4Output) throws(MP4Error) {
@@ -43,6 +67,8 @@ public struct MP4FileRecorder: ~Copyable {
         case .initialization(let bytes):
             try open(Self.name(path, index: files.count + 1, segmented: segmented))
             try whole { (recorder: inout MP4FileRecorder) throws(MP4Error) in try recorder.write(bytes[...]) }
+            metrics?.files.increment()
+            metrics?.bytes.increment(by: bytes.count)
             try applyRetention()
         case .fragment(let parts):
             guard descriptor >= 0 else {
@@ -51,6 +77,8 @@ public struct MP4FileRecorder: ~Copyable {
             try whole { (recorder: inout MP4FileRecorder) throws(MP4Error) in
                 for part in parts { try recorder.write(part) }
             }
+            metrics?.fragments.increment()
+            metrics?.bytes.increment(by: parts.reduce(0) { $0 + $1.count })
         }
     }
 

@@ -13,6 +13,9 @@ import RTP
     /// How many packets it holds.
     public private(set) var count = 0
 
+    /// The bytes of its RTP packets, without their frame headers.
+    public var packetBytes: Int { buffer.readableBytes - 4 * count }
+
     /// An empty batch framed for `channel`, with room for `capacity` bytes before it grows.
     public init(channel: UInt8, capacity: Int = 2048, allocator: ByteBufferAllocator = ByteBufferAllocator()) {
         self.channel = channel

@@ -17,6 +17,10 @@ struct MediaState {
         /// The middle 32 bits of the last sender report's NTP time, and when it arrived.
         var lastSenderReport: (ntpMiddle: UInt32, arrival: ArrivalTime)?
         var senderReports = 0
+        /// The latest sender report's NTP time less this machine's wall clock when it arrived.
+        var senderClockOffset: Duration?
+        /// The bytes of the track's RTP packets, headers included.
+        var bytes: UInt64 = 0
         /// The sender said BYE.
         var ended = false
         /// Set by a resume, a seek or a reconnect: the next RTP packet is flagged as a discontinuity.
@@ -179,6 +183,8 @@ struct MediaState {
     /// Frames that arrived before PLAY, by channel, to route once the channels are known.
     var earlyInterleaved: [(channel: UInt8, bytes: [UInt8])] = []
     var lastArrival = ArrivalTime.now()
+    /// While a stall is told (``RTSPSessionEvent/stalled(silence:)``): the last arrival before it.
+    var stalledSince: ArrivalTime?
     var rtpPackets: UInt64 = 0
     var invalidPackets = 0
     var droppedByConsumer = 0
@@ -220,10 +226,12 @@ struct MediaState {
             let track = tracks[index]
             return RTSPSessionStatistics.Track(
                 ssrc: track.senderSSRC ?? earlier?.ssrc, packets: track.statistics.packets + (earlier?.packets ?? 0),
-                lost: track.statistics.lost + (earlier?.lost ?? 0),
+                bytes: track.bytes + (earlier?.bytes ?? 0), lost: track.statistics.lost + (earlier?.lost ?? 0),
                 duplicates: track.statistics.duplicates + (earlier?.duplicates ?? 0),
+                reordered: track.statistics.reordered + (earlier?.reordered ?? 0),
                 jitterMilliseconds: track.statistics.jitterMilliseconds,
                 senderReports: track.senderReports + (earlier?.senderReports ?? 0),
+                senderClockOffset: track.senderClockOffset ?? earlier?.senderClockOffset,
                 staleSourcePackets: track.staleSourcePackets + (earlier?.staleSourcePackets ?? 0),
                 otherSourceReports: track.otherSourceReports + (earlier?.otherSourceReports ?? 0),
                 sourceRelabels: track.relabels + (earlier?.sourceRelabels ?? 0))

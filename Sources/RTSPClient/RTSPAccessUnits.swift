@@ -53,7 +53,8 @@ extension RTSPSession {
         return RTSPAccessUnits(
             media: RTSPMediaUnits(
                 packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: reorder,
-                audioReorder: .audio, logger: driver.options.logger, owner: "accessUnits()"))
+                audioReorder: .audio, logger: driver.options.logger, owner: "accessUnits()",
+                metrics: unitMetrics))
     }
 
     /// The access units of one video track.

@@ -1,4 +1,5 @@
 import Audio
+import CoreMetrics
 import H26x
 import Logging
 import MediaPipeline
@@ -36,16 +37,22 @@ public struct RTSPMediaUnits: AsyncSequence, Sendable {
     let logger: Logger
     /// The call that made it and took the session's packets (`media()`, `accessUnits()`...).
     let owner: String
+    /// Counts the units and late packets under the session's metrics, when it has them.
+    var metrics: UnitMetrics?
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var source: RTSPPackets.AsyncIterator
         let selected: Set<Int>
         var pipeline: MediaPipeline
+        var metrics: UnitMetrics?
         var finished = false
 
         public mutating func next() async throws -> MediaUnit? {
             while true {
-                if let unit = pipeline.next() { return unit }
+                if let unit = pipeline.next() {
+                    metrics?.count(unit, pipeline: pipeline)
+                    return unit
+                }
                 if finished { return nil }
                 guard let received = try await source.next() else {
                     finished = true
@@ -66,7 +73,8 @@ public struct RTSPMediaUnits: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             source: packets.makeAsyncIterator(for: owner), selected: selected,
-            pipeline: MediaPipeline(formats: formats, reorder: reorder, audioReorder: audioReorder, logger: logger))
+            pipeline: MediaPipeline(formats: formats, reorder: reorder, audioReorder: audioReorder, logger: logger),
+            metrics: metrics)
     }
 
     /// The tracks these units come from, in order.
@@ -121,7 +129,7 @@ extension RTSPSession {
         try packets.claim.take(for: "media()")
         return RTSPMediaUnits(
             packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: reorder,
-            audioReorder: audioReorder, logger: driver.options.logger, owner: "media()")
+            audioReorder: audioReorder, logger: driver.options.logger, owner: "media()", metrics: unitMetrics)
     }
 
     /// The audio frames of the audio tracks at `indices` into ``tracks`` (nil: every audio track set up).
@@ -139,7 +147,15 @@ extension RTSPSession {
         return RTSPAudioFrames(
             media: RTSPMediaUnits(
                 packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: .init(),
-                audioReorder: reorder, logger: driver.options.logger, owner: "audioFrames()"))
+                audioReorder: reorder, logger: driver.options.logger, owner: "audioFrames()", metrics: unitMetrics))
+    }
+
+    /// The counters of the units its consumer takes, when the session has metrics.
+    var unitMetrics: UnitMetrics? {
+        driver.options.metricsName.map { name in
+            UnitMetrics(
+                session: name, tracks: tracks.count, factory: driver.options.metricsFactory ?? MetricsSystem.factory)
+        }
     }
 
     /// Throws `.invalidCall` unless `chosen` names tracks set up, at least one, each of `kind` when given;

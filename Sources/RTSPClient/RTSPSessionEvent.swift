@@ -11,6 +11,13 @@ public enum RTSPSessionEvent: Sendable {
     case retrying(attempt: Int, delay: Duration)
     /// PLAY was answered again after a break; `gap`: from the last packet before the break to now.
     case resumed(gap: Duration)
+    /// Nothing (no RTP, no RTCP) has arrived for ``RTSPSessionOptions/stallThreshold`` while playing: the camera
+    /// or the network stalls, before ``RTSPSessionOptions/inactivityTimeout`` calls it a break. `silence`: since the
+    /// last packet.
+    case stalled(silence: Duration)
+    /// Media arrives again after ``stalled(silence:)``; `gap`: from the last packet before the stall to this one.
+    /// (A stall that becomes a break is told by ``broke(_:)``, and its end by ``resumed(gap:)``.)
+    case recovered(gap: Duration)
     /// The session is over: nil when it was torn down (by the caller, or after the server's RTCP BYE),
     /// else why it failed. The last event.
     case ended(RTSPClientError?)

@@ -1,5 +1,6 @@
-import RTP
+import CoreMetrics
 import Logging
+import RTP
 @_spi(SansIO) import RTSP
 import SDP
 
@@ -77,6 +78,9 @@ public struct RTSPSessionOptions: Sendable {
     /// The client sends TEARDOWN first (the RTSP connection may be alive when only the media is blocked), so
     /// the error arrives when it is answered or after ``teardownTimeout``.
     public var inactivityTimeout: Duration
+    /// How long without media while playing is told as a stall (``RTSPSessionEvent/stalled(silence:)``), and its
+    /// end as a recovery: a health signal shorter than ``inactivityTimeout``. Default 2 s.
+    public var stallThreshold: Duration = .seconds(2)
     /// How often RTCP receiver reports go to the server (RFC 3550 allows 5 s as the minimum). Default 5 s.
     public var receiverReportInterval: Duration
     /// Packets held for a consumer that falls behind; past this, what arrives is dropped (and counted in
@@ -117,6 +121,15 @@ public struct RTSPSessionOptions: Sendable {
     /// source, loss and camera quirk per track (notice and warning; the rest are counted in
     /// ``RTSPSession/statistics()``). Never a credential; peer text escaped. Default: silent.
     public var logger = Logger(label: "swift-rtp", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// The `session` dimension of the session's metrics, published through swift-metrics (`rtsp_client_...`: per
+    /// track packets, bytes, lost, duplicates, reordered, late, jitter, units, sender reports and the sender's clock
+    /// offset; per session reconnects, time without media, whether it plays): a name of the application's, one
+    /// per camera (not its address: a metric's dimensions must stay few). The figures are those of
+    /// ``RTSPSession/statistics()``, published every second and when the session ends. Default nil: none.
+    public var metricsName: String?
+    /// Where the metrics go; nil: `MetricsSystem.factory` when the session starts (the backend the process
+    /// bootstrapped, else none).
+    public var metricsFactory: (any MetricsFactory)?
     /// For a consumer that hands packets on at once (a forwarder, a queue of its own): each read's packets,
     /// and the tracks' sender reports that came with them (apply those first: they date the packets), go to
     /// this closure on the session's event loop thread instead of to ``RTSPSession/packets`` and the

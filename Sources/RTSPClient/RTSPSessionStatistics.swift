@@ -9,13 +9,20 @@ public struct RTSPSessionStatistics: Sendable {
         /// The sender's SSRC, once a packet has arrived.
         public var ssrc: UInt32?
         public var packets: UInt64 = 0
+        /// The bytes of those packets, RTP headers included.
+        public var bytes: UInt64 = 0
         /// Expected minus received (RFC 3550 A.3); can be negative with duplicates. The sequence numbers
         /// a server skips while paused count here too.
         public var lost: Int64 = 0
         public var duplicates: UInt64 = 0
+        /// Packets that arrived after a higher sequence number (out of order, not duplicates).
+        public var reordered: UInt64 = 0
         public var jitterMilliseconds: Double = 0
         /// RTCP sender reports received.
         public var senderReports = 0
+        /// The sender's wall clock (its latest sender report's NTP time) less this machine's when that report
+        /// arrived: how far apart the two clocks are, network delay included. Nil before a report.
+        public var senderClockOffset: Duration?
         /// RTP packets of another source than the one the server announced for the track (an older
         /// session's), dropped while the announced one streams.
         public var staleSourcePackets = 0

@@ -41,6 +41,10 @@ extension SessionDriver {
 
     func deliver(_ bytes: [UInt8], track: Int, isRTCP: Bool) {
         let arrival = now
+        if let stalled = media.stalledSince {
+            media.stalledSince = nil
+            tell(.recovered(gap: arrival - stalled))
+        }
         media.lastArrival = arrival
         var bytes = bytes
         if let srtp = media.tracks[track].srtp {
@@ -108,6 +112,7 @@ extension SessionDriver {
         media.rtpPackets += 1
         media.tracks[track].senderSSRC = packet.ssrc
         media.tracks[track].latest = (packet.sequenceNumber, packet.timestamp)
+        media.tracks[track].bytes += UInt64(packet.bytes.count)
         media.tracks[track].statistics.record(
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrival: time)
         let discontinuity = media.tracks[track].discontinuityPending
@@ -201,6 +206,8 @@ extension SessionDriver {
             }
             media.tracks[track].lastSenderReport = (UInt32(truncatingIfNeeded: report.ntpTimestamp >> 16), arrival)
             media.tracks[track].senderReports += 1
+            let sent = WallClockTime(ntp: report.ntpTimestamp).microsecondsSince1970
+            media.tracks[track].senderClockOffset = .microseconds(sent &- WallClockTime.now().microsecondsSince1970)
             batchReports.append(ReceivedSenderReport(track: track, report: report))
         }
         // BYE from the track's sender: its stream is over; when every track's is, so is the session. A track

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import MediaPipeline
 import NIOConcurrencyHelpers
@@ -52,6 +53,10 @@ final class SessionDriver: @unchecked Sendable {
     var playedTracks: [RTSPTrack] = []
     private var timers: [Scheduled<Void>] = []
     private var repeating: [RepeatedTask] = []
+    /// The session's metrics (``RTSPSessionOptions/metricsName``) and the task that publishes them each second,
+    /// from the first PLAY to the end.
+    private let metrics: SessionMetrics?
+    private var metricsTask: RepeatedTask?
     var udpPairs: [UDPPortPair] = []
     /// Multicast: each track's group RTCP address, known from SETUP, for the receiver reports.
     var multicastRTCP: [Int: SocketAddress] = [:]
@@ -110,6 +115,9 @@ final class SessionDriver: @unchecked Sendable {
         (events, eventsContinuation) = AsyncStream.makeStream(
             of: RTSPSessionEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.closed = eventLoop.makePromise()
+        metrics = options.metricsName.map {
+            SessionMetrics(name: $0, factory: options.metricsFactory ?? MetricsSystem.factory)
+        }
     }
 
     /// What the consumer iterates.
@@ -432,7 +440,8 @@ final class SessionDriver: @unchecked Sendable {
                 sendReceiverReports()
                 sendBackchannelReports()
             })
-        let check = TimeAmount.milliseconds(min(1000, max(50, options.inactivityTimeout.milliseconds / 4)))
+        let shortest = min(options.inactivityTimeout, options.stallThreshold)
+        let check = TimeAmount.milliseconds(min(1000, max(50, shortest.milliseconds / 4)))
         repeating.append(
             eventLoop.scheduleRepeatedTask(initialDelay: check, delay: check) { [self] _ in checkInactivity() })
         if transportPolicy.mayFallBack {
@@ -441,6 +450,11 @@ final class SessionDriver: @unchecked Sendable {
             }
         }
         hasPlayed = true
+        if metrics != nil, metricsTask == nil {
+            metricsTask = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [self] _ in
+                metrics?.publish(statistics(), playing: phase == .playing && control != nil)
+            }
+        }
         for early in media.takeEarly() { deliver(early.bytes, track: early.track, isRTCP: early.isRTCP) }
         handOver()
     }
@@ -465,6 +479,10 @@ final class SessionDriver: @unchecked Sendable {
             return
         }
         let silent = now - media.lastArrival
+        if silent >= options.stallThreshold, media.stalledSince == nil {
+            media.stalledSince = media.lastArrival
+            tell(.stalled(silence: silent))
+        }
         guard silent >= options.inactivityTimeout else { return }
         // With `.auto`, a silent UDP session gets TCP's chance before failing.
         if transportPolicy.mayFallBack { return fallBackToTCP() }
@@ -569,6 +587,8 @@ final class SessionDriver: @unchecked Sendable {
         if let error { logger.info("the session ended: \(error)") } else { logger.debug("the session ended") }
         phase = .closed
         cancelTimers()
+        metricsTask?.cancel()
+        metrics?.publish(statistics(), playing: false)
         recovery.cancelWait()
         control?.close(promise: nil)
         control = nil

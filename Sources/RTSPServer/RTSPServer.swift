@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import NIOCore
 import NIOPosix
@@ -77,6 +78,10 @@ public final class RTSPServer: Sendable {
         /// RTSPS (RFC 7826 section 19): TLS on every connection with this certificate and key, for `rtsps://` URLs
         /// (SRTP, when a source has keys, goes on inside it as over plain RTSP); nil serves plain RTSP.
         public var tls: TLS?
+        /// Where the server's metrics go (see the `rtsp_server_` metrics below): nil sends them to
+        /// `MetricsSystem.factory` as it is when the server is made (the backend the process bootstrapped, else
+        /// none).
+        public var metricsFactory: (any MetricsFactory)?
 
         /// The server's certificate chain and private key, PEM files.
         public struct TLS: Sendable, Hashable {
@@ -108,6 +113,8 @@ public final class RTSPServer: Sendable {
     private let sessions = Mutex(0)
     /// Wrong answers to the challenge, per client address: how long to hold the next.
     let authenticationThrottle = Mutex(AuthenticationThrottle())
+    /// Viewers, bytes and skips per path, wrong answers to the challenge.
+    let metrics: ServerMetrics
 
     struct Running: @unchecked Sendable {  // channels and a scheduled task, each Sendable; the struct holds them
         let listener: any Channel
@@ -121,6 +128,7 @@ public final class RTSPServer: Sendable {
         configuration: Configuration = Configuration(), group: (any EventLoopGroup)? = nil, logger: Logger? = nil
     ) {
         self.configuration = configuration
+        metrics = ServerMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
         connections = ConnectionBudget(
             maxConnections: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
         // The process's shared event loops, as the client's, WebRTC's and the transports' are: a server costs no

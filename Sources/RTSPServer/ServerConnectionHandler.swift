@@ -30,11 +30,27 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     struct Playing {
         let source: MediaSource
         let subscriber: Subscriber
+        /// Its path's metrics, where it counts as a viewer by its transport until it stops.
+        let metrics: ServerMetrics.Path
+        let transport: ServerMetrics.Path.Transport
         var feeding: Task<Void, Never>?
+
+        init(
+            source: MediaSource, subscriber: Subscriber, play: RTSPServerStateMachine.Play, metrics: ServerMetrics.Path,
+            feeding: Task<Void, Never>? = nil
+        ) {
+            self.source = source
+            self.subscriber = subscriber
+            self.metrics = metrics
+            transport = .init(play.tracks)
+            self.feeding = feeding
+            metrics.viewer(transport, joined: true)
+        }
 
         func stop() {
             feeding?.cancel()
             source.unsubscribe(subscriber)
+            metrics.viewer(transport, joined: false)
         }
     }
     /// The sessions the server was last told this connection holds.
@@ -217,6 +233,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     /// A wrong answer to the challenge: its 401 is held as long as the server's throttle says for the address
     /// (nothing else is taken meanwhile), and the connection ends after too many.
     private func refuse(_ answer: RTSPMessage, context: ChannelHandlerContext) {
+        server.metrics.authenticationFailures.increment()
         guard machine.authenticationFailures < server.configuration.maxAuthenticationFailures else {
             server.logger.debug(
                 "closing a connection: \(machine.authenticationFailures) wrong answers to the challenge")
@@ -245,13 +262,14 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         guard let source = server.source(at: play.path) else {
             return respond(404, "Not Found", to: play, context: context)
         }
-        let subscriber = subscriber(for: play, of: source.formats, context: context)
+        let metrics = server.metrics.path(play.path)
+        let subscriber = subscriber(for: play, of: source.formats, metrics: metrics, context: context)
         let channel = context.channel
         let subscribed = source.subscribe(subscriber) { positions in
             channel.writeAndFlush(ByteBuffer(bytes: play.response(startingAt: positions).serialized()), promise: nil)
         }
         guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
-        playing[play.session] = Playing(source: source, subscriber: subscriber)
+        playing[play.session] = Playing(source: source, subscriber: subscriber, play: play, metrics: metrics)
     }
 
     /// A recording played to this session alone: a source of its own, fed from the keyframe at or before the range's
@@ -268,7 +286,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         }
         let recording = timeline.parts[part]
         let start = recording.start(at: asked)
-        let subscriber = subscriber(for: play, of: timeline.formats, context: context)
+        let metrics = server.metrics.path(play.path)
+        let subscriber = subscriber(for: play, of: timeline.formats, metrics: metrics, context: context)
         let channel = context.channel
         let scale = play.scale ?? 1
         let offsets = recording.firstUnitOffsets(from: start, scale: scale)
@@ -290,16 +309,19 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         let feeding = Task {
             await timeline.play(from: part, at: start, pace: pace, into: source, viewer: subscriber)
         }
-        playing[play.session] = Playing(source: source, subscriber: subscriber, feeding: feeding)
+        playing[play.session] = Playing(
+            source: source, subscriber: subscriber, play: play, metrics: metrics, feeding: feeding)
     }
 
     /// The session's viewer: a writer per track it set up, over its connection or UDP, and which tracks are video.
     private func subscriber(
-        for play: RTSPServerStateMachine.Play, of formats: [MediaFormat], context: ChannelHandlerContext
+        for play: RTSPServerStateMachine.Play, of formats: [MediaFormat], metrics: ServerMetrics.Path,
+        context: ChannelHandlerContext
     ) -> Subscriber {
         let writers = Subscriber.writers(
             for: play.tracks, connection: context.channel, udp: udp, peer: context.channel.remoteAddress)
-        return Subscriber(writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }))
+        return Subscriber(
+            writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }), metrics: metrics)
     }
 
     private func respond(

@@ -13,8 +13,16 @@ package final class Subscriber: Sendable {
     /// counts of what was skipped.
     private let gate: Mutex<(waiting: Set<Int>, skippedUnits: Int)>
 
-    package init(writers: [Int: TrackWriter], videoTracks: Set<Int>) {
+    /// Its path's metrics: bytes sent and units skipped are counted there too.
+    private let metrics: ServerMetrics.Path?
+
+    package convenience init(writers: [Int: TrackWriter], videoTracks: Set<Int>) {
+        self.init(writers: writers, videoTracks: videoTracks, metrics: nil)
+    }
+
+    init(writers: [Int: TrackWriter], videoTracks: Set<Int>, metrics: ServerMetrics.Path?) {
         self.writers = writers
+        self.metrics = metrics
         gate = Mutex((videoTracks.intersection(writers.keys), 0))
     }
 
@@ -69,7 +77,12 @@ package final class Subscriber: Sendable {
             }
             return true
         }
-        if sends { writer.write(packets) }
+        if sends {
+            metrics?.bytesSent.increment(by: packets.packetBytes)
+            writer.write(packets)
+        } else {
+            metrics?.unitsSkipped.increment()
+        }
     }
 
     /// Sends an RTCP compound on the track's RTCP channel or port.

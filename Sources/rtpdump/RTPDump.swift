@@ -32,6 +32,30 @@ struct RTPDump: ParsableCommand {
             Publish.self, Talk.self, Snapshot.self,
         ]
     )
+
+    /// Parses the command, starts `--metrics-port`'s endpoint when asked (before the command makes its server,
+    /// session or recorder, which publish to the metrics system as it is then), and runs it.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            if let reading = command as? any ReadsInput, let port = reading.options.metricsPort {
+                guard reading.options.isURL || command is Serve || command is Record else {
+                    throw ValidationError(
+                        "--metrics-port is for what runs until stopped: serve, record, or an rtsp:// URL")
+                }
+                let bound = try MetricsEndpoint.start(host: reading.options.metricsBind, port: port)
+                printError("metrics: http://\(reading.options.metricsBind):\(bound)/metrics")
+            }
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// A subcommand that reads an INPUT (every one).
+protocol ReadsInput {
+    var options: InputOptions { get }
 }
 
 /// Options every subcommand shares.
@@ -140,6 +164,15 @@ struct InputOptions: ParsableArguments {
                 + "default, and cameras built on it send AAL2's order named G726-*)."))
     var g726Packing: G726Packing?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the metrics (Prometheus text: sessions, viewers, recordings) at http://HOST:PORT/metrics while the "
+                + "command runs (serve, record, or an rtsp:// URL); 0 takes a free port, printed on stderr."))
+    var metricsPort: Int?
+
+    @Option(help: "The address --metrics-port listens on (default 127.0.0.1; 0.0.0.0 for every interface).")
+    var metricsBind = "127.0.0.1"
+
     /// The longest `--duration`: a year (a bound, so that no value overflows a clock).
     static let maxDuration = 31_536_000.0
 
@@ -150,6 +183,9 @@ struct InputOptions: ParsableArguments {
             )
         }
         _ = try playback
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("--metrics-port must be a TCP port, 0 to 65535: \(metricsPort)")
+        }
         for (name, value) in [("--scale", scale), ("--speed", speed)] {
             if let value, !(value.isFinite && value != 0 && abs(value) <= 1000) {
                 throw ValidationError("\(name) must be a number from -1000 to 1000, not 0: \(value)")
@@ -326,6 +362,8 @@ struct InputOptions: ParsableArguments {
                 maxDelay: .milliseconds(Int64(reconnectMaxDelay * 1000)), includesFirstConnect: true)
         }
         options.logger = DiagnosticLog.logger
+        // One session a process: its URL's path names it (never the host, nor a credential).
+        if metricsPort != nil { options.metricsName = (try? RTSPURL(input))?.path ?? "/" }
         options.tls = RTSPSessionOptions.TLS(trustedCertificateFiles: tlsTrust, verifiesCertificate: !tlsNoVerify)
         let fromURL = (try? RTSPURL(input))?.credentials
         let password = password ?? ProcessInfo.processInfo.environment["RTPDUMP_PASSWORD"] ?? fromURL?.password
@@ -412,3 +450,14 @@ func noteNotVideo(_ streams: [(stream: StreamKey, reason: String)]) {
             "note: stream ssrc=\(hex32(stream.ssrc)) is left out: \(reason) (--codec takes it as video all the same)")
     }
 }
+extension Streams: ReadsInput {}
+extension Publish: ReadsInput {}
+extension NALs: ReadsInput {}
+extension Frames: ReadsInput {}
+extension Decode: ReadsInput {}
+extension Talk: ReadsInput {}
+extension Packets: ReadsInput {}
+extension Record: ReadsInput {}
+extension Extract: ReadsInput {}
+extension Snapshot: ReadsInput {}
+extension Serve: ReadsInput {}

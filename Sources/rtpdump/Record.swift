@@ -90,7 +90,8 @@ struct Record: ParsableCommand {
             keepBytes == nil && keepSeconds == nil
             ? nil : RecordingRetention(maxBytes: keepBytes, maxAge: keepSeconds.map { .milliseconds(Int64($0 * 1000)) })
         var files = MP4FileRecorder(
-            path: output, segmented: segmentSeconds != nil || events != nil, retention: retention)
+            path: output, segmented: segmentSeconds != nil || events != nil, retention: retention,
+            metricsName: options.metricsPort.map { _ in output })
         let write = { (output: MP4Output) throws in try files.write(output) }
         let commands = events.map { _ in EventCommands.readingStandardInput() }
         let inputFailure = failure {

@@ -116,6 +116,8 @@ import Testing
             case .broke(let error): "broke \(error.code)"
             case .retrying(let attempt, _): "retrying \(attempt)"
             case .resumed(let gap): gap > .zero ? "resumed" : "resumed with no gap"
+            case .stalled: "stalled"
+            case .recovered: "recovered"
             case .ended(let error): "ended \(error.map { "\($0.code)" } ?? "cleanly")"
             }
         }
