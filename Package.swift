@@ -41,6 +41,7 @@ let package = Package(
         .library(name: "FFmpegDecoding", targets: ["FFmpegDecoding"]),
         .executable(name: "rtpdump", targets: ["rtpdump"]),
         .executable(name: "play-camera", targets: ["play-camera"]),
+        .executable(name: "camera-service", targets: ["camera-service"]),
         // One import for an application: every module above, re-exported.
         .library(name: "SwiftRTP", targets: ["SwiftRTP"]),
     ],
@@ -52,6 +53,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // RTP and RTCP packet views, sequence tracking, reordering and receiver statistics. No dependencies.
@@ -98,26 +100,30 @@ let package = Package(
             dependencies: [
                 "RTP", "SDP", "H26x", "Audio", "MediaPipeline", .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
-        // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API.
+        // The RTSP client on SwiftNIO: TCP interleaved, UDP, RTCP receiver reports; the async RTSPSession API; a
+        // session recorded to MP4 as a service (swift-service-lifecycle).
         .target(
             name: "RTSPClient",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "SRTP", "RTPTransport",
+                "RTSP", "SDP", "RTP", "H26x", "Audio", "MediaPipeline", "SRTP", "RTPTransport", "MP4",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         // The RTSP server on SwiftNIO: media sources packetized once and fanned out to clients over TCP
-        // interleaved and UDP, each connection run by the sans-I/O RTSPServerStateMachine.
+        // interleaved and UDP, each connection run by the sans-I/O RTSPServerStateMachine; the server, and a camera
+        // relayed to it, as services (swift-service-lifecycle).
         .target(
             name: "RTSPServer",
             dependencies: [
-                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "SRTP", "RTPTransport", "MP4",
+                "RTSP", "SDP", "RTP", "H26x", "MediaPipeline", "SRTP", "RTPTransport", "MP4", "RTSPClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
@@ -219,6 +225,14 @@ let package = Package(
                 "MediaPipeline", "MP4", "PacketCapture", "RTP", "RTSPCapture",
                 "RTPTransport", "RTSP", "RTSPClient", "RTSPServer", "SDP", "SRTP", "VideoDecoding", "WebRTC",
                 "WebRTCServer",
+            ]),
+        // The README's "Running unattended": a camera relayed and recorded, shut down in order on SIGTERM; the tests
+        // run it and send the signal.
+        .executableTarget(
+            name: "camera-service",
+            dependencies: [
+                "SwiftRTP", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The README's "Playing a camera" as a program, on the public API only, through the one import; the
         // tests build and run it.

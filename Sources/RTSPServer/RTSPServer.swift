@@ -82,6 +82,9 @@ public final class RTSPServer: Sendable {
         /// `MetricsSystem.factory` as it is when the server is made (the backend the process bootstrapped, else
         /// none).
         public var metricsFactory: (any MetricsFactory)?
+        /// When the server runs as a service (``run()``) and shuts down: how long its viewers have, once told the
+        /// stream is over (RTCP BYE), to tear their sessions down before it stops. Default 1 s.
+        public var shutdownGrace: Duration = .seconds(1)
 
         /// The server's certificate chain and private key, PEM files.
         public struct TLS: Sendable, Hashable {
@@ -103,7 +106,7 @@ public final class RTSPServer: Sendable {
     public let configuration: Configuration
     let logger: Logger
     private let group: any EventLoopGroup
-    private let mounts = Mutex<[String: MediaSource]>([:])
+    let mounts = Mutex<[String: MediaSource]>([:])
     private let recordings = Mutex<[String: RecordingTimeline]>([:])
     private let directories = Mutex<[String: RecordingDirectory]>([:])
     private let running = Mutex<Running?>(nil)

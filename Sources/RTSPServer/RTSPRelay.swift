@@ -1,0 +1,63 @@
+import MediaPipeline
+import RTSPClient
+import ServiceLifecycle
+
+/// A camera relayed: one session to it, its units served at a path of an ``RTSPServer`` to any number of viewers (a
+/// swift-service-lifecycle `Service`).
+///
+/// ```swift
+/// let server = RTSPServer(configuration: .init(port: 8554))
+/// let relay = RTSPRelay("rtsp://camera.local/stream", server: server, path: "/door")
+/// let group = ServiceGroup(services: [server, relay], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// try await group.run()  // rtsp://this-host:8554/door, until SIGTERM
+/// ```
+///
+/// `run()` connects, mounts a ``MediaSource`` of the session's tracks at `path` and pushes each unit to it as it
+/// completes; on graceful shutdown or cancellation it tears the session down (TEARDOWN to the camera), finishes the
+/// source (each viewer gets its tracks' RTCP BYE) and unmounts it. A session that fails ends it the same way, then
+/// `run()` throws its error: give the session ``RTSPSessionOptions/reconnection`` to ride out a camera's restarts.
+public final class RTSPRelay: Service, Sendable {
+    public let url: String
+    public let options: RTSPSessionOptions
+    public let server: RTSPServer
+    /// Where it is served, as ``RTSPServer/mount(_:at:)`` normalizes it.
+    public let path: String
+
+    public init(_ url: String, options: RTSPSessionOptions = .init(), server: RTSPServer, path: String) {
+        self.url = url
+        self.options = options
+        self.server = server
+        self.path = path
+    }
+
+    /// Relays until graceful shutdown, cancellation, or the session's end.
+    ///
+    /// - Throws: what connecting throws (``RTSPClientError``), ``PacketizerError`` for a track the server cannot send
+    ///   (leave its kind out of ``RTSPSessionOptions/mediaKinds``), and the session's error when it fails later.
+    public func run() async throws {
+        let session = try await RTSPSession.connect(to: url, options: options)
+        let source: MediaSource
+        do {
+            source = try MediaSource(formats: session.tracks.map(\.format))
+        } catch {
+            await session.teardown()
+            throw error
+        }
+        let served = server.mount(source, at: path)
+        let units = try session.media()
+        var failure: (any Error)?
+        await withTaskCancellationOrGracefulShutdownHandler {
+            do {
+                for try await unit in units { source.push(unit) }
+            } catch {
+                failure = error
+            }
+        } onCancelOrGracefulShutdown: {
+            Task { await session.teardown() }
+        }
+        await session.teardown()
+        source.finish(lingering: .zero)
+        server.unmount(served)
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import RTSPClient
+import TestSupport
+import Testing
+
+/// `camera-service` (the README's "Running unattended": a `ServiceGroup` of an `RTSPServer`, an `RTSPRelay` and a
+/// `SessionRecorder`) relaying gst-rtsp-server, stopped by SIGTERM while a viewer plays: it exits within 2 s, the
+/// viewer's session ends on the relay's BYE (cleanly, not with a broken connection), and the recording plays whole in
+/// FFmpeg.
+@Suite(.serialized) struct ServiceLifecycleTests {
+    static let binary = URL(fileURLWithPath: RTPDumpBinary.path).deletingLastPathComponent()
+        .appendingPathComponent("camera-service").path
+
+    @Test func sigtermShutsTheGroupDownInOrderWithinTwoSeconds() async throws {
+        let camera = try await RealServer(["--frames", "100000", "--lifetime", "120"])
+        defer { camera.stop() }
+        let recording = FileManager.default.temporaryDirectory.appendingPathComponent("service-\(UUID()).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let port = Int.random(in: 20_000..<32_768)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = [camera.url, String(port), recording]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        // The relay mounts its path once its camera plays: until then the server refuses (or is not up yet).
+        var viewer: RTSPSession?
+        for _ in 0..<100 where viewer == nil {
+            viewer = try? await RTSPSession.connect(to: "rtsp://127.0.0.1:\(port)/camera")
+            if viewer == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let session = try #require(viewer, "the relay never served /camera")
+        let ended = Task {
+            var last: RTSPSessionEvent?
+            for await event in session.events { last = event }
+            return last
+        }
+        var iterator = try session.accessUnits().makeAsyncIterator()
+        for _ in 0..<30 { _ = try await iterator.next() }
+
+        let signalled = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        while process.isRunning, ContinuousClock.now - signalled < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let took = ContinuousClock.now - signalled
+        #expect(!process.isRunning)
+        #expect(took < .seconds(2), "the group took \(took) to shut down")
+        #expect(process.terminationStatus == 0)
+        while try await iterator.next() != nil {}  // what was on its way, then the end the BYE made
+        let last = await ended.value
+        guard case .ended(nil) = last else {
+            Issue.record("the viewer's session did not end cleanly on BYE: \(String(describing: last))")
+            return
+        }
+
+        let decoded = try await runProgram(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", recording, "-f", "framemd5", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "FFmpeg: \(decoded.stderr)")
+        let frames = decoded.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+        // The recorder's own session to the camera ran about as long as the viewer played (whose 30 units may start
+        // in the relay's cached group of pictures, before it joined): a second of the camera's 30 fps at least.
+        #expect(frames >= 25, "\(frames) frames recorded")
+    }
+}
