@@ -29,7 +29,7 @@ struct RTPDump: ParsableCommand {
             "Machine-readable output goes to stdout, diagnostics to stderr; the exit status is non-zero on failure.",
         subcommands: [
             Streams.self, Packets.self, NALs.self, Frames.self, Extract.self, Decode.self, Record.self, Serve.self,
-            Publish.self, Talk.self, Snapshot.self,
+            Publish.self, Talk.self, Snapshot.self, Health.self,
         ]
     )
 
