@@ -1,4 +1,5 @@
 import MP4
+import MediaPipeline
 import ServiceLifecycle
 import Synchronization
 
@@ -53,24 +54,40 @@ public final class SessionRecorder: Service, Sendable {
         var files = MP4FileRecorder(
             path: path, segmented: segmented, retention: retention, metricsName: options.metricsName,
             metricsFactory: options.metricsFactory)
-        let units = try session.media()
+        let failure = await session.playUntilShutdown {
+            try writer.append($0) { try files.write($0) }
+        } afterEach: {
+            written.withLock { $0 = files.files }
+        }
+        try writer.finish { try files.write($0) }
+        try files.close()
+        written.withLock { $0 = files.files }
+        if let failure { throw failure }
+    }
+}
+
+extension RTSPSession {
+    /// Each unit of ``media(tracks:reorder:audioReorder:)`` to `body` (then `afterEach`) until graceful shutdown or
+    /// cancellation (which tear the session down: TEARDOWN to the camera), the session's end, or an error; the session
+    /// is torn down after. Returns the error that ended it, if one did: what a service of a session (a relay, a
+    /// recorder) does before it closes what it feeds.
+    package func playUntilShutdown(
+        _ body: (MediaUnit) throws -> Void, afterEach: () -> Void = {}
+    ) async -> (any Error)? {
         var failure: (any Error)?
         await withTaskCancellationOrGracefulShutdownHandler {
             do {
-                for try await unit in units {
-                    try writer.append(unit) { try files.write($0) }
-                    written.withLock { $0 = files.files }
+                for try await unit in try media() {
+                    try body(unit)
+                    afterEach()
                 }
             } catch {
                 failure = error
             }
         } onCancelOrGracefulShutdown: {
-            Task { await session.teardown() }
+            Task { await self.teardown() }
         }
-        await session.teardown()
-        try writer.finish { try files.write($0) }
-        try files.close()
-        written.withLock { $0 = files.files }
-        if let failure { throw failure }
+        await teardown()
+        return failure
     }
 }

@@ -44,18 +44,7 @@ public final class RTSPRelay: Service, Sendable {
             throw error
         }
         let served = server.mount(source, at: path)
-        let units = try session.media()
-        var failure: (any Error)?
-        await withTaskCancellationOrGracefulShutdownHandler {
-            do {
-                for try await unit in units { source.push(unit) }
-            } catch {
-                failure = error
-            }
-        } onCancelOrGracefulShutdown: {
-            Task { await session.teardown() }
-        }
-        await session.teardown()
+        let failure = await session.playUntilShutdown { source.push($0) }
         source.finish(lingering: .zero)
         server.unmount(served)
         if let failure { throw failure }
