@@ -70,8 +70,7 @@ import Testing
 
     /// A camera's audio from a URL: `streams` names every track's codec; `extract -o out.aac` picks the AAC
     /// track though G.711 comes first, and FFmpeg reads the file as 2 s of 48 kHz AAC; `decode --audio --md5`
-    /// decodes the first audio track, the G.711 (20 ms frames of 160 samples). (The server has no video: with
-    /// its video in the media and not set up, gst-rtsp-server sends little or none of the AAC.)
+    /// decodes the first audio track, the G.711 (20 ms frames of 160 samples). The server has no video.
     @Test func aCamerasAudioIsListedExtractedAndDecoded() async throws {
         let server = try await RealServer(["--audio", "--no-video", "--frames", "60"])
         defer { server.stop() }
