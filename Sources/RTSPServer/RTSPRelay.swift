@@ -16,6 +16,7 @@ import ServiceLifecycle
 /// completes; on graceful shutdown or cancellation it tears the session down (TEARDOWN to the camera), finishes the
 /// source (each viewer gets its tracks' RTCP BYE) and unmounts it. A session that fails ends it the same way, then
 /// `run()` throws its error: give the session ``RTSPSessionOptions/reconnection`` to ride out a camera's restarts.
+/// The server's ``RTSPServer/events()`` tell when the camera is lost (a break or a stall) and back.
 public final class RTSPRelay: Service, Sendable {
     public let url: String
     public let options: RTSPSessionOptions
@@ -44,9 +45,31 @@ public final class RTSPRelay: Service, Sendable {
             throw error
         }
         let served = server.mount(source, at: path)
+        let watching = Task { [server] in await Self.tell(session.events, at: served, to: server.viewerEvents) }
         let failure = await session.playUntilShutdown { source.push($0) }
+        watching.cancel()
         source.finish(lingering: .zero)
         server.unmount(served)
         if let failure { throw failure }
+    }
+
+    /// Tells a session's breaks and stalls as the source at `path` lost, once until it is back.
+    private static func tell(_ events: AsyncStream<RTSPSessionEvent>, at path: String, to server: ServerEvents) async {
+        var lost = false
+        for await event in events {
+            switch event {
+            case .broke(let error) where !lost:
+                lost = true
+                server.tell(.sourceLost(path: path, reason: error.reason))
+            case .stalled(let silence) where !lost:
+                lost = true
+                server.tell(.sourceLost(path: path, reason: "no media for \(silence)"))
+            case .resumed(let gap) where lost, .recovered(let gap) where lost:
+                lost = false
+                server.tell(.sourceBack(path: path, gap: gap))
+            default:
+                break
+            }
+        }
     }
 }

@@ -118,6 +118,7 @@ public final class RTSPServer: Sendable {
     let authenticationThrottle = Mutex(AuthenticationThrottle())
     /// Viewers, bytes and skips per path, wrong answers to the challenge.
     let metrics: ServerMetrics
+    let viewerEvents = ServerEvents()
 
     struct Running: @unchecked Sendable {  // channels and a scheduled task, each Sendable; the struct holds them
         let listener: any Channel
@@ -271,6 +272,11 @@ public final class RTSPServer: Sendable {
         let scheme = tls == nil ? "RTSP" : "RTSPS"
         logger.info("serving \(scheme) on \(configuration.host):\(listener.localAddress?.port ?? configuration.port)")
     }
+
+    /// What happens to the server's viewers from now on: who joins, falls behind and leaves, each path they
+    /// play and from where. Each call gets its own stream, which holds the newest 1024 events it has not read
+    /// and ends when the task reading it is cancelled.
+    public func events() -> AsyncStream<RTSPServerEvent> { viewerEvents.stream() }
 
     /// Stops listening and closes every connection.
     public func stop() async {

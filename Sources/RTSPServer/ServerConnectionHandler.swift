@@ -30,27 +30,20 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     struct Playing {
         let source: MediaSource
         let subscriber: Subscriber
-        /// Its path's metrics, where it counts as a viewer by its transport until it stops.
-        let metrics: ServerMetrics.Path
-        let transport: ServerMetrics.Path.Transport
         var feeding: Task<Void, Never>?
 
-        init(
-            source: MediaSource, subscriber: Subscriber, play: RTSPServerStateMachine.Play, metrics: ServerMetrics.Path,
-            feeding: Task<Void, Never>? = nil
-        ) {
+        /// Counted and told as a viewer (``ViewerReport``) until it stops.
+        init(source: MediaSource, subscriber: Subscriber, feeding: Task<Void, Never>? = nil) {
             self.source = source
             self.subscriber = subscriber
-            self.metrics = metrics
-            transport = .init(play.tracks)
             self.feeding = feeding
-            metrics.viewer(transport, joined: true)
+            subscriber.report?.joined()
         }
 
         func stop() {
             feeding?.cancel()
             source.unsubscribe(subscriber)
-            metrics.viewer(transport, joined: false)
+            subscriber.report?.left(skippedUnits: subscriber.skippedUnits)
         }
     }
     /// The sessions the server was last told this connection holds.
@@ -262,14 +255,13 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         guard let source = server.source(at: play.path) else {
             return respond(404, "Not Found", to: play, context: context)
         }
-        let metrics = server.metrics.path(play.path)
-        let subscriber = subscriber(for: play, of: source.formats, metrics: metrics, context: context)
+        let subscriber = subscriber(for: play, of: source.formats, context: context)
         let channel = context.channel
         let subscribed = source.subscribe(subscriber) { positions in
             channel.writeAndFlush(ByteBuffer(bytes: play.response(startingAt: positions).serialized()), promise: nil)
         }
         guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
-        playing[play.session] = Playing(source: source, subscriber: subscriber, play: play, metrics: metrics)
+        playing[play.session] = Playing(source: source, subscriber: subscriber)
     }
 
     /// A recording played to this session alone: a source of its own, fed from the keyframe at or before the range's
@@ -286,8 +278,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         }
         let recording = timeline.parts[part]
         let start = recording.start(at: asked)
-        let metrics = server.metrics.path(play.path)
-        let subscriber = subscriber(for: play, of: timeline.formats, metrics: metrics, context: context)
+        let subscriber = subscriber(for: play, of: timeline.formats, context: context)
         let channel = context.channel
         let scale = play.scale ?? 1
         let offsets = recording.firstUnitOffsets(from: start, scale: scale)
@@ -309,19 +300,21 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         let feeding = Task {
             await timeline.play(from: part, at: start, pace: pace, into: source, viewer: subscriber)
         }
-        playing[play.session] = Playing(
-            source: source, subscriber: subscriber, play: play, metrics: metrics, feeding: feeding)
+        playing[play.session] = Playing(source: source, subscriber: subscriber, feeding: feeding)
     }
 
-    /// The session's viewer: a writer per track it set up, over its connection or UDP, and which tracks are video.
+    /// The session's viewer: a writer per track it set up, over its connection or UDP, which tracks are video, and
+    /// where its figures and events go.
     private func subscriber(
-        for play: RTSPServerStateMachine.Play, of formats: [MediaFormat], metrics: ServerMetrics.Path,
-        context: ChannelHandlerContext
+        for play: RTSPServerStateMachine.Play, of formats: [MediaFormat], context: ChannelHandlerContext
     ) -> Subscriber {
         let writers = Subscriber.writers(
             for: play.tracks, connection: context.channel, udp: udp, peer: context.channel.remoteAddress)
+        let report = ViewerReport(
+            metrics: server.metrics.path(play.path), events: server.viewerEvents, path: play.path, address: address,
+            session: play.session, transport: .init(play.tracks))
         return Subscriber(
-            writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }), metrics: metrics)
+            writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }), report: report)
     }
 
     private func respond(

@@ -10,20 +10,20 @@ import Synchronization
 package final class Subscriber: Sendable {
     let writers: [Int: TrackWriter]
     /// Tracks that wait for a keyframe before they send again (video at the start, and after a skip), and
-    /// counts of what was skipped.
-    private let gate: Mutex<(waiting: Set<Int>, skippedUnits: Int)>
+    /// counts of what was skipped, and whether it fell behind (a unit found no room) and has sent nothing since.
+    private let gate: Mutex<(waiting: Set<Int>, skippedUnits: Int, isSkipping: Bool)>
 
-    /// Its path's metrics: bytes sent and units skipped are counted there too.
-    private let metrics: ServerMetrics.Path?
+    /// Where bytes sent and units skipped are counted, and falling behind is told.
+    let report: ViewerReport?
 
     package convenience init(writers: [Int: TrackWriter], videoTracks: Set<Int>) {
-        self.init(writers: writers, videoTracks: videoTracks, metrics: nil)
+        self.init(writers: writers, videoTracks: videoTracks, report: nil)
     }
 
-    init(writers: [Int: TrackWriter], videoTracks: Set<Int>, metrics: ServerMetrics.Path?) {
+    init(writers: [Int: TrackWriter], videoTracks: Set<Int>, report: ViewerReport?) {
         self.writers = writers
-        self.metrics = metrics
-        gate = Mutex((videoTracks.intersection(writers.keys), 0))
+        self.report = report
+        gate = Mutex((videoTracks.intersection(writers.keys), 0, false))
     }
 
     /// The writers of a PLAY's tracks: interleaved in `connection`, or over the server's UDP sockets to the
@@ -62,26 +62,28 @@ package final class Subscriber: Sendable {
     func deliver(track: Int, packets: FramedPackets, isVideo: Bool, isKeyframe: Bool) {
         guard let writer = writers[track] else { return }
         let hasRoom = writer.hasRoom
-        let sends = gate.withLock { gate -> Bool in
+        let (sends, fellBehind) = gate.withLock { gate -> (Bool, Bool) in
             if !hasRoom {
                 if isVideo { gate.waiting.insert(track) }
                 gate.skippedUnits += 1
-                return false
+                defer { gate.isSkipping = true }
+                return (false, !gate.isSkipping)
             }
             if gate.waiting.contains(track) {
                 guard isKeyframe else {
                     gate.skippedUnits += 1
-                    return false
+                    return (false, false)
                 }
                 gate.waiting.remove(track)
             }
-            return true
+            gate.isSkipping = false
+            return (true, false)
         }
         if sends {
-            metrics?.bytesSent.increment(by: packets.packetBytes)
+            report?.sent(bytes: packets.packetBytes)
             writer.write(packets)
         } else {
-            metrics?.unitsSkipped.increment()
+            report?.skipped(fellBehind: fellBehind)
         }
     }
 

@@ -8,6 +8,7 @@ import RTSPClient
 import RTSPServer
 import SDP
 import TestSupport
+import Synchronization
 import Testing
 
 /// The server on the public API, in process: units an application pushes, played by this library's client; and
@@ -120,13 +121,18 @@ import Testing
     }
 
     /// A client that set up and played, then stopped reading: the other client gets every unit, and the stalled
-    /// one is skipped (to keyframes) instead of queueing the stream.
+    /// one is skipped (to keyframes) instead of queueing the stream. The server's events tell both viewers
+    /// joining, the stalled one falling behind once, and each leaving with what it was skipped.
     @Test func aClientThatStopsReadingDoesNotHoldTheOthersBack() async throws {
         let format = MediaFormat.video(VideoFormat(codec: .h264, payloadType: 96, packetizationMode: 1))
         let source = try MediaSource(formats: [format])
         // 1 MiB queued per client at most: the reading client, however loaded the machine, stays far below it
         // (the stream is 6 MB/s); the stalled one reaches it once its socket buffers are full.
         let (server, url) = try await Self.started(source, writeBufferLimit: 1 << 20)
+        let events = Mutex<[RTSPServerEvent]>([])
+        let listening = server.events()
+        let listener = Task { for await event in listening { events.withLock { $0.append(event) } } }
+        defer { listener.cancel() }
         let stalled = try await Self.playWithoutReading(url)
         let session = try await RTSPSession.connect(to: url)
         let units = try session.accessUnits()
@@ -149,7 +155,22 @@ import Testing
         #expect(received == count && complete)
         // 18 MB went out; the stalled client took a few MB (its socket buffers and its queue) and was skipped.
         #expect(source.skippedUnits > count / 4, "skipped \(source.skippedUnits)")
+        let skippedBeforeClosing = source.skippedUnits
         try await stalled.close()
+        var left: [String: Int] = [:]
+        for _ in 0..<500 where left.count < 2 {
+            try await Task.sleep(for: .milliseconds(10))
+            for case .viewerLeft(_, _, let session, let skipped) in events.withLock({ $0 }) { left[session] = skipped }
+        }
+        let told = events.withLock { $0 }
+        let joined = told.compactMap { if case .viewerJoined("/live", "127.0.0.1", let id) = $0 { id } else { nil } }
+        let behind = told.compactMap { if case .viewerSkipping("/live", "127.0.0.1", let id) = $0 { id } else { nil } }
+        #expect(Set(joined).count == 2 && Set(left.keys) == Set(joined), "\(told)")
+        // The stalled one fell behind once (it never read again); the reader never did.
+        #expect(behind.count == 1, "\(told)")
+        let stalledID = try #require(behind.first)
+        #expect(left[stalledID] == skippedBeforeClosing, "\(told)")
+        #expect(left.filter { $0.key != stalledID }.values.allSatisfy { $0 == 0 }, "\(told)")
         await server.stop()
     }
 
