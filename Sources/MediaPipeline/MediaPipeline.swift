@@ -272,6 +272,12 @@ public struct MediaPipeline: Sendable {
         tracks.indices.contains(track) ? tracks[track].timestampJumps : 0
     }
 
+    /// How many of `track`'s packets its reorder buffer dropped as late: what a session's metrics read once a unit,
+    /// without the copy of the buffer that ``reorderBuffer(track:)`` gives.
+    package func latePackets(track: Int) -> Int {
+        tracks.indices.contains(track) ? tracks[track].reorder.late : 0
+    }
+
     /// What `track`'s reorder buffer counted (duplicates, late, lost, restarts).
     public func reorderBuffer(track: Int) -> ReorderBuffer? {
         tracks.indices.contains(track) ? tracks[track].reorder : nil

@@ -12,8 +12,8 @@ final class SessionMetrics {
         let lost, jitter, clockOffset: Gauge
 
         init(_ dimensions: [(String, String)], factory: any MetricsFactory) {
-            func counter(_ name: String) -> Counter { Counter(label: name, dimensions: dimensions, factory: factory) }
-            func gauge(_ name: String) -> Gauge { Gauge(label: name, dimensions: dimensions, factory: factory) }
+            let maker = Maker(dimensions: dimensions, factory: factory)
+            let counter = maker.counter, gauge = maker.gauge
             packets = counter("rtsp_client_packets_total")
             bytes = counter("rtsp_client_bytes_total")
             duplicates = counter("rtsp_client_duplicate_packets_total")
@@ -37,15 +37,23 @@ final class SessionMetrics {
     init(name: String, factory: any MetricsFactory) {
         self.name = name
         self.factory = factory
-        let dimensions = [("session", name)]
-        func counter(_ label: String) -> Counter { Counter(label: label, dimensions: dimensions, factory: factory) }
-        func gauge(_ label: String) -> Gauge { Gauge(label: label, dimensions: dimensions, factory: factory) }
+        let maker = Maker(dimensions: [("session", name)], factory: factory)
+        let counter = maker.counter, gauge = maker.gauge
         reconnects = counter("rtsp_client_reconnects_total")
         droppedByConsumer = counter("rtsp_client_packets_dropped_by_consumer_total")
         invalidPackets = counter("rtsp_client_invalid_packets_total")
         srtpFailures = counter("rtsp_client_srtp_authentication_failures_total")
         playing = gauge("rtsp_client_playing")
         secondsWithoutMedia = gauge("rtsp_client_seconds_without_media")
+    }
+
+    /// Makes metrics of one set of dimensions (a session's, a track's).
+    private struct Maker {
+        let dimensions: [(String, String)]
+        let factory: any MetricsFactory
+
+        func counter(_ label: String) -> Counter { Counter(label: label, dimensions: dimensions, factory: factory) }
+        func gauge(_ label: String) -> Gauge { Gauge(label: label, dimensions: dimensions, factory: factory) }
     }
 
     /// The dimensions of `track`'s metrics (what the session's units are counted under too).
@@ -109,7 +117,7 @@ struct UnitMetrics: Sendable {
         let track = unit.track
         guard units.indices.contains(track) else { return }
         units[track].increment()
-        let dropped = pipeline.reorderBuffer(track: track)?.late ?? 0
+        let dropped = pipeline.latePackets(track: track)
         if dropped > lateCounted[track] {
             late[track].increment(by: dropped - lateCounted[track])
             lateCounted[track] = dropped
