@@ -18,6 +18,12 @@ public enum RTSPSessionEvent: Sendable {
     /// Media arrives again after ``stalled(silence:)``; `gap`: from the last packet before the stall to this one.
     /// (A stall that becomes a break is told by ``broke(_:)``, and its end by ``resumed(gap:)``.)
     case recovered(gap: Duration)
+    /// `track` lost `fraction` of its packets over the last ``RTSPSessionOptions/lossWindow``, at or past
+    /// ``RTSPSessionOptions/lossThreshold``: the network drops packets (over UDP, try TCP). Told once until
+    /// ``lossCleared(track:)``.
+    case lossy(track: Int, fraction: Double)
+    /// `track`'s loss over a whole window came back under ``RTSPSessionOptions/lossThreshold``.
+    case lossCleared(track: Int)
     /// The session is over: nil when it was torn down (by the caller, or after the server's RTCP BYE),
     /// else why it failed. The last event.
     case ended(RTSPClientError?)

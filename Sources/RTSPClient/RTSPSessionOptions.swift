@@ -81,6 +81,12 @@ public struct RTSPSessionOptions: Sendable {
     /// How long without media while playing is told as a stall (``RTSPSessionEvent/stalled(silence:)``), and its
     /// end as a recovery: a health signal shorter than ``inactivityTimeout``. Default 2 s.
     public var stallThreshold: Duration = .seconds(2)
+    /// The share of a track's packets lost over ``lossWindow`` that is told as sustained loss
+    /// (``RTSPSessionEvent/lossy(track:fraction:)``), and its end as ``RTSPSessionEvent/lossCleared(track:)``.
+    /// Default 0.05 (5 %); above 1, never told.
+    public var lossThreshold = 0.05
+    /// The window ``lossThreshold`` is measured over. Default 5 s.
+    public var lossWindow: Duration = .seconds(5)
     /// How often RTCP receiver reports go to the server (RFC 3550 allows 5 s as the minimum). Default 5 s.
     public var receiverReportInterval: Duration
     /// Packets held for a consumer that falls behind; past this, what arrives is dropped (and counted in

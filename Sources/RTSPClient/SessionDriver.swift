@@ -57,6 +57,8 @@ final class SessionDriver: @unchecked Sendable {
     /// from the first PLAY to the end.
     private let metrics: SessionMetrics?
     private var metricsTask: RepeatedTask?
+    /// Watches the tracks' loss over ``RTSPSessionOptions/lossWindow`` while playing.
+    private lazy var lossWatch = LossWatch(threshold: options.lossThreshold, window: options.lossWindow)
     var udpPairs: [UDPPortPair] = []
     /// Multicast: each track's group RTCP address, known from SETUP, for the receiver reports.
     var multicastRTCP: [Int: SocketAddress] = [:]
@@ -478,6 +480,7 @@ final class SessionDriver: @unchecked Sendable {
         guard phase == .playing, !isPaused, media.tracks.contains(where: { !$0.description.isBackchannel }) else {
             return
         }
+        for event in lossWatch.observe(statistics().tracks, now: now) { tell(event) }
         let silent = now - media.lastArrival
         if silent >= options.stallThreshold, media.stalledSince == nil {
             media.stalledSince = media.lastArrival

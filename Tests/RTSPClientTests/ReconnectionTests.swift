@@ -118,6 +118,8 @@ import Testing
             case .resumed(let gap): gap > .zero ? "resumed" : "resumed with no gap"
             case .stalled: "stalled"
             case .recovered: "recovered"
+            case .lossy: "lossy"
+            case .lossCleared: "loss cleared"
             case .ended(let error): "ended \(error.map { "\($0.code)" } ?? "cleanly")"
             }
         }
