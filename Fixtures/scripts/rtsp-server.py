@@ -13,8 +13,8 @@ Serves rtsp://127.0.0.1:PORT/test: a test pattern (320x240 unless --size), 30 fp
 (python3-gi and gir1.2-gst-rtsp-server-1.0). It exits after --lifetime seconds. With --shared, every
 client plays one encoding of the pattern (as a camera serves its clients), which is what lets one machine
 serve many sessions. With --audio, the media also offers two audio tracks, G.711 µ-law (PCMU) and AAC
-(mpeg4-generic), as cameras do; with --no-video as well, only those two. (With the video in the media and
-not set up by a client, this server sends little or none of the AAC.) With --file, it serves a recording
+(mpeg4-generic), as cameras do; with --no-video as well, only those two. A stream a client did not set up is
+dropped at PLAY (drop_what_is_not_set_up). With --file, it serves a recording
 instead (an MP4 file's H.264, seekable: PLAY's Range is honoured, as an NVR's); with --onvif-replay as well,
 as an ONVIF replay server (RTSPOnvifMediaFactory, which takes `Require: onvif-replay`), each packet stamped
 by rtponviftimestamp with the time it was "recorded": the given NTP seconds plus its time in the file.
