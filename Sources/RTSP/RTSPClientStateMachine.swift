@@ -26,7 +26,7 @@ import SDP
         /// Credentials from the API; else those in the URL.
         public var credentials: Credentials?
         public var transport: TransportMode
-        /// How long to wait for an answer. Default 10 s.
+        /// How long to wait for an answer (a keepalive's: no longer than the keepalive interval). Default 10 s.
         public var requestTimeout: Duration
         /// Stop after DESCRIBE (``Action/described(_:)``) until ``setup(tracks:now:)``, and after SETUP
         /// (``Action/setUp(_:)``) until ``play(now:)``. Default false: straight through to PLAY.
@@ -224,7 +224,7 @@ import SDP
         if state.isClearingStale, let (_, _, sentAt) = pending, now - sentAt >= configuration.requestTimeout {
             return afterStaleTeardown(now: now)
         }
-        if let (_, request, sentAt) = pending, now - sentAt >= configuration.requestTimeout, isKeepalive(request) {
+        if let (_, request, sentAt) = pending, isKeepalive(request), now - sentAt >= answerTimeout(of: request) {
             // GW4089IP never answers GET_PARAMETER: the session goes on, and the next keepalive is another method.
             pending = nil
             keepalive.refused(request.method)
@@ -242,7 +242,7 @@ import SDP
         }
         guard let due = state.keepaliveDue, now >= due, pending == nil, case .established(var established) = state
         else {
-            return pending.map { [.wakeUp(at: $0.sentAt + configuration.requestTimeout)] } ?? []
+            return pending.map { [.wakeUp(at: $0.sentAt + answerTimeout(of: $0.request))] } ?? []
         }
         let session = established.session
         established.keepalive = now + session.keepaliveInterval
@@ -391,7 +391,17 @@ import SDP
         }
         cseq += 1
         pending = (cseq, request, now)
-        return [.send(request, cseq: cseq), .wakeUp(at: now + configuration.requestTimeout)]
+        return [.send(request, cseq: cseq), .wakeUp(at: now + answerTimeout(of: request))]
+    }
+
+    /// How long `request`'s answer is waited for: ``Configuration/requestTimeout``, and for a keepalive no longer
+    /// than the keepalive interval, so that a camera that leaves one method unanswered gets the next before its
+    /// session times out (a 2 s session timeout, and a 10 s request timeout, would otherwise outlive it).
+    func answerTimeout(of request: RTSPRequest) -> Duration {
+        guard isKeepalive(request), case .established(let established) = state else {
+            return configuration.requestTimeout
+        }
+        return min(configuration.requestTimeout, established.session.keepaliveInterval)
     }
 
     /// The `Require` option tag of the ONVIF audio backchannel.

@@ -66,7 +66,8 @@ public struct RTSPSessionOptions: Sendable {
     public var credentials: Credentials?
     /// How long to wait for the TCP connection. Default 5 s.
     public var connectTimeout: Duration
-    /// How long to wait for an answer to each request. Default 10 s.
+    /// How long to wait for an answer to each request. Default 10 s. A keepalive left unanswered is given up
+    /// sooner, at the next keepalive's time (half the session timeout), and the next one uses another method.
     public var requestTimeout: Duration
     /// How long the whole set-up may take, from connecting to PLAY's answer (for a stepwise session, each
     /// of describe, setup and play), redirects and the fallback to TCP included; past it the session ends

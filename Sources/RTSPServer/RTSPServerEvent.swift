@@ -44,5 +44,4 @@ final class ServerEvents: Sendable {
     func tell(_ event: RTSPServerEvent) {
         for continuation in streams.withLock({ Array($0.continuations.values) }) { continuation.yield(event) }
     }
-
 }

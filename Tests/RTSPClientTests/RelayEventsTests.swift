@@ -37,8 +37,8 @@ import Testing
         let hung = ContinuousClock.now
         camera.signal(SIGSTOP)
         try await Task.sleep(for: .seconds(3))
+        let resumed = ContinuousClock.now  // before SIGCONT: the camera may be told back before this task runs again
         camera.signal(SIGCONT)
-        let resumed = ContinuousClock.now
         for _ in 0..<20 { _ = try await iterator.next() }
         await session.teardown()
         for _ in 0..<500 {

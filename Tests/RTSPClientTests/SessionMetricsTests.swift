@@ -102,8 +102,8 @@ import Testing
         let hung = ContinuousClock.now
         server.signal(SIGSTOP)
         try await Task.sleep(for: .seconds(3))
+        let resumed = ContinuousClock.now  // before SIGCONT: the recovery may be told before this task runs again
         server.signal(SIGCONT)
-        let resumed = ContinuousClock.now
         for _ in 0..<20 { _ = try await iterator.next() }
         await session.teardown()
         let events = await told.value

@@ -178,33 +178,48 @@ import Testing
         #expect(error.description.contains("wants a user name and password"))
     }
 
-    /// A keepalive's answer is not a condition of life (GW4089IP never answers GET_PARAMETER): unanswered
-    /// within the request timeout, the next keepalive is another method; refused (a 4xx, 5xx or 3xx), the
-    /// same. The session ends only by its media (the driver's inactivity timeout) or by the caller.
+    /// A keepalive's answer is not a condition of life (GW4089IP never answers GET_PARAMETER): unanswered by the
+    /// next keepalive's time (half the session timeout, here before the 10 s request timeout), the next keepalive
+    /// is another method; refused (a 4xx, 5xx or 3xx), the same. The session ends only by its media (the driver's
+    /// inactivity timeout) or by the caller.
     @Test func keepalivesThatAreRefusedOrUnansweredSwitchMethodAndNeverEndTheSession() throws {
         var m = try Self.machine()
         _ = Self.throughDescribe(&m)
         _ = m.receive(Self.answer(200, 3, [("Session", "S;timeout=10")]), now: .zero)
         _ = m.receive(Self.answer(200, 4), now: .zero)
         #expect(Self.sent(m.tick(now: .seconds(5))).map(\.0.method) == ["GET_PARAMETER"])  // cseq 5, unanswered
-        #expect(Self.sent(m.tick(now: .seconds(10))).isEmpty)  // still waiting for it
-        let afterSilence = m.tick(now: .seconds(15))
+        #expect(Self.sent(m.tick(now: .seconds(9))).isEmpty)  // still waiting for it
+        let afterSilence = m.tick(now: .seconds(10))
         let failed = afterSilence.contains {
             if case .failed = $0 { return true }
             return false
         }
         #expect(!failed)
-        #expect(Self.sent(afterSilence).map(\.0.method) == ["OPTIONS"])  // cseq 6
-        #expect(m.receive(Self.answer(501, 6), now: .seconds(15)).isEmpty)  // refused: no end, no redirect
-        #expect(Self.sent(m.tick(now: .seconds(20))).map(\.0.method) == ["SET_PARAMETER"])  // cseq 7
-        // A 400 that carries the previous CSeq is stale: the request times out, and the next method follows.
-        #expect(m.receive(Self.answer(400, 6), now: .seconds(20)).isEmpty)
-        #expect(m.receive(Self.answer(302, 7, [("Location", "rtsp://elsewhere/x")]), now: .seconds(21)).isEmpty)
-        let next = Self.sent(m.tick(now: .seconds(25)))
+        #expect(Self.sent(afterSilence).map(\.0.method) == ["OPTIONS"])  // cseq 6, at once: it was due
+        #expect(m.receive(Self.answer(501, 6), now: .seconds(10)).isEmpty)  // refused: no end, no redirect
+        #expect(Self.sent(m.tick(now: .seconds(15))).map(\.0.method) == ["SET_PARAMETER"])  // cseq 7
+        // A 400 that carries the previous CSeq is stale: it answers nothing, and the next method follows.
+        #expect(m.receive(Self.answer(400, 6), now: .seconds(15)).isEmpty)
+        #expect(m.receive(Self.answer(302, 7, [("Location", "rtsp://elsewhere/x")]), now: .seconds(16)).isEmpty)
+        let next = Self.sent(m.tick(now: .seconds(20)))
         #expect(next.map(\.0.method) == ["GET_PARAMETER"])
-        let answered = m.receive(Self.answer(200, next.first?.1 ?? 0), now: .seconds(25))
+        let answered = m.receive(Self.answer(200, next.first?.1 ?? 0), now: .seconds(20))
         #expect(answered.isEmpty)
-        #expect(Self.sent(m.tick(now: .seconds(30))).map(\.0.method) == ["GET_PARAMETER"])  // it works: kept
+        #expect(Self.sent(m.tick(now: .seconds(25))).map(\.0.method) == ["GET_PARAMETER"])  // it works: kept
+    }
+
+    /// A keepalive is waited for no longer than the request timeout when that is the shorter (a 60 s session
+    /// timeout, keepalives every 30 s, a 10 s request timeout).
+    @Test func aKeepaliveIsGivenUpAtTheRequestTimeoutWhenThatIsSooner() throws {
+        var m = try Self.machine()
+        _ = Self.throughDescribe(&m)
+        _ = m.receive(Self.answer(200, 3, [("Session", "S;timeout=60")]), now: .zero)
+        _ = m.receive(Self.answer(200, 4), now: .zero)
+        #expect(Self.sent(m.tick(now: .seconds(30))).map(\.0.method) == ["GET_PARAMETER"])  // unanswered
+        #expect(Self.sent(m.tick(now: .seconds(39))).isEmpty)  // still waited for
+        #expect(Self.sent(m.tick(now: .seconds(40))).isEmpty)  // given up at 10 s; the next is due at 60 s
+        #expect(m.receive(Self.answer(200, 5), now: .seconds(41)).isEmpty)  // too late: answers nothing
+        #expect(Self.sent(m.tick(now: .seconds(60))).map(\.0.method) == ["OPTIONS"])
     }
 
     /// The session's own requests are still bounded: a PLAY or SETUP left unanswered ends it.
