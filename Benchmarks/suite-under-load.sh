@@ -2,7 +2,7 @@
 # Runs the test suite RUNS times in a row while two busy loops keep both cores of this machine kind busy beside
 # it (nothing of the suite's own: a machine whose other work takes the CPU), and prints each run's result and
 # time, then the failures. The suite must pass every time: a test that fails when the machine is busy is a
-# defect in the test or in the library (Docs/Testing.md).
+# defect in the test or in the library.
 # usage: Benchmarks/suite-under-load.sh [RUNS] [LOOPS]   (default 5 runs, 2 loops; build the tests first:
 #   swift build -c release --build-tests -Xswiftc -enable-testing)
 set -uo pipefail
