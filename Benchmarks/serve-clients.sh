@@ -67,25 +67,7 @@ run() {
     kill "$relay" 2>/dev/null || true
     wait "$relay" 2>/dev/null || true
     relay=""
-    python3 - "$out" "$name-$stall" "$clients" "$seconds" "$((cpu1 - cpu0))" "$ticks" "$rss0" "$rss1" <<'PY'
-import glob, json, sys
-out, tag, clients, seconds, cpu, ticks, rss0, rss1 = sys.argv[1:]
-packets, lost, empty = [], 0, 0
-for path in glob.glob(f"{out}/{tag}-*.json"):
-    try:
-        rows = json.load(open(path))
-    except Exception:
-        rows = []
-    if not rows:
-        empty += 1
-        continue
-    packets.append(sum(r.get("packets", 0) for r in rows))
-    lost += sum(max(0, r.get("lost", 0)) for r in rows)
-cpu_s = int(cpu) / int(ticks)
-print(f"{tag:18} cpu {cpu_s:6.2f} s ({100 * cpu_s / int(seconds):5.1f}% core, {100 * cpu_s / int(seconds) / int(clients):.3f}% per client)"
-      f"  rss {int(rss0) // 1024} -> {int(rss1) // 1024} MiB"
-      f"  clients {len(packets)}/{clients} (none: {empty})  packets min {min(packets, default=0)} max {max(packets, default=0)}  lost {lost}")
-PY
+    python3 "$here/serve/summary.py" "$out" "$name-$stall" "$clients" "$seconds" "$((cpu1 - cpu0))" "$ticks" "$rss0" "$rss1"
 }
 
 run rtpdump alone

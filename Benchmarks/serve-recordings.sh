@@ -73,29 +73,14 @@ run() {
         seeks+=("$(/usr/bin/python3 "$here/serve/seek-latency.py" "$url" 60 2>/dev/null || echo fail)")
     done
     stop_server
-    python3 - "$out" "$name" "$viewers" "$seconds" "$((cpu1 - cpu0))" "$ticks" "$rss0" "$rss1" "${seeks[*]}" <<'PY'
-import glob, json, statistics, sys
-out, tag, viewers, seconds, cpu, ticks, rss0, rss1, seeks = sys.argv[1:]
-packets, lost, empty = [], 0, 0
-for path in glob.glob(f"{out}/{tag}-*.json"):
-    try:
-        rows = json.load(open(path))
-    except Exception:
-        rows = []
-    if not rows:
-        empty += 1
-        continue
-    packets.append(sum(r.get("packets", 0) for r in rows))
-    lost += sum(max(0, r.get("lost", 0)) for r in rows)
-cpu_s = int(cpu) / int(ticks)
-times = [float(s) for s in seeks.split() if s != "fail"]
-seek = (f"seek to npt 60: median {statistics.median(times):.1f} ms, worst {max(times):.1f} ms ({len(times)}/10)"
-        if times else "seek: no answer")
-print(f"{tag:8} cpu {cpu_s:6.2f} s ({100 * cpu_s / int(seconds):5.1f}% core, {100 * cpu_s / int(seconds) / int(viewers):.3f}% per viewer)"
-      f"  rss {int(rss0) // 1024} -> {int(rss1) // 1024} MiB"
-      f"  viewers {len(packets)}/{viewers} (none: {empty})  packets min {min(packets, default=0)} max {max(packets, default=0)}"
-      f"  lost {lost}  {seek}")
-PY
+    local seek
+    seek=$(python3 -c '
+import statistics, sys
+times = [float(s) for s in sys.argv[1:] if s != "fail"]
+print(f"seek to npt 60: median {statistics.median(times):.1f} ms, worst {max(times):.1f} ms ({len(times)}/10)"
+      if times else "seek: no answer")' "${seeks[@]}")
+    python3 "$here/serve/summary.py" "$out" "$name" "$viewers" "$seconds" "$((cpu1 - cpu0))" "$ticks" "$rss0" "$rss1" \
+        "$seek"
 }
 
 run rtpdump
