@@ -66,8 +66,9 @@ package final class Subscriber: Sendable {
             if !hasRoom {
                 if isVideo { gate.waiting.insert(track) }
                 gate.skippedUnits += 1
-                defer { gate.isSkipping = true }
-                return (false, !gate.isSkipping)
+                let fellBehind = !gate.isSkipping
+                gate.isSkipping = true
+                return (false, fellBehind)
             }
             if gate.waiting.contains(track) {
                 guard isKeyframe else {
