@@ -30,9 +30,7 @@ for _ in $(seq 100); do grep -q ready "$out/camera.log" && break; sleep 0.1; don
 camurl="rtsp://127.0.0.1:$camport/test"
 echo "camera: $camurl, 1280x720 30 fps H.264 at $kbps kbit/s; $clients clients per relay, $seconds s measured; logs in $out"
 
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # user + system, in clock ticks
-rss() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
-ticks=$(getconf CLK_TCK)
+source "$here/serve/viewers.sh"
 
 run() {
     local name=$1 stall=$2 port=$((20000 + RANDOM % 20000)) url
@@ -48,26 +46,16 @@ run() {
         for _ in $(seq 100); do grep -q ready "$out/$name-$stall.log" && break; sleep 0.1; done
         url="rtsp://127.0.0.1:$port/test"
     fi
-    local duration=$(( ramp + seconds + 5 )) pids=()
+    local pids=()
     if [ "$stall" = stalled ]; then
-        /usr/bin/python3 "$here/serve/stalled-client.py" "$url" "$duration" > /dev/null 2>&1 &
+        /usr/bin/python3 "$here/serve/stalled-client.py" "$url" "$(viewing_time "$clients" "$seconds")" > /dev/null 2>&1 &
         pids+=($!)
     fi
-    for i in $(seq "$clients"); do
-        "$rtpdump" streams "$url" --json --duration "$duration" > "$out/$name-$stall-$i.json" 2> /dev/null &
-        pids+=($!)
-        [ $(( i % 10 )) -eq 0 ] && sleep 1
-    done
-    sleep $(( ramp - clients / 10 ))
-    local cpu0 rss0 cpu1 rss1
-    cpu0=$(cpu "$relay"); rss0=$(rss "$relay")
-    sleep "$seconds"
-    cpu1=$(cpu "$relay"); rss1=$(rss "$relay")
-    wait "${pids[@]}" 2>/dev/null || true
+    measure_viewers "$rtpdump" "$relay" "$url" "$clients" "$seconds" "$out" "$name-$stall" "${pids[@]}"
     kill "$relay" 2>/dev/null || true
     wait "$relay" 2>/dev/null || true
     relay=""
-    python3 "$here/serve/summary.py" "$out" "$name-$stall" "$clients" "$seconds" "$((cpu1 - cpu0))" "$ticks" "$rss0" "$rss1"
+    python3 "$here/serve/summary.py" "$out" "$name-$stall" "$clients" "$seconds" "$cpu_used" "$ticks" "$rss_start" "$rss_end"
 }
 
 run rtpdump alone

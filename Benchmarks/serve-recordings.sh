@@ -27,9 +27,7 @@ server=""
 trap 'kill $server 2>/dev/null || true' EXIT
 echo "recording: $out/recording.mp4 ($length s, 1280x720 30 fps H.264 at $kbps kbit/s); $viewers viewers, $seconds s measured"
 
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # user + system, in clock ticks
-rss() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
-ticks=$(getconf CLK_TCK)
+source "$here/serve/viewers.sh"
 
 start_server() {
     local name=$1 port=$((20000 + RANDOM % 20000))
@@ -56,18 +54,7 @@ stop_server() {
 run() {
     local name=$1 url
     start_server "$name"
-    local duration=$(( ramp + seconds + 5 )) pids=()
-    for i in $(seq "$viewers"); do
-        "$rtpdump" streams "$url" --json --duration "$duration" > "$out/$name-$i.json" 2> /dev/null &
-        pids+=($!)
-        [ $(( i % 10 )) -eq 0 ] && sleep 1
-    done
-    sleep $(( ramp - viewers / 10 ))
-    local cpu0 rss0 cpu1 rss1
-    cpu0=$(cpu "$server"); rss0=$(rss "$server")
-    sleep "$seconds"
-    cpu1=$(cpu "$server"); rss1=$(rss "$server")
-    wait "${pids[@]}" 2>/dev/null || true
+    measure_viewers "$rtpdump" "$server" "$url" "$viewers" "$seconds" "$out" "$name"
     local seeks=()
     for _ in $(seq 10); do
         seeks+=("$(/usr/bin/python3 "$here/serve/seek-latency.py" "$url" 60 2>/dev/null || echo fail)")
@@ -79,7 +66,7 @@ import statistics, sys
 times = [float(s) for s in sys.argv[1:] if s != "fail"]
 print(f"seek to npt 60: median {statistics.median(times):.1f} ms, worst {max(times):.1f} ms ({len(times)}/10)"
       if times else "seek: no answer")' "${seeks[@]}")
-    python3 "$here/serve/summary.py" "$out" "$name" "$viewers" "$seconds" "$((cpu1 - cpu0))" "$ticks" "$rss0" "$rss1" \
+    python3 "$here/serve/summary.py" "$out" "$name" "$viewers" "$seconds" "$cpu_used" "$ticks" "$rss_start" "$rss_end" \
         "$seek"
 }
 
