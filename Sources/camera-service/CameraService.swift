@@ -11,7 +11,9 @@ import SwiftRTP
             return print("usage: camera-service CAMERA-URL PORT RECORDING.mp4")
         }
         var options = RTSPSessionOptions()
-        options.reconnection = .init()  // a camera that restarts is played and recorded on
+        // A camera that restarts is played and recorded on; one that is down (or slow to answer) when the service
+        // starts is waited for, as an unattended service must.
+        options.reconnection = .init(includesFirstConnect: true)
         let server = RTSPServer(configuration: .init(port: port))
         let relay = RTSPRelay(arguments[1], options: options, server: server, path: "/camera")
         let recorder = SessionRecorder(arguments[1], options: options, to: arguments[3])

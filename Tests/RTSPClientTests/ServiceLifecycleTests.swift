@@ -20,18 +20,32 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = [camera.url, String(port), recording]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // What the service logged (swift-log's default handler writes to standard output), to say why it failed.
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("service-\(UUID()).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = output
+        process.standardError = output
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let logged = { String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self) }
 
-        // The relay mounts its path once its camera plays: until then the server refuses (or is not up yet).
+        // The relay mounts its path once its camera plays (on a busy machine gst-rtsp-server may take seconds to
+        // prepare the media): until then the server refuses, or is not up yet.
         var viewer: RTSPSession?
-        for _ in 0..<100 where viewer == nil {
-            viewer = try? await RTSPSession.connect(to: "rtsp://127.0.0.1:\(port)/camera")
-            if viewer == nil { try await Task.sleep(for: .milliseconds(100)) }
+        var refused: Error?
+        let started = ContinuousClock.now
+        while viewer == nil, process.isRunning, ContinuousClock.now - started < .seconds(60) {
+            do {
+                viewer = try await RTSPSession.connect(to: "rtsp://127.0.0.1:\(port)/camera")
+            } catch {
+                refused = error
+                try await Task.sleep(for: .milliseconds(100))
+            }
         }
-        let session = try #require(viewer, "the relay never served /camera")
+        let why = "the relay did not serve /camera (last refusal: \(String(describing: refused))); it logged:\n"
+        let session = try #require(viewer, "\(why)\(logged())")
         let ended = Task {
             var last: RTSPSessionEvent?
             for await event in session.events { last = event }
@@ -47,8 +61,8 @@ import Testing
         }
         let took = ContinuousClock.now - signalled
         #expect(!process.isRunning)
-        #expect(took < .seconds(2), "the group took \(took) to shut down")
-        #expect(process.terminationStatus == 0)
+        #expect(took < .seconds(2), "the group took \(took) to shut down; the service logged:\n\(logged())")
+        #expect(process.terminationStatus == 0, "the service logged:\n\(logged())")
         while try await iterator.next() != nil {}  // what was on its way, then the end the BYE made
         let last = await ended.value
         guard case .ended(nil) = last else {
