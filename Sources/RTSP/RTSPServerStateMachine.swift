@@ -16,11 +16,11 @@ import SDP
 /// }
 /// ```
 ///
-/// It serves OPTIONS, DESCRIBE (the presentation's SDP), SETUP (TCP interleaved, and UDP unicast when the
-/// server has UDP ports), PLAY, PAUSE, TEARDOWN, and GET_PARAMETER / SET_PARAMETER as keepalives; sessions that
-/// hear nothing for ``Configuration/sessionTimeout`` are torn down by ``expire(now:)``, which the owner calls at
-/// ``nextWakeUp``. What is served, and to whom, is asked of its ``RTSPServerPolicy`` for each request (a fixed list
-/// of presentations, played to all, is one). Every request but
+/// It serves OPTIONS, DESCRIBE (the presentation's SDP), SETUP (TCP interleaved, UDP unicast when the server has UDP
+/// ports, and multicast to a presentation's group when it sends to groups), PLAY, PAUSE, TEARDOWN, and
+/// GET_PARAMETER / SET_PARAMETER as keepalives; sessions that hear nothing for ``Configuration/sessionTimeout`` are
+/// torn down by ``expire(now:)``, which the owner calls at ``nextWakeUp``. What is served, and to whom, is asked of
+/// its ``RTSPServerPolicy`` for each request (a fixed list of presentations, played to all, is one). Every request but
 /// OPTIONS is authenticated when ``Configuration/authentication`` is set, Digest with this connection's own
 /// nonces; a wrong answer is ``Action/refuseAuthentication(_:)``, which the owner slows. A request it cannot serve
 /// gets the status RFC 2326 gives it (400, 401, 403, 404, 453, 454, 455, 459, 461, 501, 551), never a crash; nothing
@@ -34,6 +34,9 @@ import SDP
         public var authentication: ServerAuthentication?
         /// The server's RTP and RTCP ports for UDP: without them, UDP SETUPs get 461 (TCP interleaved only).
         public var udpPorts: (rtp: UInt16, rtcp: UInt16)?
+        /// The TTL of what it sends to multicast groups, when it sends any: without it, multicast SETUPs get 461
+        /// (and so do those of a presentation without a ``Presentation/multicast`` group).
+        public var multicastTTL: UInt8?
         /// Sessions one connection may hold at once (one per presentation: each plays a full copy of its media).
         public var maxSessions = 4
         /// The `Require` options it supports (anything else gets 551).
@@ -56,16 +59,24 @@ import SDP
         /// A recording's wall-clock time at its end, when it has a wall clock: a PLAY whose `clock=` range starts
         /// past it is refused (457), as is any `clock=` range of a recording without one.
         public var recordedUntil: WallClockTime?
+        /// The group its viewers that ask for multicast join (live media only), nil when it is not sent to one.
+        public var multicast: MulticastGroup?
+        /// What its viewers may send back (the ONVIF audio backchannel, served to a request that requires
+        /// ``RTSPServerStateMachine/backchannelRequirement``): a track of this format after ``formats``; nil when
+        /// it takes nothing.
+        public var backchannel: AudioFormat?
 
         public init(
             path: String, formats: [MediaFormat], crypto: String? = nil, duration: Double? = nil,
-            recordedUntil: WallClockTime? = nil
+            recordedUntil: WallClockTime? = nil, multicast: MulticastGroup? = nil, backchannel: AudioFormat? = nil
         ) {
             self.path = Self.normalized(path)
             self.formats = formats
             self.crypto = crypto
             self.duration = duration
             self.recordedUntil = recordedUntil
+            self.multicast = multicast
+            self.backchannel = backchannel
         }
 
         /// A path without a trailing `/` (and `/` for the root).
@@ -82,6 +93,11 @@ import SDP
         case interleaved(rtp: UInt8, rtcp: UInt8)
         /// Over UDP to these ports of the client's address (the connection's peer).
         case udp(rtp: UInt16, rtcp: UInt16)
+        /// To the presentation's multicast group, on these ports: one stream for every viewer that joined it.
+        case multicast(MulticastGroup, rtp: UInt16, rtcp: UInt16)
+
+        /// Whether it goes to a multicast group.
+        public var isMulticast: Bool { if case .multicast = self { true } else { false } }
     }
 
     /// A track set up in a session.
@@ -89,6 +105,8 @@ import SDP
         /// Its index in the presentation.
         public var index: Int
         public var transport: Transport
+        /// Whether it is the presentation's backchannel: the client sends on it, the server receives.
+        public var isBackchannel = false
     }
 
     /// A PLAY the server accepted: what to send, and the answer to write before the first packet.
@@ -282,7 +300,9 @@ import SDP
         }
         switch method {
         case .options: return [.respond(answer(200, "OK", cseq: cseq, ["Public: \(Self.publicMethods)"]))]
-        case .describe: return [describe(uri: uri, cseq: cseq, user: user)]
+        case .describe:
+            let backchannel = Self.list(request.header("Require")).contains(Self.backchannelRequirement)
+            return [describe(uri: uri, cseq: cseq, user: user, backchannel: backchannel)]
         case .setup: return [setup(request, uri: uri, cseq: cseq, user: user, now: now)]
         case .play, .pause, .teardown: return control(method, request, uri: uri, cseq: cseq, user: user, now: now)
         case .getParameter, .setParameter: return [.respond(answer(200, "OK", cseq: cseq, sessionLine(request)))]
@@ -294,11 +314,18 @@ import SDP
     /// recording (a presentation with a ``Presentation/duration``), whose packets then carry the recording time.
     public static let onvifReplay = "onvif-replay"
 
+    /// The `Require` option of ONVIF's audio backchannel (ONVIF Streaming Specification section 5.3): served for a
+    /// presentation with a ``Presentation/backchannel``, whose description then has its track.
+    public static let backchannelRequirement = RTSPClientStateMachine.backchannelRequirement
+
     /// Whether `option` of a `Require` header is served for the presentation `uri` names.
     private func supports(_ option: String, uri: String) -> Bool {
         if configuration.supportedOptions.contains(option) { return true }
-        guard option == Self.onvifReplay, let url = try? RTSPURL(uri) else { return false }
-        return policy.presentation(at: Self.presentationPath(Self.pathWithoutQuery(url.path)))?.duration != nil
+        guard option == Self.onvifReplay || option == Self.backchannelRequirement, let url = try? RTSPURL(uri) else {
+            return false
+        }
+        let presentation = policy.presentation(at: Self.presentationPath(Self.pathWithoutQuery(url.path)))
+        return option == Self.onvifReplay ? presentation?.duration != nil : presentation?.backchannel != nil
     }
 
     /// The methods it serves, as the `Public` header lists them.
@@ -323,7 +350,8 @@ import SDP
         sessions[id]?.lastHeard = now
     }
 
-    private func describe(uri: String, cseq: String, user: String?) -> Action {
+    /// The presentation's description; with `backchannel` (the request requires it), its backchannel's track too.
+    private func describe(uri: String, cseq: String, user: String?, backchannel: Bool) -> Action {
         guard let url = try? RTSPURL(uri) else { return .respond(answer(400, "Bad Request", cseq: cseq)) }
         let path = Presentation.normalized(Self.pathWithoutQuery(url.path))
         // Asked before the path is looked up: one who may not play it does not learn whether it exists.
@@ -333,7 +361,8 @@ import SDP
         }
         let sdp = SessionDescription.text(
             describing: presentation.formats, sessionName: configuration.serverName, crypto: presentation.crypto,
-            range: presentation.duration.map { PlaybackRequest.Range.npt(start: 0, end: $0).description })
+            range: presentation.duration.map { PlaybackRequest.Range.npt(start: 0, end: $0).description },
+            backchannel: backchannel ? presentation.backchannel : nil)
         var base = url
         base.path = path == "/" ? "/" : path + "/"
         var message = answer(200, "OK", cseq: cseq, ["Content-Base: \(base)", "Content-Type: application/sdp"])
@@ -363,7 +392,8 @@ import SDP
                         "Reason: this connection already has session \(existing) of \(path): name it in the Session header"
                     ]))
         }
-        let secure = policy.presentation(at: path)?.crypto != nil
+        let presentation = policy.presentation(at: path)
+        let secure = presentation?.crypto != nil
         let offers = Self.transportOffers(request.header("Transport"))
         if !offers.isEmpty, offers.allSatisfy({ $0.mode == "record" }) {
             return .respond(
@@ -371,11 +401,29 @@ import SDP
                     461, "Unsupported Transport", cseq: cseq,
                     ["Reason: this server plays; it does not record (mode=record)"]))
         }
-        guard let (transport, echoed) = chooseTransport(offers, index: index, secure: secure) else {
+        // The backchannel comes from the client: never from a group.
+        let isBackchannel = index == presentation?.formats.count
+        let group = configuration.multicastTTL == nil || isBackchannel ? nil : presentation?.multicast
+        guard let (transport, echoed) = chooseTransport(offers, index: index, secure: secure, group: group) else {
             let profile = secure ? "RTP/SAVP" : "RTP/AVP"
-            let offered =
-                configuration.udpPorts == nil ? "\(profile)/TCP;interleaved" : "\(profile)/TCP or \(profile);unicast"
-            return .respond(answer(461, "Unsupported Transport", cseq: cseq, ["Reason: this server sends \(offered)"]))
+            var offered = ["\(profile)/TCP;interleaved"]
+            if configuration.udpPorts != nil { offered.append("\(profile);unicast") }
+            if group != nil { offered.append("\(profile);multicast") }
+            return .respond(
+                answer(
+                    461, "Unsupported Transport", cseq: cseq,
+                    ["Reason: this server sends \(path) as \(offered.joined(separator: " or "))"]))
+        }
+        // A session's tracks join the group together or not at all: its viewer is one member, or one client. (Its
+        // backchannel, which it sends, is its own.)
+        if !isBackchannel, let id,
+            let other = sessions[id]?.tracks.first(where: { $0.index != index && !$0.isBackchannel }),
+            other.transport.isMulticast != transport.isMulticast
+        {
+            return .respond(
+                answer(
+                    461, "Unsupported Transport", cseq: cseq,
+                    ["Reason: a session's tracks are all multicast or none; set this track up as the others"]))
         }
         if id == nil {
             guard sessions.count < configuration.maxSessions else {
@@ -388,7 +436,7 @@ import SDP
         }
         guard let id else { return .respond(answer(500, "Internal Server Error", cseq: cseq)) }
         sessions[id]?.tracks.removeAll { $0.index == index }
-        sessions[id]?.tracks.append(Track(index: index, transport: transport))
+        sessions[id]?.tracks.append(Track(index: index, transport: transport, isBackchannel: isBackchannel))
         sessions[id]?.tracks.sort { $0.index < $1.index }
         return .respond(
             answer(200, "OK", cseq: cseq, ["Transport: \(echoed.serialized())", "Session: \(sessionValue(id))"]))
@@ -505,6 +553,7 @@ import SDP
             let number = normalized[normalized.index(after: slash)...].dropFirst("trackID=".count)
             if let index = Int(number), let presentation = policy.presentation(at: parent),
                 presentation.formats.indices.contains(index)
+                    || (index == presentation.formats.count && presentation.backchannel != nil)
             {
                 return (parent, index)
             }
@@ -517,14 +566,27 @@ import SDP
     }
 
     /// The first transport the client offers that the server sends, and the Transport header to answer with.
-    private func chooseTransport(_ offers: [TransportHeader], index: Int, secure: Bool) -> (Transport, TransportHeader)?
+    /// A multicast offer is answered with the presentation's `group` (nil: not served), whatever group or ports it
+    /// asked for: its other viewers are there.
+    private func chooseTransport(_ offers: [TransportHeader], index: Int, secure: Bool, group: MulticastGroup?)
+        -> (Transport, TransportHeader)?
     {
         for spec in offers where spec.mode == nil || spec.mode == "play" {
             let profile = spec.profile.uppercased()
             // SRTP media goes to a client that asks for RTP/SAVP, and to one that asks for RTP/AVP having read the
             // key from the SDP's a=crypto (FFmpeg does); plain media never to one that asks for SRTP.
             let base = profile.hasSuffix("/TCP") || profile.hasSuffix("/UDP") ? String(profile.dropLast(4)) : profile
-            guard base == "RTP/AVP" || (secure && base == "RTP/SAVP"), !spec.isMulticast else { continue }
+            guard base == "RTP/AVP" || (secure && base == "RTP/SAVP") else { continue }
+            if spec.isMulticast {
+                guard !profile.hasSuffix("/TCP"), let group, let ttl = configuration.multicastTTL,
+                    let ports = group.ports(track: index)
+                else { continue }
+                return (
+                    .multicast(group, rtp: ports.rtp, rtcp: ports.rtcp),
+                    TransportHeader(
+                        profile: base, isMulticast: true, destination: group.address, multicastPorts: ports, ttl: ttl)
+                )
+            }
             if profile.hasSuffix("/TCP") {
                 let channels =
                     spec.interleavedChannels ?? (

@@ -18,6 +18,8 @@ public struct TransportHeader: Sendable, Hashable {
     public var source: String?
     /// `port=a-b`: the multicast ports.
     public var multicastPorts: (rtp: UInt16, rtcp: UInt16)?
+    /// `ttl=`: how many routers a multicast stream crosses.
+    public var ttl: UInt8?
     /// `mode=`: `play` or `record` (lowercased, quotes taken off); nil when not given (play).
     public var mode: String?
 
@@ -26,7 +28,7 @@ public struct TransportHeader: Sendable, Hashable {
         profile: String, isMulticast: Bool = false, interleavedChannels: (rtp: UInt8, rtcp: UInt8)? = nil,
         clientPorts: (rtp: UInt16, rtcp: UInt16)? = nil, serverPorts: (rtp: UInt16, rtcp: UInt16)? = nil,
         ssrc: UInt32? = nil, destination: String? = nil, source: String? = nil,
-        multicastPorts: (rtp: UInt16, rtcp: UInt16)? = nil, mode: String? = nil
+        multicastPorts: (rtp: UInt16, rtcp: UInt16)? = nil, ttl: UInt8? = nil, mode: String? = nil
     ) {
         self.profile = profile
         self.isMulticast = isMulticast
@@ -38,6 +40,7 @@ public struct TransportHeader: Sendable, Hashable {
         self.destination = destination
         self.source = source
         self.multicastPorts = multicastPorts
+        self.ttl = ttl
         self.mode = mode
     }
 
@@ -72,6 +75,7 @@ public struct TransportHeader: Sendable, Hashable {
         destination = text("destination")
         source = text("source")
         multicastPorts = ports("port")
+        ttl = text("ttl").flatMap { Self.isNumber($0[...]) ? UInt8($0) : nil }
         mode = text("mode").map { $0.filter { $0 != "\"" }.lowercased() }
         let ssrcText = fields.first { $0.lowercased().hasPrefix("ssrc=") }.map { $0.dropFirst(5) }
         ssrc = ssrcText.flatMap { UInt32($0, radix: 16) }
@@ -84,7 +88,7 @@ public struct TransportHeader: Sendable, Hashable {
             && lhs.interleavedChannels?.rtcp == rhs.interleavedChannels?.rtcp
             && lhs.clientPorts?.rtp == rhs.clientPorts?.rtp && lhs.serverPorts?.rtp == rhs.serverPorts?.rtp
             && lhs.ssrc == rhs.ssrc && lhs.destination == rhs.destination && lhs.source == rhs.source
-            && lhs.multicastPorts?.rtp == rhs.multicastPorts?.rtp && lhs.mode == rhs.mode
+            && lhs.multicastPorts?.rtp == rhs.multicastPorts?.rtp && lhs.ttl == rhs.ttl && lhs.mode == rhs.mode
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(profile) }
@@ -99,6 +103,7 @@ extension TransportHeader {
         if let source { fields.append("source=\(source)") }
         if let channels = interleavedChannels { fields.append("interleaved=\(channels.rtp)-\(channels.rtcp)") }
         if let ports = multicastPorts { fields.append("port=\(ports.rtp)-\(ports.rtcp)") }
+        if let ttl { fields.append("ttl=\(ttl)") }
         if let ports = clientPorts { fields.append("client_port=\(ports.rtp)-\(ports.rtcp)") }
         if let ports = serverPorts { fields.append("server_port=\(ports.rtp)-\(ports.rtcp)") }
         if let ssrc { fields.append("ssrc=\(Self.ssrcText(ssrc))") }

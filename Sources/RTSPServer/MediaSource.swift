@@ -246,6 +246,18 @@ public final class MediaSource: Sendable {
         }
     }
 
+    /// Where each track's stream is now (its next sequence number and RTP time): where a viewer joining a stream
+    /// already sent (a multicast group's) starts. Nil once it has finished.
+    package func positions() -> [Int: (sequenceNumber: UInt16, rtpTime: UInt32)]? {
+        let now = WallClockTime.now()
+        return state.withLock { state in
+            guard !state.isFinished else { return nil }
+            var positions: [Int: (sequenceNumber: UInt16, rtpTime: UInt32)] = [:]
+            for (index, track) in state.tracks.enumerated() { positions[index] = track.position(at: now) }
+            return positions
+        }
+    }
+
     package func unsubscribe(_ subscriber: Subscriber) {
         state.withLock { state in
             guard let gone = state.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) else { return }

@@ -13,7 +13,8 @@ import ServiceLifecycle
 /// ```
 ///
 /// `run()` connects, mounts a ``MediaSource`` of the session's tracks at `path` and pushes each unit to it as it
-/// completes; on graceful shutdown or cancellation it tears the session down (TEARDOWN to the camera), finishes the
+/// completes; with `talk`, it also sets the camera's ONVIF audio backchannel up and serves it to the viewers that ask
+/// for it (a ``Talkback``: one talker at a time, the camera hears what they send, in its own codec); on graceful shutdown or cancellation it tears the session down (TEARDOWN to the camera), finishes the
 /// source (each viewer gets its tracks' RTCP BYE) and unmounts it. A session that fails ends it the same way, then
 /// `run()` throws its error: give the session ``RTSPSessionOptions/reconnection`` to ride out a camera's restarts.
 /// The server's ``RTSPServer/events()`` tell when the camera is lost (a break or a stall) and back.
@@ -23,28 +24,44 @@ public final class RTSPRelay: Service, Sendable {
     public let server: RTSPServer
     /// Where it is served, as ``RTSPServer/mount(_:at:)`` normalizes it.
     public let path: String
+    /// Whether viewers may talk to the camera through its backchannel.
+    public let talk: Bool
 
-    public init(_ url: String, options: RTSPSessionOptions = .init(), server: RTSPServer, path: String) {
+    /// A relay of `url` at `path` of `server`; with `talk`, its viewers that ask for the ONVIF backchannel talk to the
+    /// camera's (``RTSPSessionOptions/backchannel`` is then asked of the camera: one without a backchannel fails the
+    /// session, saying so).
+    public init(
+        _ url: String, options: RTSPSessionOptions = .init(), server: RTSPServer, path: String, talk: Bool = false
+    ) {
         self.url = url
         self.options = options
         self.server = server
         self.path = path
+        self.talk = talk
     }
 
     /// Relays until graceful shutdown, cancellation, or the session's end.
     ///
     /// - Throws: what connecting throws (``RTSPClientError``), ``PacketizerError`` for a track the server cannot send
-    ///   (leave its kind out of ``RTSPSessionOptions/mediaKinds``), and the session's error when it fails later.
+    ///   (leave its kind out of ``RTSPSessionOptions/mediaKinds``), `AudioError` for a backchannel in a codec this
+    ///   library does not take frames of, and the session's error when it fails later.
     public func run() async throws {
+        var options = options
+        if talk { options.backchannel = true }
         let session = try await RTSPSession.connect(to: url, options: options)
         let source: MediaSource
+        let talkback: Talkback?
         do {
-            source = try MediaSource(formats: session.tracks.map(\.format))
+            // The backchannel is what viewers send, not a track the camera sends.
+            source = try MediaSource(formats: session.tracks.filter { !$0.isBackchannel }.map(\.format))
+            talkback = try session.backchannel.map { backchannel in
+                try Talkback(format: backchannel.format) { backchannel.send($0) }
+            }
         } catch {
             await session.teardown()
             throw error
         }
-        let served = server.mount(source, at: path)
+        let served = server.mount(source, at: path, talkback: talkback)
         let watching = Task { [server] in await Self.tell(session.events, at: served, to: server.viewerEvents) }
         let failure = await session.playUntilShutdown { source.push($0) }
         watching.cancel()

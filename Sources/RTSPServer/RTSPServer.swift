@@ -11,7 +11,8 @@ import SDP
 import Synchronization
 
 /// An RTSP server on SwiftNIO: it serves the ``MediaSource``s mounted on it to any number of clients, over TCP
-/// interleaved and UDP unicast, each connection run by an ``RTSPServerStateMachine``.
+/// interleaved, UDP unicast and UDP multicast (a source mounted with a group, ``mount(_:at:multicast:)``), each
+/// connection run by an ``RTSPServerStateMachine``.
 ///
 /// ```swift
 /// let server = RTSPServer(configuration: .init(port: 8554))
@@ -41,8 +42,14 @@ public final class RTSPServer: Sendable {
         public var host = "0.0.0.0"
         /// The TCP port for RTSP; 0 takes a free one (``port`` says which).
         public var port = 8554
-        /// Whether it sends over UDP too (from two UDP ports it takes), or TCP interleaved only.
+        /// Whether it sends over UDP too (from two UDP ports it takes, and to the multicast groups of sources mounted
+        /// with one), or TCP interleaved only.
         public var servesUDP = true
+        /// The IPv4 address of the interface multicast groups are sent out of (`127.0.0.1` keeps them on this
+        /// host); nil: the interface the system's routes choose for each group.
+        public var multicastInterface: String?
+        /// How many routers what it sends to multicast groups may cross. Default 1: the local network only.
+        public var multicastTTL: UInt8 = 1
         /// Users and schemes to authenticate; nil serves everyone.
         public var authentication: ServerAuthentication?
         /// Who may play what, asked at each DESCRIBE, SETUP and PLAY with the path and the user
@@ -109,6 +116,10 @@ public final class RTSPServer: Sendable {
     let mounts = Mutex<[String: MediaSource]>([:])
     private let recordings = Mutex<[String: RecordingTimeline]>([:])
     private let directories = Mutex<[String: RecordingDirectory]>([:])
+    private let multicastGroups = Mutex<[String: MulticastGroup]>([:])
+    private let talkbacks = Mutex<[String: Talkback]>([:])
+    /// The viewers that talk over UDP, by where their voice comes from.
+    let udpTalkers = UDPTalkers()
     private let running = Mutex<Running?>(nil)
     /// Connections at once, in all and per client address.
     private let connections: ConnectionBudget
@@ -123,6 +134,7 @@ public final class RTSPServer: Sendable {
     struct Running: @unchecked Sendable {  // channels and a scheduled task, each Sendable; the struct holds them
         let listener: any Channel
         let udp: (rtp: any Channel, rtcp: any Channel)?
+        let multicast: MulticastFanOut?
         let reports: RepeatedTask
     }
 
@@ -147,7 +159,32 @@ public final class RTSPServer: Sendable {
     public func mount(_ source: MediaSource, at path: String) -> String {
         let path = RTSPServerStateMachine.Presentation.normalized(path)
         _ = recordings.withLock { $0.removeValue(forKey: path) }
+        _ = multicastGroups.withLock { $0.removeValue(forKey: path) }
+        _ = talkbacks.withLock { $0.removeValue(forKey: path) }
         mounts.withLock { $0[path] = source }
+        return path
+    }
+
+    /// Serves `source` at `path` as ``mount(_:at:)-(MediaSource,_)`` does, and:
+    /// - with `group`, to that multicast group for the clients that ask for multicast (`Transport:
+    ///   RTP/AVP;multicast`): each packet is sent once to the group, for all of them, from when the first plays until
+    ///   the last leaves; the group's address and ports are in their SETUP answers, with
+    ///   ``Configuration/multicastTTL``. Give each path a group (or ports) of its own.
+    /// - with `talkback`, to clients that ask for the ONVIF audio backchannel (`Require:
+    ///   www.onvif.org/ver20/backchannel`) with one more track, in the talkback's format, that they send on (TCP
+    ///   interleaved or UDP) while they play: what they send goes to `talkback`, one talker at a time.
+    ///
+    /// ```swift
+    /// server.mount(source, at: "/camera", multicast: MulticastGroup(address: "239.0.0.1", port: 5004)!)
+    /// server.mount(relayed, at: "/door", talkback: try Talkback(format: backchannel.format) { backchannel.send($0) })
+    /// ```
+    @discardableResult
+    public func mount(
+        _ source: MediaSource, at path: String, multicast group: MulticastGroup? = nil, talkback: Talkback? = nil
+    ) -> String {
+        let path = mount(source, at: path)
+        if let group { multicastGroups.withLock { $0[path] = group } }
+        if let talkback { talkbacks.withLock { $0[path] = talkback } }
         return path
     }
 
@@ -155,7 +192,7 @@ public final class RTSPServer: Sendable {
     /// served. Each viewer plays it alone: from where its PLAY's `Range` asks (`npt=`, or `clock=` through the
     /// recording's wall clock), starting at the keyframe at or before that time, as fast as its `Scale` asks
     /// (forward, up to 64), each pause and new PLAY a seek; DESCRIBE gives its length (`a=range`). Its H.264, H.265,
-    /// AAC and G.711 tracks are served.
+    /// AAC, Opus and G.711 tracks are served.
     ///
     /// - Throws: ``MP4Error`` `.unsupportedCodec` when the file has no track the server can send.
     @discardableResult
@@ -163,7 +200,7 @@ public final class RTSPServer: Sendable {
         guard let playback = RecordingPlayback(reader), let timeline = RecordingTimeline([playback]) else {
             throw MP4Error(
                 .unsupportedCodec,
-                "the recording has no H.264, H.265, AAC or G.711 track with samples (its tracks: "
+                "the recording has no H.264, H.265, AAC, Opus or G.711 track with samples (its tracks: "
                     + reader.index.tracks.map(\.codec).joined(separator: ", ") + ")")
         }
         let path = RTSPServerStateMachine.Presentation.normalized(path)
@@ -194,6 +231,8 @@ public final class RTSPServer: Sendable {
         _ = mounts.withLock { $0.removeValue(forKey: path) }
         _ = recordings.withLock { $0.removeValue(forKey: path) }
         _ = directories.withLock { $0.removeValue(forKey: path) }
+        _ = multicastGroups.withLock { $0.removeValue(forKey: path) }
+        _ = talkbacks.withLock { $0.removeValue(forKey: path) }
     }
 
     /// What is mounted at `path`, as the state machine offers it.
@@ -203,8 +242,18 @@ public final class RTSPServer: Sendable {
                 path: path, formats: recording.formats, duration: recording.duration,
                 recordedUntil: recording.recordedUntil)
         }
-        return source(at: path).map { .init(path: path, formats: $0.formats, crypto: $0.cryptoAttribute) }
+        return source(at: path).map {
+            .init(
+                path: path, formats: $0.formats, crypto: $0.cryptoAttribute,
+                multicast: multicastGroup(at: path), backchannel: talkback(at: path)?.format)
+        }
     }
+
+    /// Where the voices of the viewers of the source at `path` go.
+    func talkback(at path: String) -> Talkback? { talkbacks.withLock { $0[path] } }
+
+    /// The group the source at `path` is sent to for its multicast viewers.
+    func multicastGroup(at path: String) -> MulticastGroup? { multicastGroups.withLock { $0[path] } }
 
     /// The recording mounted at `path`, or the one a mounted directory holds under that name.
     func recording(at path: String) -> RecordingTimeline? {
@@ -232,10 +281,19 @@ public final class RTSPServer: Sendable {
     public var port: Int? { running.withLock { $0?.listener.localAddress?.port } }
 
     /// Starts listening. Throws when the address cannot be bound (in use, not this machine's), or the TLS
-    /// certificate or key cannot be read (``RTSPServerError``).
+    /// certificate or key cannot be read, or multicast cannot be sent from ``Configuration/multicastInterface``
+    /// (``RTSPServerError``).
     public func start() async throws {
         let tls = try configuration.tls.map { tls throws(RTSPServerError) in try Self.context(tls) }
         let udp = configuration.servesUDP ? try await bindUDPPair() : nil
+        let multicast: MulticastFanOut?
+        do {
+            multicast = configuration.servesUDP ? try await bindMulticast() : nil
+        } catch {
+            try? await udp?.rtp.close()
+            try? await udp?.rtcp.close()
+            throw error
+        }
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -251,7 +309,7 @@ public final class RTSPServer: Sendable {
                     do {
                         if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                         try channel.pipeline.syncOperations.addHandler(
-                            ServerConnectionHandler(server: self, udp: udp, address: address))
+                            ServerConnectionHandler(server: self, udp: udp, multicast: multicast, address: address))
                     } catch {
                         release(address)
                         throw error
@@ -268,7 +326,7 @@ public final class RTSPServer: Sendable {
                 source.sendReports(now: now, canonicalName: configuration.name)
             }
         }
-        running.withLock { $0 = Running(listener: listener, udp: udp, reports: reports) }
+        running.withLock { $0 = Running(listener: listener, udp: udp, multicast: multicast, reports: reports) }
         let scheme = tls == nil ? "RTSP" : "RTSPS"
         logger.info("serving \(scheme) on \(configuration.host):\(listener.localAddress?.port ?? configuration.port)")
     }
@@ -290,6 +348,7 @@ public final class RTSPServer: Sendable {
         try? await running.listener.close()
         try? await running.udp?.rtp.close()
         try? await running.udp?.rtcp.close()
+        try? await running.multicast?.socket.close()
     }
 
     /// Counts a new connection from `address` in, unless the server or the address is full.
@@ -310,28 +369,57 @@ public final class RTSPServer: Sendable {
     /// The key a connection's address is counted under: its IP, without the port.
     static func addressKey(_ address: SocketAddress?) -> String { address?.ipAddress ?? "unknown" }
 
+    /// The socket multicast groups are sent from, out of ``Configuration/multicastInterface``.
+    private func bindMulticast() async throws(RTSPServerError) -> MulticastFanOut {
+        let interface = configuration.multicastInterface
+        if let interface, MulticastFanOut.ipv4(interface) == nil {
+            throw RTSPServerError(
+                .multicastFailed,
+                "the multicast interface \(interface) is not an IPv4 address: give one of this host's, or none")
+        }
+        do {
+            return MulticastFanOut(
+                socket: try await MulticastFanOut.bind(
+                    interface: interface, ttl: configuration.multicastTTL,
+                    writeBufferLimit: configuration.writeBufferLimit * 4, group: group))
+        } catch {
+            throw RTSPServerError(
+                .multicastFailed,
+                "cannot send multicast from \(interface ?? "any interface") (\(error)): give an IPv4 address of one of "
+                    + "this host's interfaces, or serve without UDP (servesUDP false)")
+        }
+    }
+
     /// Two UDP sockets, RTP on an even port and RTCP on the next when one is free (RFC 3550 section 11).
     private func bindUDPPair() async throws -> (rtp: any Channel, rtcp: any Channel) {
+        let talkers = udpTalkers
         // Every UDP client's packets queue on these sockets: their bound is the TCP connections' times a few
         // clients, so that a burst to many clients is not taken for a client that cannot keep up.
         let limit = configuration.writeBufferLimit * 4
-        let bootstrap = DatagramBootstrap(group: group).channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(.writeBufferWaterMark, value: .init(low: limit / 2, high: limit))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(DiscardingHandler())
+        func bootstrap(reading makeHandler: @escaping @Sendable () -> any ChannelInboundHandler) -> DatagramBootstrap {
+            DatagramBootstrap(group: group).channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelOption(.writeBufferWaterMark, value: .init(low: limit / 2, high: limit))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(makeHandler())
+                    }
                 }
-            }
+        }
+        // The RTP socket takes the voices of viewers that talk over UDP; what else comes is dropped (receiver
+        // reports, strays).
+        let rtpBootstrap = bootstrap { UDPTalkHandler(talkers: talkers) }
+        let rtcpBootstrap = bootstrap { DiscardingHandler() }
         for _ in 0..<16 {
-            let rtp = try await bootstrap.bind(host: configuration.host, port: 0).get()
+            let rtp = try await rtpBootstrap.bind(host: configuration.host, port: 0).get()
             guard let port = rtp.localAddress?.port else { continue }
-            if port % 2 == 0, let rtcp = try? await bootstrap.bind(host: configuration.host, port: port + 1).get() {
+            if port % 2 == 0, let rtcp = try? await rtcpBootstrap.bind(host: configuration.host, port: port + 1).get()
+            {
                 return (rtp, rtcp)
             }
             try? await rtp.close()
         }
-        let rtp = try await bootstrap.bind(host: configuration.host, port: 0).get()
-        let rtcp = try await bootstrap.bind(host: configuration.host, port: 0).get()
+        let rtp = try await rtpBootstrap.bind(host: configuration.host, port: 0).get()
+        let rtcp = try await rtcpBootstrap.bind(host: configuration.host, port: 0).get()
         return (rtp, rtcp)
     }
 }

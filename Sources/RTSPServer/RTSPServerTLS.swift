@@ -6,6 +6,8 @@ public struct RTSPServerError: Error, Hashable, Sendable, CustomStringConvertibl
     public enum Code: String, Sendable, Hashable {
         /// The TLS certificate or key could not be read or do not go together.
         case tlsFailed
+        /// The multicast socket could not be made on the interface asked for.
+        case multicastFailed
     }
 
     public let code: Code

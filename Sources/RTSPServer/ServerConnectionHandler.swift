@@ -18,34 +18,46 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
 
     private let server: RTSPServer
     private let udp: (rtp: any Channel, rtcp: any Channel)?
+    /// Where multicast viewers join their path's group; nil when the server sends no multicast.
+    private let multicast: MulticastFanOut?
     /// The client's address, as the server counts it (connections, wrong answers).
     private let address: String
     private var machine: RTSPServerStateMachine
     private var framer: RTSPFramer
     private var deadlines: ConnectionDeadlines
-    /// Each playing session's subscription, with its source.
-    /// Each playing session's source and subscriber, and the task that feeds a recording's source.
+    /// Each playing session's viewer: how it stops taking media, and the task that feeds a recording's source.
     private var playing: [String: Playing] = [:]
 
     struct Playing {
-        let source: MediaSource
-        let subscriber: Subscriber
-        var feeding: Task<Void, Never>?
+        let report: ViewerReport
+        let feeding: Task<Void, Never>?
+        /// Stops its media; returns the units it was skipped.
+        let leave: () -> Int
 
         /// Counted and told as a viewer (``ViewerReport``) until it stops.
-        init(source: MediaSource, subscriber: Subscriber, feeding: Task<Void, Never>? = nil) {
-            self.source = source
-            self.subscriber = subscriber
+        init(report: ViewerReport, feeding: Task<Void, Never>? = nil, leave: @escaping () -> Int) {
+            self.report = report
             self.feeding = feeding
-            subscriber.report?.joined()
+            self.leave = leave
+            report.joined()
+        }
+
+        /// A viewer of its own subscriber to `source`.
+        init(source: MediaSource, subscriber: Subscriber, report: ViewerReport, feeding: Task<Void, Never>? = nil) {
+            self.init(report: report, feeding: feeding) {
+                source.unsubscribe(subscriber)
+                return subscriber.skippedUnits
+            }
         }
 
         func stop() {
             feeding?.cancel()
-            source.unsubscribe(subscriber)
-            subscriber.report?.left(skippedUnits: subscriber.skippedUnits)
+            report.left(skippedUnits: leave())
         }
     }
+    /// The playing sessions whose viewer talks (its backchannel track set up): its talker, and where its voice comes
+    /// from (an interleaved channel of this connection, or a UDP address).
+    private var talking: [String: (talker: Talker, channel: UInt8?, address: SocketAddress?)] = [:]
     /// The sessions the server was last told this connection holds.
     private var sessionsCounted = 0
     /// The one timer: when the machine's sessions or the connection's deadlines next have something to do.
@@ -56,9 +68,12 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     private var readHeld = false
     private var isClosing = false
 
-    init(server: RTSPServer, udp: (rtp: any Channel, rtcp: any Channel)?, address: String) {
+    init(
+        server: RTSPServer, udp: (rtp: any Channel, rtcp: any Channel)?, multicast: MulticastFanOut?, address: String
+    ) {
         self.server = server
         self.udp = udp
+        self.multicast = multicast
         self.address = address
         let settings = server.configuration
         var configuration = RTSPServerStateMachine.Configuration()
@@ -69,6 +84,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         if let udp, let rtp = udp.rtp.localAddress?.port, let rtcp = udp.rtcp.localAddress?.port {
             configuration.udpPorts = (UInt16(truncatingIfNeeded: rtp), UInt16(truncatingIfNeeded: rtcp))
         }
+        if multicast != nil { configuration.multicastTTL = settings.multicastTTL }
         machine = RTSPServerStateMachine(policy: MountedSources(server: server), configuration: configuration)
         framer = RTSPFramer(limits: .init(maxBodyBytes: settings.maxRequestBodyBytes))
         deadlines = ConnectionDeadlines(
@@ -139,8 +155,10 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
                 switch frame {
                 case .message(let message):
                     carryOut(machine.receive(message, now: .now()), context: context)
-                case .interleaved:
-                    machine.noteActivity(now: .now())
+                case .interleaved(let channel, let payload):
+                    let now = ArrivalTime.now()
+                    machine.noteActivity(now: now)
+                    talking.values.first { $0.channel == channel }?.talker.take(payload, now: now)
                 }
             }
         } catch {
@@ -185,6 +203,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         wakeUp.cancel()
         for (_, play) in playing { play.stop() }
         playing = [:]
+        for session in talking.keys { stopTalking(session) }
         _ = machine.close()
         countSessions()
         server.release(address)
@@ -217,8 +236,10 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
                 refuse(answer, context: context)
             case .play(let play):
                 start(play, context: context)
+                startTalking(play, context: context)
             case .pause(let session), .teardown(let session):
                 playing.removeValue(forKey: session)?.stop()
+                stopTalking(session)
             }
         }
     }
@@ -255,13 +276,67 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         guard let source = server.source(at: play.path) else {
             return respond(404, "Not Found", to: play, context: context)
         }
-        let subscriber = subscriber(for: play, of: source.formats, context: context)
         let channel = context.channel
-        let subscribed = source.subscribe(subscriber) { positions in
+        let answer = { (positions: [Int: (sequenceNumber: UInt16, rtpTime: UInt32)]) in
             channel.writeAndFlush(ByteBuffer(bytes: play.response(startingAt: positions).serialized()), promise: nil)
         }
-        guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
-        playing[play.session] = Playing(source: source, subscriber: subscriber)
+        if case .multicast(let group, _, _)? = play.tracks.first?.transport {
+            return join(group, of: source, play: play, answer: answer, context: context)
+        }
+        let subscriber = subscriber(for: play, of: source.formats, context: context)
+        guard source.subscribe(subscriber, starting: answer) else {
+            return respond(503, "Service Unavailable", to: play, context: context)
+        }
+        playing[play.session] = Playing(
+            source: source, subscriber: subscriber, report: subscriber.report ?? report(for: play))
+    }
+
+    /// A multicast viewer: a member of the path's group, whose packets go out once for all its viewers.
+    private func join(
+        _ group: MulticastGroup, of source: MediaSource, play: RTSPServerStateMachine.Play,
+        answer: ([Int: (sequenceNumber: UInt16, rtpTime: UInt32)]) -> Void, context: ChannelHandlerContext
+    ) {
+        // The group the SETUP answered must still be the path's: a path mounted again since answers anew.
+        guard let multicast, server.multicastGroup(at: play.path) == group else {
+            return respond(
+                455, "Method Not Valid in This State", to: play, context: context,
+                reason: "the path's multicast group changed since SETUP: set the session up again")
+        }
+        let report = report(for: play)
+        let viewer = "\(address) \(play.session)"
+        guard multicast.join(viewer: viewer, group: group, source: source, report: report, starting: answer) else {
+            return respond(503, "Service Unavailable", to: play, context: context)
+        }
+        playing[play.session] = Playing(report: report) {
+            multicast.leave(viewer: viewer, group: group, source: source)
+            return 0
+        }
+    }
+
+    /// A viewer that set the backchannel up talks while it plays: its voice, on its interleaved channel or from its
+    /// UDP port, goes to the path's talkback.
+    private func startTalking(_ play: RTSPServerStateMachine.Play, context: ChannelHandlerContext) {
+        stopTalking(play.session)
+        guard playing[play.session] != nil, let track = play.tracks.first(where: \.isBackchannel),
+            let talkback = server.talkback(at: play.path)
+        else { return }
+        let talker = Talker(talkback: talkback, viewer: "\(address) \(play.session)")
+        switch track.transport {
+        case .interleaved(let rtp, _):
+            talking[play.session] = (talker, rtp, nil)
+        case .udp(let rtp, _):
+            guard let from = try? context.channel.remoteAddress?.withPort(Int(rtp)) else { return }
+            server.udpTalkers.add(talker, from: from)
+            talking[play.session] = (talker, nil, from)
+        case .multicast:
+            return
+        }
+    }
+
+    private func stopTalking(_ session: String) {
+        guard let talk = talking.removeValue(forKey: session) else { return }
+        if let address = talk.address { server.udpTalkers.remove(from: address) }
+        talk.talker.leave()
     }
 
     /// A recording played to this session alone: a source of its own, fed from the keyframe at or before the range's
@@ -300,7 +375,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         let feeding = Task {
             await timeline.play(from: part, at: start, pace: pace, into: source, viewer: subscriber)
         }
-        playing[play.session] = Playing(source: source, subscriber: subscriber, feeding: feeding)
+        playing[play.session] = Playing(
+            source: source, subscriber: subscriber, report: subscriber.report ?? report(for: play), feeding: feeding)
     }
 
     /// The session's viewer: a writer per track it set up, over its connection or UDP, which tracks are video, and
@@ -310,17 +386,24 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     ) -> Subscriber {
         let writers = Subscriber.writers(
             for: play.tracks, connection: context.channel, udp: udp, peer: context.channel.remoteAddress)
-        let report = ViewerReport(
+        return Subscriber(
+            writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }),
+            report: report(for: play))
+    }
+
+    /// Where the session's figures and events go.
+    private func report(for play: RTSPServerStateMachine.Play) -> ViewerReport {
+        ViewerReport(
             metrics: server.metrics.path(play.path), events: server.viewerEvents, path: play.path, address: address,
             session: play.session, transport: .init(play.tracks))
-        return Subscriber(
-            writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }), report: report)
     }
 
     private func respond(
-        _ status: Int, _ reason: String, to play: RTSPServerStateMachine.Play, context: ChannelHandlerContext
+        _ status: Int, _ reason: String, to play: RTSPServerStateMachine.Play, context: ChannelHandlerContext,
+        reason why: String? = nil
     ) {
-        let answer = play.refusal(statusCode: status, reason: reason)
+        var answer = play.refusal(statusCode: status, reason: reason)
+        if let why { answer.headers.append(("Reason", why)) }
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer.serialized())), promise: nil)
     }
 }

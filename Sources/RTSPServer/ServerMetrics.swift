@@ -18,7 +18,7 @@ final class ServerMetrics: Sendable {
 
         /// How a viewer is served, as the `transport` dimension says it.
         enum Transport: String, CaseIterable, Sendable {
-            case tcp, udp
+            case tcp, udp, multicast
         }
 
         init(_ path: String, factory: any MetricsFactory) {
@@ -63,8 +63,14 @@ final class ServerMetrics: Sendable {
 }
 
 extension ServerMetrics.Path.Transport {
-    /// How a PLAY's tracks go: UDP when any track does, else interleaved in the connection.
+    /// How a PLAY's tracks go: to a multicast group when they do (all or none of a session's do), else UDP when any
+    /// track does, else interleaved in the connection.
     init(_ tracks: [RTSPServerStateMachine.Track]) {
+        let tracks = tracks.filter { !$0.isBackchannel }  // what it sends, not what it is sent
+        if tracks.contains(where: { $0.transport.isMulticast }) {
+            self = .multicast
+            return
+        }
         let udp = tracks.contains { if case .udp = $0.transport { true } else { false } }
         self = udp ? .udp : .tcp
     }

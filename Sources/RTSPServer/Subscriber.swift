@@ -33,7 +33,7 @@ package final class Subscriber: Sendable {
         udp: (rtp: any Channel, rtcp: any Channel)?, peer: SocketAddress?
     ) -> [Int: TrackWriter] {
         var writers: [Int: TrackWriter] = [:]
-        for track in tracks {
+        for track in tracks where !track.isBackchannel {
             switch track.transport {
             case .interleaved(let rtp, let rtcp):
                 writers[track.index] = .interleaved(
@@ -45,6 +45,8 @@ package final class Subscriber: Sendable {
                 writers[track.index] = .datagrams(
                     DatagramWriter(
                         rtpSocket: udp.rtp, rtcpSocket: udp.rtcp, rtpAddress: rtpAddress, rtcpAddress: rtcpAddress))
+            case .multicast:
+                continue  // the group's own subscriber sends it (MulticastFanOut), once for all its viewers
             }
         }
         return writers

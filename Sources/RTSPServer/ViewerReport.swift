@@ -1,3 +1,5 @@
+@_spi(SansIO) import RTSP
+
 /// Where one viewer's figures and events go: its path's metrics (as a viewer by its transport, bytes sent,
 /// units skipped) and the server's event streams.
 struct ViewerReport: Sendable {
@@ -19,6 +21,14 @@ struct ViewerReport: Sendable {
     }
 
     func sent(bytes: Int) { metrics.bytesSent.increment(by: bytes) }
+
+    /// What a multicast group of the path is sent, for all its viewers at once: bytes and skips counted once, its
+    /// falling behind told under the group's address and the session `multicast`.
+    func forGroup(_ group: MulticastGroup) -> ViewerReport {
+        ViewerReport(
+            metrics: metrics, events: events, path: path, address: group.description, session: "multicast",
+            transport: .multicast)
+    }
 
     /// A unit skipped; `fellBehind` when the unit before it was sent.
     func skipped(fellBehind: Bool) {

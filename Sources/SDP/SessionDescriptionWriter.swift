@@ -6,10 +6,12 @@ extension SessionDescription {
     /// `c=`, `t=`, then a media section per format, in order, its control `trackID=<index>`. `address` is the
     /// server's (for `o=` and `c=`; unicast sessions receive where they SETUP, whatever it says). With `crypto` (an
     /// RFC 4568 `a=crypto` value), every section is `RTP/SAVP` with that key. With `range` (`npt=0-12.5`), the
-    /// session has an `a=range` (RFC 2326 C.1.5): a recording of that length.
+    /// session has an `a=range` (RFC 2326 C.1.5): a recording of that length. With `backchannel`, the ONVIF audio
+    /// backchannel follows the tracks (ONVIF Streaming Specification 5.3): a section of that format, its control
+    /// `trackID=<formats.count>`, `a=sendonly` (the client sends on it), each track before it `a=recvonly`.
     public static func text(
         describing formats: [MediaFormat], sessionName: String = "swift-rtp", sessionID: UInt64 = 1,
-        address: String = "0.0.0.0", crypto: String? = nil, range: String? = nil
+        address: String = "0.0.0.0", crypto: String? = nil, range: String? = nil, backchannel: AudioFormat? = nil
     ) -> String {
         let family = address.contains(":") ? "IP6" : "IP4"
         var lines = [
@@ -19,6 +21,11 @@ extension SessionDescription {
         if let range { lines.append("a=range:\(range.sdpLineSafe)") }
         for (index, format) in formats.enumerated() {
             lines += format.mediaSectionLines(control: "trackID=\(index)", crypto: crypto)
+            if backchannel != nil { lines.append("a=recvonly") }
+        }
+        if let backchannel {
+            lines += MediaFormat.audio(backchannel).mediaSectionLines(control: "trackID=\(formats.count)", crypto: crypto)
+            lines.append("a=sendonly")
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }

@@ -73,7 +73,7 @@ public final class WebRTCServer: Sendable {
     struct Mount {
         var source: MediaSource
         var transcoder: OpusTranscoder?
-        var talkback: WebRTCTalkback?
+        var talkback: Talkback?
     }
     /// HTTP connections open now.
     private let httpConnections: ConnectionBudget
@@ -95,8 +95,8 @@ public final class WebRTCServer: Sendable {
     }
 
     /// Serves `source` at `path`, replacing what was there; with `talkback`, its viewers may talk (two-way audio:
-    /// ``WebRTCTalkback``).
-    public func mount(_ source: MediaSource, at path: String, talkback: WebRTCTalkback? = nil) {
+    /// ``Talkback``).
+    public func mount(_ source: MediaSource, at path: String, talkback: Talkback? = nil) {
         mounts.withLock { $0[Self.normalized(path)] = Mount(source: source, talkback: talkback) }
     }
 

@@ -25,7 +25,7 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
         /// Where its audio comes from when the source's is re-encoded to Opus.
         let transcoder: OpusTranscoder?
         /// Where its voice goes, when its answer lets it talk.
-        let talkback: WebRTCTalkback?
+        let talkback: Talkback?
         /// Its subscriptions once keyed: to the source, and to the transcoder's.
         var subscriptions: [(source: MediaSource, subscriber: Subscriber)] = []
         /// What went to it, for its NACKs and round trip.
@@ -35,7 +35,7 @@ final class WebRTCViewers: ChannelInboundHandler, @unchecked Sendable {
 
         init(
             id: String, path: String, peer: WebRTCPeer, source: MediaSource, transcoder: OpusTranscoder?,
-            talkback: WebRTCTalkback?, history: SentPacketHistory
+            talkback: Talkback?, history: SentPacketHistory
         ) {
             self.talkback = talkback
             self.id = id

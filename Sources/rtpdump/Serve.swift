@@ -33,8 +33,9 @@ struct Serve: ParsableCommand {
             + "served is printed on stdout once the server listens. A capture's video (H.264, H.265) and the "
             + "audio its SDP describes (G.711, L16, G.722, G.726, AAC, Opus) are served; its playing starts when "
             + "the first client plays, and the server ends with the capture unless --loop. Clients use TCP "
-            + "interleaved or UDP unicast. With --http-port, browsers play it too (WebRTC, WHEP at "
-            + "http://HOST:H/PATH/whep; the page http://HOST:H/PATH/ plays it): its URL is the second line printed.")
+            + "interleaved or UDP unicast, and multicast with --multicast GROUP:PORT. With --http-port, browsers "
+            + "play it too (WebRTC, WHEP at http://HOST:H/PATH/whep; the page http://HOST:H/PATH/ plays it): its URL "
+            + "is the second line printed.")
 
     @OptionGroup var options: InputOptions
 
@@ -70,10 +71,26 @@ struct Serve: ParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "With --http-port and an rtsp:// URL: browsers talk to the camera (two-way audio). The camera's ONVIF "
-                + "backchannel is set up, and a viewer whose page is opened with ?talk sends its microphone to it, "
-                + "one viewer at a time."))
+            "With an rtsp:// URL: viewers talk to the camera (two-way audio). The camera's ONVIF backchannel is set "
+                + "up; an RTSP viewer that asks for it (Require: www.onvif.org/ver20/backchannel, as rtpdump talk "
+                + "does) sends on it, and with --http-port a browser whose page is opened with ?talk sends its "
+                + "microphone; one viewer at a time."))
     var talk = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Send to this IPv4 multicast group (ADDRESS:PORT, an even port: track n on PORT+2n) for the clients that "
+                + "ask for multicast, each packet once for all of them.", valueName: "group"))
+    var multicast: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The IPv4 address of the interface --multicast goes out of (127.0.0.1 keeps it on this host; default: "
+                + "the system's route)."))
+    var multicastInterface: String?
+
+    @Option(help: "How many routers --multicast may cross (default 1: the local network).")
+    var multicastTTL: UInt8 = 1
 
     @Option(help: "An Annex B file's picture rate (it carries no timestamps; default 25).")
     var fps: Double = 25
@@ -94,8 +111,16 @@ struct Serve: ParsableCommand {
         if let httpPort, !(0...65535).contains(httpPort) {
             throw ValidationError("--http-port must be 0 to 65535: \(httpPort)")
         }
-        if talk && (httpPort == nil || !options.isURL) {
-            throw ValidationError("--talk sends browsers' voices to a camera: give an rtsp:// URL and --http-port")
+        if talk && !options.isURL {
+            throw ValidationError("--talk sends viewers' voices to a camera: give an rtsp:// URL")
+        }
+        if let multicast {
+            guard MulticastGroup(multicast) != nil else {
+                throw ValidationError(
+                    "--multicast takes an IPv4 multicast address (224.0.0.0 to 239.255.255.255) and an even port: "
+                        + "\(multicast)")
+            }
+            if tcpOnly { throw ValidationError("--multicast sends UDP: drop --tcp-only") }
         }
         if httpPort != nil && serveSRTP {
             throw ValidationError("--http-port serves WebRTC, which keys its own SRTP: drop --serve-srtp")
@@ -123,10 +148,10 @@ struct Serve: ParsableCommand {
     /// An MP4 recording, or a directory of them (each NAME.mp4 at --path/NAME), served on demand at --path until the
     /// process is stopped: each viewer plays it from where its PLAY's Range asks, at its Scale.
     private func serveRecording(isDirectory: Bool) throws {
-        guard !loop, httpPort == nil, !serveSRTP else {
+        guard !loop, httpPort == nil, !serveSRTP, multicast == nil else {
             throw RTPDumpError(
                 "\(options.displayName) is a recording, served on demand to each viewer from where it asks: "
-                    + "--loop, --http-port and --serve-srtp do not apply to it")
+                    + "--loop, --http-port, --serve-srtp and --multicast do not apply to it")
         }
         let server = RTSPServer(configuration: serverConfiguration)
         let mounted: String
@@ -158,8 +183,8 @@ struct Serve: ParsableCommand {
         }
     }
 
-    /// With --talk, where browsers' voices go: the relayed camera's backchannel.
-    private func talkback(of live: LiveSessionSource?) throws -> WebRTCTalkback? {
+    /// With --talk, where viewers' voices go: the relayed camera's backchannel.
+    private func talkback(of live: LiveSessionSource?) throws -> Talkback? {
         guard talk, let live else { return nil }
         guard let backchannel = live.session.backchannel else {
             throw RTPDumpError(
@@ -167,9 +192,9 @@ struct Serve: ParsableCommand {
                     + "library does not send): serve it without --talk")
         }
         do {
-            let talkback = try WebRTCTalkback(format: backchannel.format) { backchannel.send($0) }
+            let talkback = try Talkback(format: backchannel.format) { backchannel.send($0) }
             printError(
-                "talk: browsers' voices go to the camera as "
+                "talk: viewers' voices go to the camera as "
                     + "\(backchannel.format.encodingName)/\(backchannel.format.clockRate)"
             )
             return talkback
@@ -180,10 +205,11 @@ struct Serve: ParsableCommand {
 
     /// Starts the server with `source` at --path, and says where.
     private func start(
-        _ source: MediaSource, talkback: WebRTCTalkback? = nil, describing tracks: String
+        _ source: MediaSource, talkback: Talkback? = nil, describing tracks: String
     ) throws -> Servers {
         let server = RTSPServer(configuration: serverConfiguration)
-        let mounted = server.mount(source, at: path)
+        let mounted = server.mount(
+            source, at: path, multicast: multicast.flatMap(MulticastGroup.init), talkback: talkback)
         let printedHost = try startAndPrintURL(server, mounted: mounted)
         var webRTC: WebRTCServer?
         if let httpPort {
@@ -234,6 +260,8 @@ struct Serve: ParsableCommand {
     private var serverConfiguration: RTSPServer.Configuration {
         var configuration = RTSPServer.Configuration(host: bind, port: Int(options.port ?? 8554))
         configuration.servesUDP = !tcpOnly
+        configuration.multicastInterface = multicastInterface
+        configuration.multicastTTL = multicastTTL
         if let tlsCert, let tlsKey {
             configuration.tls = RTSPServer.Configuration.TLS(certificateFile: tlsCert, privateKeyFile: tlsKey)
         }

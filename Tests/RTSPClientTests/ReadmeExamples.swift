@@ -187,7 +187,7 @@ func relayToBrowsersWithTalk(_ url: String, httpPort: Int) async throws -> WebRT
     let sent = camera.tracks.filter { !$0.isBackchannel }  // what the camera sends (the backchannel comes last)
     let source = try MediaSource(formats: sent.map(\.format))
     let talkback = try camera.backchannel.map { backchannel in
-        try WebRTCTalkback(format: backchannel.format) { frame in backchannel.send(frame) }  // one talker at a time
+        try Talkback(format: backchannel.format) { frame in backchannel.send(frame) }  // one talker at a time
     }
     let browsers = try WebRTCServer(configuration: .init(httpPort: httpPort))
     browsers.mount(source, at: "/camera", talkback: talkback)  // http://this-host:httpPort/camera/?talk talks

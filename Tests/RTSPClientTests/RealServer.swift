@@ -114,11 +114,30 @@ final class TestNamespace: @unchecked Sendable {
     let name: String
     let address: String
 
+    /// This host's end of the pair.
+    let hostAddress: String
+
     init(_ name: String, subnet: Int) throws {
         self.name = name
         address = "10.77.\(subnet).2"
+        hostAddress = "10.77.\(subnet).1"
         _ = try? runToolBlocking("/bin/bash", [Self.script, "down", name])
         _ = try runToolBlocking("/bin/bash", [Self.script, "up", name, String(subnet)])
+    }
+
+    /// A namespace of its own loopback alone (`127.0.0.1` there), multicast routed over it: what runs inside reaches
+    /// nothing outside (its ``hostAddress`` is its own loopback's too).
+    init(loopbackOnly name: String) throws {
+        self.name = name
+        address = "127.0.0.1"
+        hostAddress = "127.0.0.1"
+        _ = try? runToolBlocking("/bin/bash", [Self.script, "down", name])
+        _ = try runToolBlocking("/bin/bash", [Self.script, "loopback", name])
+    }
+
+    /// `command` and its arguments, run inside the namespace (through `ip netns exec`).
+    func command(_ program: String, _ arguments: [String]) -> (String, [String]) {
+        ("/usr/sbin/ip", ["netns", "exec", name, program] + arguments)
     }
 
     deinit { _ = try? runToolBlocking("/bin/bash", [Self.script, "down", name]) }

@@ -12,11 +12,15 @@ import Testing
         let url: String
         private let process: Process
 
-        init(_ capture: String, _ arguments: [String] = []) async throws {
+        /// Served inside `namespace` when given (its URL is then that namespace's).
+        init(_ capture: String, _ arguments: [String] = [], namespace: TestNamespace? = nil) async throws {
             let started = try await onOwnThread { () -> Started in
                 let process = Process()
-                process.executableURL = URL(fileURLWithPath: RTPDumpBinary.path)
-                process.arguments = ["serve", capture, "--port", "0"] + arguments
+                let command = ["serve", capture, "--port", "0"] + arguments
+                let (program, programArguments) =
+                    namespace?.command(RTPDumpBinary.path, command) ?? (RTPDumpBinary.path, command)
+                process.executableURL = URL(fileURLWithPath: program)
+                process.arguments = programArguments
                 let output = Pipe()
                 process.standardOutput = output
                 process.standardError = FileHandle.nullDevice
@@ -57,14 +61,17 @@ import Testing
     }
 
     /// The MD5 of each picture FFmpeg decodes from `url` over `transport` (its framemd5, every frame as it comes);
-    /// FFmpeg must end without an error.
-    static func ffmpegFrameMD5s(_ url: String, transport: String = "tcp") async throws -> [String] {
-        let run = try await runProgram(
-            "/usr/bin/ffmpeg",
-            [
-                "-v", "error", "-rtsp_transport", transport, "-i", url, "-fps_mode", "passthrough", "-pix_fmt",
-                "yuv420p", "-f", "framemd5", "-",
-            ])
+    /// FFmpeg must end without an error. Run inside `namespace` when given.
+    static func ffmpegFrameMD5s(_ url: String, transport: String = "tcp", namespace: TestNamespace? = nil)
+        async throws -> [String]
+    {
+        let arguments = [
+            "-v", "error", "-rtsp_transport", transport, "-i", url, "-fps_mode", "passthrough", "-pix_fmt",
+            "yuv420p", "-f", "framemd5", "-",
+        ]
+        let (program, programArguments) =
+            namespace?.command("/usr/bin/ffmpeg", arguments) ?? ("/usr/bin/ffmpeg", arguments)
+        let run = try await runProgram(program, programArguments)
         #expect(run.status == 0, "\(run.stderr)")
         return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
             $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -108,6 +115,50 @@ import Testing
         }
         #expect(frames == expected)
         _ = await served.waitForExit()
+    }
+
+    /// `rtpdump serve --multicast` in a namespace of its own loopback (nothing sent to the group can leave it), played
+    /// by each player a user has joining the group: GStreamer's rtspsrc (udp-mcast), FFmpeg (udp_multicast) and this
+    /// library's client each decode the capture's frames, and the server ends once its viewer has gone.
+    @Test(
+        .enabled(if: TestNamespace.available, "a namespace of its own needs root and iproute2"),
+        arguments: ["gstreamer", "ffmpeg", "rtpdump"])
+    func multicastViewersDecodeTheCapturesFrames(player: String) async throws {
+        let expected = try await Self.decodedFromCapture("h264-ffmpeg.pcap")
+        let namespace = try TestNamespace(loopbackOnly: "rtpmcs\(getpid() % 10000)")
+        defer { withExtendedLifetime(namespace) {} }
+        let served = try await Served(
+            Self.capture("h264-ffmpeg.pcap"),
+            ["--multicast", "239.255.0.1:5004", "--multicast-interface", "127.0.0.1"], namespace: namespace)
+        let frames: [String]
+        switch player {
+        case "gstreamer":
+            let (program, arguments) = namespace.command(
+                "/usr/bin/gst-launch-1.0",
+                [
+                    "-q", "rtspsrc", "location=\(served.url)", "protocols=udp-mcast", "multicast-iface=lo", "!",
+                    "rtph264depay", "!", "h264parse", "!", "avdec_h264", "max-threads=1", "!",
+                    "video/x-raw,format=I420", "!", "checksumsink", "hash=md5",
+                ])
+            let run = try await runProgram(program, arguments)
+            #expect(run.status == 0, "\(run.stderr)")
+            frames = run.all.split(separator: "\n").compactMap { line in
+                line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.map(String.init).flatMap {
+                    $0.count == 32 ? $0 : nil
+                }
+            }
+        case "ffmpeg":
+            frames = try await Self.ffmpegFrameMD5s(served.url, transport: "udp_multicast", namespace: namespace)
+        default:
+            let (program, arguments) = namespace.command(
+                RTPDumpBinary.path, ["decode", served.url, "--md5", "--transport", "multicast"])
+            let run = try await runProgram(program, arguments)
+            #expect(run.stderr.contains("server ended the stream"), "\(run.stderr)")
+            #expect(!run.stderr.contains("playing again over TCP"), "\(run.stderr)")
+            frames = run.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+        }
+        #expect(frames == expected)
+        #expect(await served.waitForExit() == 0)
     }
 
     /// A player that paused (taking no media) is still a player: the server waits past the capture's end for its

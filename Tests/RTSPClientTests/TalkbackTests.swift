@@ -1,14 +1,13 @@
 import Foundation
 import NIOConcurrencyHelpers
 import SwiftRTP
+import RTSPServer
 import Testing
-
-@testable import WebRTCServer
 
 /// The talkback's floor and timeline, without sockets: one viewer talks at a time; another's voice is dropped
 /// until the talker has been silent for the floor's release or has left; frames come out on one timeline whoever
 /// talks, a new talker's after the last frame by the silence between them.
-@Suite struct WebRTCTalkbackTests {
+@Suite struct TalkbackTests {
     static let pcmu = AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000)
     let t0 = ArrivalTime(nanoseconds: 5_000_000_000)
 
@@ -23,7 +22,7 @@ import Testing
 
     @Test func oneViewerTalksAtATimeOnOneTimeline() throws {
         let delivered = NIOLockedValueBox<[AudioFrame]>([])
-        let talkback = try WebRTCTalkback(format: Self.pcmu) { frame in delivered.withLockedValue { $0.append(frame) } }
+        let talkback = try Talkback(format: Self.pcmu) { frame in delivered.withLockedValue { $0.append(frame) } }
         // A talks for 60 ms; B, meanwhile and 500 ms later, is dropped.
         for number in 0..<3 { talkback.take(try Self.voice(UInt16(number), base: 90_000), from: "A", now: t0) }
         talkback.take(try Self.voice(0, base: 7), from: "B", now: t0 + .milliseconds(500))
@@ -49,7 +48,7 @@ import Testing
     /// ahead of the time it has been talking is dropped, and it goes on as time passes.
     @Test func aFloodingTalkerIsHeldToRealTime() throws {
         let delivered = NIOLockedValueBox(0)
-        let talkback = try WebRTCTalkback(format: Self.pcmu) { _ in delivered.withLockedValue { $0 += 1 } }
+        let talkback = try Talkback(format: Self.pcmu) { _ in delivered.withLockedValue { $0 += 1 } }
         for number in 0..<3000 { talkback.take(try Self.voice(UInt16(number), base: 1), from: "A", now: t0) }
         #expect(talkback.frameCounts == (delivered: 25, dropped: 2975))  // 500 ms of 20 ms frames
         talkback.take(try Self.voice(3000, base: 1), from: "A", now: t0 + .seconds(60))
@@ -59,6 +58,6 @@ import Testing
     /// A format this library takes no frames of is refused when the talkback is made, with the reason.
     @Test func aFormatWithoutFramesIsRefused() {
         let odd = AudioFormat(codec: .l16, payloadType: 96, clockRate: 8000, channels: 0)
-        #expect(throws: WebRTCError.self) { try WebRTCTalkback(format: odd) { _ in } }
+        #expect(throws: AudioError.self) { try Talkback(format: odd) { _ in } }
     }
 }
