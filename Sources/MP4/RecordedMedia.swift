@@ -6,8 +6,9 @@ import SDP
 
 extension MP4Index.Track {
     /// The format this track is served with: H.264 and H.265 with the parameter sets of their configuration record
-    /// (`avcC`, `hvcC`), AAC (`mp4a`, as `mpeg4-generic` AAC-hbr with the `esds`'s AudioSpecificConfig), G.711
-    /// (`ulaw`, `alaw`); nil for a codec the library does not serve from a file (yet: Opus).
+    /// (`avcC`, `hvcC`), AAC (`mp4a`, as `mpeg4-generic` AAC-hbr with the `esds`'s AudioSpecificConfig), Opus
+    /// (`Opus`, as `opus/48000/2`, RFC 7587: whatever its channels, its packets go as they are), G.711 (`ulaw`,
+    /// `alaw`); nil for a codec the library does not serve from a file.
     public var mediaFormat: MediaFormat? {
         switch codec {
         case "mp4a":
@@ -21,6 +22,7 @@ extension MP4Index.Track {
         case "avc1", "avc3", "hvc1", "hev1":
             guard let sets = parameterSets else { return nil }
             return .video(VideoFormat(parameterSets: sets))
+        case "Opus": return .audio(AudioFormat(codec: .opus, payloadType: 111, clockRate: 48_000, channels: 2))
         case "ulaw": return .audio(AudioFormat(codec: .pcmu, payloadType: 0, clockRate: 8000))
         case "alaw": return .audio(AudioFormat(codec: .pcma, payloadType: 8, clockRate: 8000))
         default: return nil
@@ -124,7 +126,8 @@ extension MP4Index.Track {
 struct ServedTrack: Sendable {
     let format: MediaFormat
     let parameterSets: ParameterSets?
-    /// Samples per frame: an AAC configuration's frame length (1024 or 960); 0 for G.711 (a byte each) and video.
+    /// Samples per frame: an AAC configuration's frame length (1024 or 960); 0 for G.711 (a byte each), Opus (each
+    /// packet as long as its sample) and video.
     let audioFrameLength: Int
 
     init?(_ track: MP4Index.Track) {
@@ -190,10 +193,15 @@ extension MP4FileReader {
         let bytes = try bytes(of: entry)
         guard let codec = recorded.videoCodec else {
             let audio = served.format.audioFormat?.codec ?? .pcmu
+            let clockRate = served.format.clockRate
+            let sampleCount =
+                switch audio {
+                case .opus: Int(UInt64(entry.duration) * UInt64(clockRate) / UInt64(max(1, recorded.timescale)))
+                default: served.audioFrameLength > 0 ? served.audioFrameLength : bytes.count
+                }
             return .audio(
                 AudioFrame(
-                    codec: audio, timestamp: timestamp, clockRate: served.format.clockRate,
-                    sampleCount: served.audioFrameLength > 0 ? served.audioFrameLength : bytes.count,
+                    codec: audio, timestamp: timestamp, clockRate: clockRate, sampleCount: sampleCount,
                     bytes: bytes[...], ssrc: 0))
         }
         var nalUnits: [ArraySlice<UInt8>] = []

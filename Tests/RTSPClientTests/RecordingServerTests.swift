@@ -120,18 +120,20 @@ import Testing
         return direct.stdout.split(separator: "\n").map(String.init)
     }
 
-    /// A recording with AAC beside its video: FFmpeg over RTSP gets the file's AAC frames byte for byte (their
-    /// packets' MD5s, copied, not decoded: a player decoding the file skips the encoder's priming by its edit list)
-    /// and decodes its pictures as from the file.
-    @Test func aacIsServedFrameForFrameBesideTheVideo() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("aac-\(UUID().uuidString).mp4").path
+    /// A recording with AAC or Opus beside its video: FFmpeg over RTSP gets the file's audio packets byte for byte
+    /// (their MD5s, copied, not decoded: a player decoding the file skips the encoder's priming by its edit list) and
+    /// decodes its pictures as from the file.
+    @Test(arguments: ["aac", "libopus"])
+    func audioIsServedFrameForFrameBesideTheVideo(encoder: String) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(encoder)-\(UUID().uuidString).mp4")
+            .path
         defer { try? FileManager.default.removeItem(atPath: file) }
         let made = try await runProgram(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i",
                 "sine=frequency=440:sample_rate=48000", "-t", "4", "-c:v", "libx264", "-g", "25", "-bf", "0",
-                "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", file,
+                "-pix_fmt", "yuv420p", "-c:a", encoder, "-movflags", "+faststart", file,
             ])
         #expect(made.status == 0, "\(made.stderr)")
         let (server, port) = try await Self.server(serving: file)
@@ -150,7 +152,7 @@ import Testing
         let fileVideo = try await lines(["-i", file, "-map", "0:v"])
         let servedVideo = try await lines(["-rtsp_transport", "tcp", "-i", url, "-map", "0:v"])
         await server.stop()
-        #expect(fileAudio.count > 180, "4 s of 1024-sample frames at 48 kHz")
+        #expect(fileAudio.count > 180, "4 s of 1024-sample AAC frames at 48 kHz, or of 20 ms Opus packets")
         #expect(servedAudio == fileAudio)
         #expect(fileVideo.count == 100 && servedVideo == fileVideo)
     }
