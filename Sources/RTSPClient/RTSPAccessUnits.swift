@@ -54,7 +54,7 @@ extension RTSPSession {
             media: RTSPMediaUnits(
                 packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: reorder,
                 audioReorder: .audio, logger: driver.options.logger, owner: "accessUnits()",
-                metrics: unitMetrics))
+                metrics: unitMetrics, events: unitEvents))
     }
 
     /// The access units of one video track.

@@ -39,18 +39,30 @@ public struct RTSPMediaUnits: AsyncSequence, Sendable {
     let owner: String
     /// Counts the units and late packets under the session's metrics, when it has them.
     var metrics: UnitMetrics?
+    /// Tells the session's events that the units show (parameter sets, picture size, the sender's clock).
+    var events: UnitEvents?
+
+    /// A ``UnitWatch`` and where its events go (the session's ``RTSPSession/events``).
+    struct UnitEvents: Sendable {
+        var watch: UnitWatch
+        let tell: @Sendable (RTSPSessionEvent) -> Void
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var source: RTSPPackets.AsyncIterator
         let selected: Set<Int>
         var pipeline: MediaPipeline
         var metrics: UnitMetrics?
+        var events: UnitEvents?
         var finished = false
 
         public mutating func next() async throws -> MediaUnit? {
             while true {
                 if let unit = pipeline.next() {
                     metrics?.count(unit, pipeline: pipeline)
+                    if let tell = events?.tell {
+                        for event in events?.watch.watch(unit) ?? [] { tell(event) }
+                    }
                     return unit
                 }
                 if finished { return nil }
@@ -74,7 +86,7 @@ public struct RTSPMediaUnits: AsyncSequence, Sendable {
         AsyncIterator(
             source: packets.makeAsyncIterator(for: owner), selected: selected,
             pipeline: MediaPipeline(formats: formats, reorder: reorder, audioReorder: audioReorder, logger: logger),
-            metrics: metrics)
+            metrics: metrics, events: events)
     }
 
     /// The tracks these units come from, in order.
@@ -129,7 +141,8 @@ extension RTSPSession {
         try packets.claim.take(for: "media()")
         return RTSPMediaUnits(
             packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: reorder,
-            audioReorder: audioReorder, logger: driver.options.logger, owner: "media()", metrics: unitMetrics)
+            audioReorder: audioReorder, logger: driver.options.logger, owner: "media()", metrics: unitMetrics,
+            events: unitEvents)
     }
 
     /// The audio frames of the audio tracks at `indices` into ``tracks`` (nil: every audio track set up).
@@ -147,7 +160,14 @@ extension RTSPSession {
         return RTSPAudioFrames(
             media: RTSPMediaUnits(
                 packets: packets, selected: Set(chosen), formats: tracks.map(\.format), reorder: .init(),
-                audioReorder: reorder, logger: driver.options.logger, owner: "audioFrames()", metrics: unitMetrics))
+                audioReorder: reorder, logger: driver.options.logger, owner: "audioFrames()", metrics: unitMetrics,
+                events: unitEvents))
+    }
+
+    /// What its consumer's units tell the session's events.
+    var unitEvents: RTSPMediaUnits.UnitEvents {
+        let driver = driver
+        return .init(watch: UnitWatch(clockJumpThreshold: driver.options.clockJumpThreshold)) { driver.tell($0) }
     }
 
     /// The counters of the units its consumer takes, when the session has metrics.

@@ -24,6 +24,16 @@ public enum RTSPSessionEvent: Sendable {
     case lossy(track: Int, fraction: Double)
     /// `track`'s loss over a whole window came back under ``RTSPSessionOptions/lossThreshold``.
     case lossCleared(track: Int)
+    /// Video `track`'s parameter sets (SPS, PPS; and VPS for H.265) changed at a keyframe: a camera reconfigured
+    /// (another bitrate, profile or picture size), or a decoder must be made anew. Told by the units' consumer as it
+    /// takes that keyframe; a picture size that changed is told next, by ``resolutionChanged(track:width:height:)``.
+    case parameterSetsChanged(track: Int)
+    /// Video `track`'s pictures are now `width` by `height` (its new sequence parameter set's).
+    case resolutionChanged(track: Int, width: Int, height: Int)
+    /// `track`'s sender stepped its wall clock by `by` (a camera setting its clock, an NTP correction): the capture
+    /// times its sender reports give the units moved by that much against their RTP time, past
+    /// ``RTSPSessionOptions/clockJumpThreshold``. Told by the units' consumer as it takes the first unit dated anew.
+    case clockJumped(track: Int, by: Duration)
     /// The session is over: nil when it was torn down (by the caller, or after the server's RTCP BYE),
     /// else why it failed. The last event.
     case ended(RTSPClientError?)

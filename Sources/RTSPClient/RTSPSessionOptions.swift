@@ -88,6 +88,10 @@ public struct RTSPSessionOptions: Sendable {
     public var lossThreshold = 0.05
     /// The window ``lossThreshold`` is measured over. Default 5 s.
     public var lossWindow: Duration = .seconds(5)
+    /// How far a track's capture times may move against its RTP time, from one dated unit to the next, before it is
+    /// told as the sender's clock jumping (``RTSPSessionEvent/clockJumped(track:by:)``). Default 1 s (a sender's
+    /// drift between two reports is milliseconds).
+    public var clockJumpThreshold: Duration = .seconds(1)
     /// How often RTCP receiver reports go to the server (RFC 3550 allows 5 s as the minimum). Default 5 s.
     public var receiverReportInterval: Duration
     /// Packets held for a consumer that falls behind; past this, what arrives is dropped (and counted in

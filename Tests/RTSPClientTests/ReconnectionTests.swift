@@ -120,6 +120,7 @@ import Testing
             case .recovered: "recovered"
             case .lossy: "lossy"
             case .lossCleared: "loss cleared"
+            case .parameterSetsChanged, .resolutionChanged, .clockJumped: "media changed"
             case .ended(let error): "ended \(error.map { "\($0.code)" } ?? "cleanly")"
             }
         }
