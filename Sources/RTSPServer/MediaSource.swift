@@ -60,17 +60,51 @@ public final class MediaSource: Sendable {
     /// RTP payload. With `srtpKey`, every packet and report is SRTP (`RTP/SAVP`), the key announced in the session
     /// description (send that only over RTSPS or a network you trust). Throws ``PacketizerError`` for a format it
     /// cannot send, `SRTPError` when libsrtp2 cannot be loaded or refuses the key.
-    public init(formats: [MediaFormat], maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, srtpKey: SRTPKey? = nil)
-        throws
-    {
+    public convenience init(
+        formats: [MediaFormat], maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, srtpKey: SRTPKey? = nil
+    ) throws {
+        try self.init(formats: formats, maxPayloadSize: maxPayloadSize, srtpKey: srtpKey, continuing: nil)
+    }
+
+    /// A source whose tracks go on the RTP streams of `continuing` (each track's SSRC, next sequence number and
+    /// timestamp offset, as ``streams()`` gave them; nil: new streams): a recording played again in the same RTSP
+    /// session (a seek) stays the same streams, as players expect (GStreamer's rtspsrc links one pad per SSRC).
+    package init(
+        formats: [MediaFormat], maxPayloadSize: Int = RTPSender.defaultMaxPayloadSize, srtpKey: SRTPKey? = nil,
+        continuing streams: [Stream]?
+    ) throws {
         cryptoAttribute = srtpKey?.cryptoAttribute
         // One SRTP context for every track: libsrtp's any-SSRC outbound policy.
         let srtp = try srtpKey.map { key throws(SRTPError) in try SRTPSender(key: key) }
         var tracks: [OutgoingTrack] = []
-        for format in formats {
-            tracks.append(try OutgoingTrack(format: format, maxPayloadSize: maxPayloadSize, protection: srtp))
+        for (index, format) in formats.enumerated() {
+            let sender = streams.flatMap { $0.indices.contains(index) ? $0[index] : nil }.map {
+                RTPSender(
+                    payloadType: format.payloadType, clockRate: format.clockRate, ssrc: $0.ssrc,
+                    firstSequenceNumber: $0.nextSequenceNumber, timestampOffset: $0.timestampOffset)
+            }
+            tracks.append(
+                try OutgoingTrack(format: format, maxPayloadSize: maxPayloadSize, sender: sender, protection: srtp))
         }
         state = Mutex(State(formats: formats, tracks: tracks))
+    }
+
+    /// One track's RTP stream, as another source may go on with it.
+    package struct Stream: Sendable {
+        let ssrc: UInt32
+        let nextSequenceNumber: UInt16
+        let timestampOffset: UInt32
+    }
+
+    /// Each track's RTP stream as it is now.
+    package func streams() -> [Stream] {
+        state.withLock { state in
+            state.tracks.map {
+                Stream(
+                    ssrc: $0.sender.ssrc, nextSequenceNumber: $0.sender.nextSequenceNumber,
+                    timestampOffset: $0.sender.timestampOffset)
+            }
+        }
     }
 
     /// A source of one video track of `codec` (payload type 96; Motion JPEG 26) whose format comes from what is
@@ -275,15 +309,29 @@ public final class MediaSource: Sendable {
     package func sendReports(now: WallClockTime, canonicalName: String) {
         state.withLock { state in
             guard !state.subscribers.isEmpty else { return }
-            for (index, track) in state.tracks.enumerated() {
-                guard let bytes = track.report(at: now, canonicalName: canonicalName) else { continue }
-                for subscriber in state.subscribers.values { subscriber.deliverReport(track: index, bytes: bytes) }
+            for index in state.tracks.indices {
+                state.sendReport(track: index, at: now, canonicalName: canonicalName)
             }
+        }
+    }
+
+    /// Sends track `track`'s sender report pairing its last unit's RTP time with `time` (a recording played back:
+    /// the wall clock it was recorded at, not now's).
+    package func sendReport(track: Int, at time: WallClockTime, canonicalName: String) {
+        state.withLock { state in
+            guard state.tracks.indices.contains(track) else { return }
+            state.sendReport(track: track, at: time, canonicalName: canonicalName)
         }
     }
 }
 
 extension MediaSource.State {
+    /// Track `index`'s sender report at `time`, to every subscriber.
+    func sendReport(track index: Int, at time: WallClockTime, canonicalName: String) {
+        guard let bytes = tracks[index].report(at: time, canonicalName: canonicalName) else { return }
+        for subscriber in subscribers.values { subscriber.deliverReport(track: index, bytes: bytes) }
+    }
+
     /// Keeps a video unit's packets in its track's group: a keyframe starts the group again; a unit past the bytes
     /// allowed empties it until the next keyframe.
     mutating func keep(_ packets: FramedPackets, track index: Int, isKeyframe: Bool) {

@@ -106,6 +106,10 @@ struct RecordingPlayback: Sendable {
         /// recorded (in a recording with a wall clock), and whether it is a clean point, the first of the play or the
         /// last.
         var replay: UInt8?
+        /// The sender reports' CNAME (the server's name).
+        var canonicalName = "swift-rtp"
+        /// How often each track's sender report goes, in the play's time: the first right after its first unit.
+        var reportInterval: Duration = .seconds(5)
     }
 
     /// The units of a play from `start`, in the order they are sent, one at a time (a long recording's play holds
@@ -170,6 +174,7 @@ struct RecordingPlayback: Sendable {
         var started: Set<Int> = []
         let clock = ContinuousClock()
         let begin = clock.now
+        var reported: [Int: ContinuousClock.Instant] = [:]
         while let (position, sample, isLast) = order.next() {
             guard !Task.isCancelled else { return false }
             let index = served[position]
@@ -195,6 +200,15 @@ struct RecordingPlayback: Sendable {
             }
             started.insert(position)
             source.push(unit, track: position, capturedAt: recorded, headerExtension: replay?.headerExtension)
+            // Its sender report pairs the unit's RTP time with when it was recorded (a player dates the play in the
+            // recording's time from it): at once after the track's first unit, then at the play's interval. Not at
+            // another scale: the RTP time then runs at another pace than the recording's, which a report cannot say.
+            if pace.scale == 1, let recorded,
+                reported[position].map({ clock.now - $0 >= pace.reportInterval }) ?? true
+            {
+                source.sendReport(track: position, at: recorded, canonicalName: pace.canonicalName)
+                reported[position] = clock.now
+            }
         }
         return !Task.isCancelled
     }

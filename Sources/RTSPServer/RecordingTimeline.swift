@@ -54,8 +54,9 @@ struct RecordingTimeline: Sendable {
 
     /// The answer's `Range` for a play of part `part` from `seconds` in it: `npt=` in the timeline's time (where a
     /// clock time in a gap starts: the next file's beginning), to the end, or backwards to the start. Always npt,
-    /// even for a `clock=` request: answered in clock time, GStreamer's rtspsrc (1.22, ONVIF mode) starts a new
-    /// segment after the first packets have come and loses the first picture (and its GOP with it).
+    /// even for a `clock=` request: answered in clock time, GStreamer's rtspsrc (1.22, ONVIF mode) takes the PLAY's
+    /// first packets for lost (its jitter buffer's lost timers fire for the keyframe's) and decodes nothing right
+    /// until the next keyframe.
     func answeredRange(part: Int, seconds: Double, backwards: Bool) -> PlaybackRequest.Range {
         .npt(start: starts[part] + seconds, end: backwards ? 0 : duration)
     }

@@ -58,6 +58,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
     /// The playing sessions whose viewer talks (its backchannel track set up): its talker, and where its voice comes
     /// from (an interleaved channel of this connection, or a UDP address).
     private var talking: [String: (talker: Talker, channel: UInt8?, address: SocketAddress?)] = [:]
+    /// Each session's last recording source: a new PLAY of it (a seek) goes on with its RTP streams.
+    private var recordingSources: [String: MediaSource] = [:]
     /// The sessions the server was last told this connection holds.
     private var sessionsCounted = 0
     /// The one timer: when the machine's sessions or the connection's deadlines next have something to do.
@@ -204,6 +206,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         for (_, play) in playing { play.stop() }
         playing = [:]
         for session in talking.keys { stopTalking(session) }
+        recordingSources = [:]
         _ = machine.close()
         countSessions()
         server.release(address)
@@ -237,9 +240,13 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
             case .play(let play):
                 start(play, context: context)
                 startTalking(play, context: context)
-            case .pause(let session), .teardown(let session):
+            case .pause(let session):
                 playing.removeValue(forKey: session)?.stop()
                 stopTalking(session)
+            case .teardown(let session):
+                playing.removeValue(forKey: session)?.stop()
+                stopTalking(session)
+                recordingSources[session] = nil
             }
         }
     }
@@ -348,9 +355,13 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         guard let (part, asked) = timeline.locate(play.range), asked < timeline.parts[part].duration else {
             return respond(457, "Invalid Range", to: play, context: context)
         }
-        guard let source = try? MediaSource(formats: timeline.formats) else {
+        guard
+            let source = try? MediaSource(
+                formats: timeline.formats, continuing: recordingSources[play.session]?.streams())
+        else {
             return respond(500, "Internal Server Error", to: play, context: context)
         }
+        recordingSources[play.session] = source
         let recording = timeline.parts[part]
         let start = recording.start(at: asked)
         let subscriber = subscriber(for: play, of: timeline.formats, context: context)
@@ -371,7 +382,8 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         guard subscribed else { return respond(503, "Service Unavailable", to: play, context: context) }
         let pace = RecordingPlayback.Pace(
             scale: scale, rateControl: play.rateControl, speed: play.speed ?? 1,
-            replay: play.onvifReplay ? play.cseqByte : nil)
+            replay: play.onvifReplay ? play.cseqByte : nil, canonicalName: server.configuration.name,
+            reportInterval: server.configuration.reportInterval)
         let feeding = Task {
             await timeline.play(from: part, at: start, pace: pace, into: source, viewer: subscriber)
         }

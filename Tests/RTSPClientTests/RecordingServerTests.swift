@@ -106,6 +106,24 @@ import Testing
         #expect(gstreamers == ffmpegs, "\(played.stderr)")
     }
 
+    /// GStreamer's rtspsrc seeks as a player's seek bar does (a flushing seek to 3.5 s: PAUSE, then PLAY with
+    /// `Range: npt=3.5-`): the pictures it decodes after the seek are the recording's from the 3 s keyframe to the
+    /// end, each equal to FFmpeg's decode of the file. A new PLAY of a session goes on with its RTP streams (SSRC,
+    /// sequence): rtspsrc links one pad per SSRC, and a new one after the seek stopped it ("not-linked").
+    @Test func gstreamerSeeksToTheKeyframeAtOrBeforeTheTime() async throws {
+        let file = try await Self.recording()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, port) = try await Self.server(serving: file)
+        let script = RealServer.root.appendingPathComponent("Fixtures/scripts/gst-seek.py").path
+        let played = try await runProgram("/usr/bin/python3", [script, "rtsp://127.0.0.1:\(port)/rec", "3.5"])
+        await server.stop()
+        #expect(played.status == 0, "\(played.stderr)")
+        let ffmpegs = try await Self.pictureHashes(of: file)
+        #expect(ffmpegs.count == 150)
+        let gstreamers = played.stdout.split(separator: "\n").map(String.init)
+        #expect(gstreamers == Array(ffmpegs[75...]), "\(gstreamers.count) pictures; \(played.stderr)")
+    }
+
     /// The SHA-1 of each 320x240 I420 picture FFmpeg decodes from `file`.
     static func pictureHashes(of file: String) async throws -> [String] {
         let script = """
