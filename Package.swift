@@ -92,6 +92,7 @@ let package = Package(
             name: "MediaPipeline",
             dependencies: [
                 "RTP", "SDP", "H26x", "JPEG", "Audio", "Metadata", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
         // Recording: media units to fragmented MP4 (ISO BMFF), boxes written here; sans I/O but for the file
         // recorder.
@@ -178,6 +179,7 @@ let package = Package(
             name: "MediaDecoding",
             dependencies: [
                 "MediaPipeline", "VideoDecoding", "AudioDecoding", "H26x", "Audio", "Metadata", "SDP", "RTP",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
         // The FFmpeg (libavcodec) implementations of VideoDecoder and AudioDecoder.
         .target(

@@ -18,6 +18,8 @@ where Units.Element == AccessUnit {
     let units: Units
     let parameterSets: @Sendable (_ track: Int) -> ParameterSets?
     let makeDecoder: @Sendable (_ track: Int, _ codec: VideoCodec) throws -> Decoder
+    /// Where its frames and failures are counted: its units' source's, when that counts them.
+    let counting: UnitCounting?
 
     /// Frames of `units`, decoded by decoders `makeDecoder` makes from a track's index and codec, each
     /// configured first with `parameterSets(track)` (nil or empty: the stream's in-band sets serve).
@@ -28,6 +30,7 @@ where Units.Element == AccessUnit {
         self.units = units
         self.parameterSets = parameterSets
         self.makeDecoder = makeDecoder
+        counting = (units as? any CountedUnits)?.counting
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
@@ -35,10 +38,14 @@ where Units.Element == AccessUnit {
         var decoders: TrackDecoders<Decoder>
         var drained = false
         var drainFailure: (any Error)?
+        var metrics: DecoderMetrics.Tracks?
 
         public mutating func next() async throws -> I420Frame? {
             while true {
-                if let frame = decoders.nextFrame() { return frame }
+                if let frame = decoders.nextFrame() {
+                    metrics?.count(frame)
+                    return frame
+                }
                 if drained {
                     // What draining found wrong comes after the frames it gave.
                     if let failure = drainFailure.take() { throw failure }
@@ -49,7 +56,12 @@ where Units.Element == AccessUnit {
                     do { try decoders.drain() } catch { drainFailure = error }
                     continue
                 }
-                try decoders.decode(unit)
+                do {
+                    try decoders.decode(unit)
+                } catch {
+                    metrics?.countError(track: unit.track)
+                    throw error
+                }
             }
         }
 
@@ -60,7 +72,8 @@ where Units.Element == AccessUnit {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             units: units.makeAsyncIterator(),
-            decoders: TrackDecoders(makeDecoder: makeDecoder, parameterSets: parameterSets))
+            decoders: TrackDecoders(makeDecoder: makeDecoder, parameterSets: parameterSets),
+            metrics: counting.map(DecoderMetrics.Tracks.init))
     }
 }
 

@@ -9,11 +9,14 @@ import SDP
 /// its parameter sets). Each unit names its track (``AccessUnit/track``, an index into
 /// ``RTSPSession/tracks``) and carries its capture time once the track's sender has reported. Loss is
 /// reported in each unit's ``AccessUnit/lostPackets``; nothing is spliced. Iterate once.
-public struct RTSPAccessUnits: AsyncSequence, Sendable, DescribedTracks {
+public struct RTSPAccessUnits: AsyncSequence, Sendable, DescribedTracks, CountedUnits {
     public typealias Element = AccessUnit
 
     /// The session's media, of the video tracks chosen.
     let media: RTSPMediaUnits
+
+    /// Where a decoder of these units counts its pictures and failures: the session's metrics, when it has them.
+    package var counting: UnitCounting? { media.metrics?.counting }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var media: RTSPMediaUnits.AsyncIterator

@@ -104,8 +104,11 @@ struct UnitMetrics: Sendable {
     private let units: [Counter]
     private let late: [Counter]
     private var lateCounted: [Int]
+    /// Where what the consumer makes of the units (a decoder's pictures) is counted, under the same dimensions.
+    let counting: UnitCounting
 
     init(session: String, tracks: Int, factory: any MetricsFactory) {
+        counting = UnitCounting(factory: factory) { SessionMetrics.dimensions(session: session, track: $0) }
         let dimensions = (0..<tracks).map { SessionMetrics.dimensions(session: session, track: $0) }
         units = dimensions.map { Counter(label: "rtsp_client_units_total", dimensions: $0, factory: factory) }
         late = dimensions.map { Counter(label: "rtsp_client_late_packets_total", dimensions: $0, factory: factory) }
