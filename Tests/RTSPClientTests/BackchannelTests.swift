@@ -58,12 +58,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: heard) }
         let server = try await RealServer(["--backchannel", heard.path, "--frames", "300"])
         defer { server.stop() }
-        let run = try await RTPDumpBinary.run(["talk", server.url, "--input", wav.path])
+        try await Self.expectTalkIsHeard(url: server.url, wav: wav, heard: heard)
+    }
+
+    /// `rtpdump talk URL --input WAV` (2 s of a tone at 8 kHz) ends by itself, sending PCMU, and the camera that
+    /// writes what it decodes to `heard` hears FFmpeg's µ-law round trip of the WAV.
+    static func expectTalkIsHeard(url: String, wav: URL, heard: URL) async throws {
+        let run = try await RTPDumpBinary.run(["talk", url, "--input", wav.path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("as PCMU/8000"), "\(run.stderr)")
-        let expected = try await Self.muLawRoundTrip(wav)
+        let expected = try await muLawRoundTrip(wav)
         #expect(expected.count == 32_000)
-        // The session ended once all was sent.
         let received = try await Self.heard(heard, atLeast: expected.count)
         #expect(received == expected)
     }

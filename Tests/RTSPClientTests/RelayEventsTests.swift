@@ -62,7 +62,9 @@ import Testing
         let (gap, backAt) = try #require(back.first)
         #expect(reason.hasPrefix("no media for"), "\(reason)")
         #expect(lostAt > hung && lostAt < resumed)  // told during the hang
-        #expect(backAt >= resumed && gap >= .seconds(3), "\(gap)")
+        // The gap runs from the last packet the relay read before the hang, and what the camera had written before
+        // SIGSTOP the kernel still delivers during it: a loaded machine's run saw 2.95 s. Half a second of that.
+        #expect(backAt >= resumed && gap >= .milliseconds(2500), "\(gap)")
         let joined = kinds.compactMap { if case .viewerJoined("/door", "127.0.0.1", let id) = $0 { id } else { nil } }
         let left = kinds.compactMap { if case .viewerLeft("/door", "127.0.0.1", let id, _) = $0 { id } else { nil } }
         #expect(joined.count == 1 && left == joined, "\(kinds)")

@@ -120,7 +120,9 @@ import Testing
         #expect(silence >= .milliseconds(800))
         #expect(stalledAt > hung && stalledAt < resumed)  // told during the hang, not after
         #expect(recoveredAt >= resumed)
-        #expect(gap >= .seconds(3) && gap < .seconds(20))  // the hang, and no more than the wait for it
+        // The hang, and no more than the wait for it. The gap runs from the last packet read before the hang, and what
+        // the server had written before SIGSTOP the kernel still delivers during it (RelayEventsTests saw 2.95 s).
+        #expect(gap >= .milliseconds(2500) && gap < .seconds(20))
         #expect(!events.contains { if case .broke = $0.0 { true } else { false } })
         #expect(try metrics.expectCounter("rtsp_client_reconnects_total", [("session", "hang")]).totalValue == 0)
     }
