@@ -60,7 +60,15 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         let took = ContinuousClock.now - signalled
-        #expect(!process.isRunning)
+        guard !process.isRunning else {
+            // Where it hangs: every thread's stack (gdb, attached for the moment), before the defer kills it.
+            let stacks = try? await runProgram(
+                "/usr/bin/gdb", ["-p", String(process.processIdentifier), "-batch", "-ex", "thread apply all bt 16"])
+            let threads = stacks?.stdout ?? "(no gdb)"
+            let why = "the group did not shut down within \(took); the service logged:\n\(logged())"
+            Issue.record("\(why)\nits threads:\n\(threads)")
+            return
+        }
         #expect(took < .seconds(2), "the group took \(took) to shut down; the service logged:\n\(logged())")
         #expect(process.terminationStatus == 0, "the service logged:\n\(logged())")
         while try await iterator.next() != nil {}  // what was on its way, then the end the BYE made
