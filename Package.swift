@@ -303,6 +303,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding", "H26x"]),
         .testTarget(name: "PacketCaptureTests", dependencies: ["TestSupport", "PacketCapture", "RTP"]),

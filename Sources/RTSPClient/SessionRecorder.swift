@@ -49,7 +49,7 @@ public final class SessionRecorder: Service, Sendable {
 
     /// Records until graceful shutdown, cancellation, or the session's end.
     public func run() async throws {
-        let session = try await RTSPSession.connect(to: url, options: options)
+        guard let session = try await RTSPSession.connectUntilShutdown(to: url, options: options) else { return }
         var writer = FragmentedMP4Writer(formats: session.tracks.map(\.format), configuration: configuration)
         var files = MP4FileRecorder(
             path: path, segmented: segmented, retention: retention, metricsName: options.metricsName,
@@ -67,6 +67,19 @@ public final class SessionRecorder: Service, Sendable {
 }
 
 extension RTSPSession {
+    /// Connects as ``connect(to:options:)-(String,_)`` does, unless a graceful shutdown comes first: then the
+    /// connecting is given up (the session torn down) and the result is nil. A service that waits for its camera
+    /// (``RTSPSessionOptions/Reconnection/includesFirstConnect``, as long as it takes) must not hold its group's
+    /// shutdown until the camera answers.
+    package static func connectUntilShutdown(to url: String, options: RTSPSessionOptions) async throws -> RTSPSession?
+    {
+        do {
+            return try await cancelWhenGracefulShutdown { try await RTSPSession.connect(to: url, options: options) }
+        } catch where Task.isShuttingDownGracefully {
+            return nil
+        }
+    }
+
     /// Each unit of ``media(tracks:reorder:audioReorder:)`` to `body` (then `afterEach`) until graceful shutdown or
     /// cancellation (which tear the session down: TEARDOWN to the camera), the session's end, or an error; the session
     /// is torn down after. Returns the error that ended it, if one did: what a service of a session (a relay, a

@@ -48,7 +48,7 @@ public final class RTSPRelay: Service, Sendable {
     public func run() async throws {
         var options = options
         if talk { options.backchannel = true }
-        let session = try await RTSPSession.connect(to: url, options: options)
+        guard let session = try await RTSPSession.connectUntilShutdown(to: url, options: options) else { return }
         let source: MediaSource
         let talkback: Talkback?
         do {

@@ -1,5 +1,8 @@
 import Foundation
+import Logging
 import RTSPClient
+import RTSPServer
+import ServiceLifecycle
 import TestSupport
 import Testing
 
@@ -10,6 +13,31 @@ import Testing
 @Suite(.serialized) struct ServiceLifecycleTests {
     static let binary = URL(fileURLWithPath: RTPDumpBinary.path).deletingLastPathComponent()
         .appendingPathComponent("camera-service").path
+
+    /// A recorder and a relay waiting for a camera that is down (their first connect retried for as long as it
+    /// takes) end at once on graceful shutdown, without an error: waiting in the connect held the group's shutdown
+    /// until the camera answered (a clean-clone run's camera-service, under load, did not exit within 10 s).
+    @Test(.timeLimit(.minutes(1))) func servicesWaitingForTheirCameraShutDownAtOnce() async throws {
+        let url = "rtsp://127.0.0.1:\(try await ScriptedServer.freePort())/camera"
+        var options = RTSPSessionOptions()
+        options.reconnection = .init(includesFirstConnect: true)
+        let recording = FileManager.default.temporaryDirectory.appendingPathComponent("down-\(UUID()).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let server = RTSPServer(configuration: .init(host: "127.0.0.1", port: 0))
+        let group = ServiceGroup(
+            services: [
+                server, RTSPRelay(url, options: options, server: server, path: "/camera"),
+                SessionRecorder(url, options: options, to: recording),
+            ], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let running = Task { try await group.run() }
+        try await Task.sleep(for: .milliseconds(500))  // both in their connect's retries by now
+        let asked = ContinuousClock.now
+        await group.triggerGracefulShutdown()
+        // The time limit cancels this test's task, and with it the group (not a test that hangs).
+        try await withTaskCancellationHandler { try await running.value } onCancel: { running.cancel() }
+        #expect(ContinuousClock.now - asked < .seconds(3))
+        #expect(!FileManager.default.fileExists(atPath: recording))  // nothing was recorded
+    }
 
     @Test func sigtermShutsTheGroupDownInOrderWithinTwoSeconds() async throws {
         let camera = try await RealServer(["--frames", "100000", "--lifetime", "120"])
