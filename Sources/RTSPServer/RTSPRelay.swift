@@ -14,9 +14,11 @@ import ServiceLifecycle
 ///
 /// `run()` connects, mounts a ``MediaSource`` of the session's tracks at `path` and pushes each unit to it as it
 /// completes; with `talk`, it also sets the camera's ONVIF audio backchannel up and serves it to the viewers that ask
-/// for it (a ``Talkback``: one talker at a time, the camera hears what they send, in its own codec); on graceful shutdown or cancellation it tears the session down (TEARDOWN to the camera), finishes the
-/// source (each viewer gets its tracks' RTCP BYE) and unmounts it. A session that fails ends it the same way, then
-/// `run()` throws its error: give the session ``RTSPSessionOptions/reconnection`` to ride out a camera's restarts.
+/// for it (a ``Talkback``: one talker at a time, the camera hears what they send, in its own codec). On graceful
+/// shutdown or cancellation it tears the session down (TEARDOWN to the camera), finishes the source (each viewer
+/// gets its tracks' RTCP BYE) and unmounts it; a graceful shutdown while it still connects ends it at once. A
+/// session that fails ends it the same way, then `run()` throws its error: give the session
+/// ``RTSPSessionOptions/reconnection`` to ride out a camera's restarts.
 /// The server's ``RTSPServer/events()`` tell when the camera is lost (a break or a stall) and back.
 public final class RTSPRelay: Service, Sendable {
     public let url: String

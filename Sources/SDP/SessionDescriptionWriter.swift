@@ -24,7 +24,8 @@ extension SessionDescription {
             if backchannel != nil { lines.append("a=recvonly") }
         }
         if let backchannel {
-            lines += MediaFormat.audio(backchannel).mediaSectionLines(control: "trackID=\(formats.count)", crypto: crypto)
+            let control = "trackID=\(formats.count)"
+            lines += MediaFormat.audio(backchannel).mediaSectionLines(control: control, crypto: crypto)
             lines.append("a=sendonly")
         }
         return lines.joined(separator: "\r\n") + "\r\n"

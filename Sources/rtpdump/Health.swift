@@ -150,8 +150,8 @@ final class CameraWatch: Sendable {
                 case .playing, .resumed: state.withLock { $0.isUp = true }
                 case .broke, .retrying: state.withLock { $0.isUp = false }
                 case .ended: state.withLock { $0.ended = true }
-                case .stalled, .recovered, .lossy, .lossCleared, .parameterSetsChanged, .resolutionChanged, .clockJumped:
-                    break
+                case .stalled, .recovered, .lossy, .lossCleared: break
+                case .parameterSetsChanged, .resolutionChanged, .clockJumped: break
                 }
             }
         }

@@ -25,12 +25,11 @@ import Testing
             ], configuration: configuration)
     }
 
-    static func answer(_ machine: inout Machine, _ method: String, _ uri: String, cseq: Int, _ headers: [(String, String)])
-        -> RTSPMessage?
-    {
-        RTSPServerStateMachineTests.answer(
-            machine.receive(
-                RTSPServerStateMachineTests.request(method, uri, cseq: cseq, headers), now: ArrivalTime(nanoseconds: 0)))
+    static func answer(
+        _ machine: inout Machine, _ method: String, _ uri: String, cseq: Int, _ headers: [(String, String)]
+    ) -> RTSPMessage? {
+        let request = RTSPServerStateMachineTests.request(method, uri, cseq: cseq, headers)
+        return RTSPServerStateMachineTests.answer(machine.receive(request, now: ArrivalTime(nanoseconds: 0)))
     }
 
     static func status(_ message: RTSPMessage?) -> Int? {
@@ -72,7 +71,8 @@ import Testing
         var machine = Self.machine(backchannel: Self.pcma)
         let video = try #require(
             Self.answer(
-                &machine, "SETUP", Self.base + "/trackID=0", cseq: 2, [("Transport", "RTP/AVP;multicast"), Self.require]))
+                &machine, "SETUP", Self.base + "/trackID=0", cseq: 2,
+                [("Transport", "RTP/AVP;multicast"), Self.require]))
         #expect(video.header("Transport")?.hasPrefix("RTP/AVP;multicast;destination=239.1.2.3") == true)
         let session = try #require(video.header("Session").flatMap(SessionHeader.init)).id
         // The voice comes from the client: a multicast offer for it is refused, a unicast one taken beside the group.
