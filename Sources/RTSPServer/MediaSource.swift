@@ -263,9 +263,7 @@ public final class MediaSource: Sendable {
         let now = WallClockTime.now()
         return state.withLock { state in
             guard !state.isFinished else { return false }
-            var positions: [Int: (UInt16, UInt32)] = [:]
-            for (index, track) in state.tracks.enumerated() { positions[index] = track.position(at: now) }
-            starting(positions)
+            starting(state.positions(at: now))
             if fromLatestKeyframe {
                 for (index, group) in state.groups.sorted(by: { $0.key < $1.key }) {
                     for (position, packets) in group.units.enumerated() {
@@ -286,9 +284,7 @@ public final class MediaSource: Sendable {
         let now = WallClockTime.now()
         return state.withLock { state in
             guard !state.isFinished else { return nil }
-            var positions: [Int: (sequenceNumber: UInt16, rtpTime: UInt32)] = [:]
-            for (index, track) in state.tracks.enumerated() { positions[index] = track.position(at: now) }
-            return positions
+            return state.positions(at: now)
         }
     }
 
@@ -326,6 +322,13 @@ public final class MediaSource: Sendable {
 }
 
 extension MediaSource.State {
+    /// Where each track's stream is at `now`: its next sequence number and RTP time.
+    func positions(at now: WallClockTime) -> [Int: (sequenceNumber: UInt16, rtpTime: UInt32)] {
+        var positions: [Int: (sequenceNumber: UInt16, rtpTime: UInt32)] = [:]
+        for (index, track) in tracks.enumerated() { positions[index] = track.position(at: now) }
+        return positions
+    }
+
     /// Track `index`'s sender report at `time`, to every subscriber.
     func sendReport(track index: Int, at time: WallClockTime, canonicalName: String) {
         guard let bytes = tracks[index].report(at: time, canonicalName: canonicalName) else { return }

@@ -50,10 +50,10 @@ final class MulticastFanOut: Sendable {
                 sending[key] = existing
                 return true
             }
+            let formats = source.formats
             let subscriber = Subscriber(
-                writers: writers(to: group, tracks: source.formats.count),
-                videoTracks: Set(source.formats.indices.filter { source.formats[$0].kind == .video }),
-                report: report.forGroup(group))
+                writers: writers(to: group, tracks: formats.count),
+                videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }), report: report.forGroup(group))
             guard source.subscribe(subscriber, starting: starting) else { return false }
             sending[key] = Sending(source: source, subscriber: subscriber, viewers: [viewer])
             return true

@@ -310,7 +310,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
                 reason: "the path's multicast group changed since SETUP: set the session up again")
         }
         let report = report(for: play)
-        let viewer = "\(address) \(play.session)"
+        let viewer = viewerName(play)
         guard multicast.join(viewer: viewer, group: group, source: source, report: report, starting: answer) else {
             return respond(503, "Service Unavailable", to: play, context: context)
         }
@@ -327,7 +327,7 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
         guard playing[play.session] != nil, let track = play.tracks.first(where: \.isBackchannel),
             let talkback = server.talkback(at: play.path)
         else { return }
-        let talker = Talker(talkback: talkback, viewer: "\(address) \(play.session)")
+        let talker = Talker(talkback: talkback, viewer: viewerName(play))
         switch track.transport {
         case .interleaved(let rtp, _):
             talking[play.session] = (talker, rtp, nil)
@@ -402,6 +402,9 @@ final class ServerConnectionHandler: ChannelDuplexHandler {
             writers: writers, videoTracks: Set(formats.indices.filter { formats[$0].kind == .video }),
             report: report(for: play))
     }
+
+    /// The session's viewer as a group and a talkback know it: its address and session.
+    private func viewerName(_ play: RTSPServerStateMachine.Play) -> String { "\(address) \(play.session)" }
 
     /// Where the session's figures and events go.
     private func report(for play: RTSPServerStateMachine.Play) -> ViewerReport {
